@@ -1,0 +1,54 @@
+# Croupier: the commands developers and CI use. Everything runs inside .venv,
+# created by uv from uv.lock (uv itself comes from PyPI if the machine lacks it).
+SHELL := /bin/bash
+PY := .venv/bin/python
+UV := $(shell command -v uv 2>/dev/null || echo .venv-uv/bin/uv)
+
+.PHONY: venv protos run test test-unit lint bench infra-up infra-down clean
+
+$(UV):
+	python3 -m venv .venv-uv && .venv-uv/bin/pip install -q uv
+
+.venv/.synced: pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --python python3.11
+	touch $@
+
+venv: .venv/.synced
+
+gen/python/.generated: venv $(shell find protos -name '*.proto')
+	$(PY) scripts/gen_protos.py
+	touch $@
+
+protos: gen/python/.generated
+
+## The embedded platform: every implemented service in one process, in-memory bus, embedded PostgreSQL.
+run: protos
+	.venv/bin/croupier run
+
+## The whole suite, against a real Kafka broker and a real PostgreSQL (started here if absent).
+test: protos
+	$(PY) scripts/lint_protos.py
+	deploy/local/with-infra.sh .venv/bin/pytest $(PYTEST_ARGS)
+
+## Pure-logic tests only: no broker, no database.
+test-unit: protos
+	.venv/bin/pytest -m "not integration" $(PYTEST_ARGS)
+
+lint: protos
+	.venv/bin/ruff check services tests scripts
+	.venv/bin/ruff format --check services tests scripts
+	.venv/bin/mypy -p croupier.kit -p croupier.cli -p croupier.table -p croupier.wallet -p croupier.poker -p croupier.backgammon -p croupier.rummy -p croupier.joker
+
+bench: protos
+	deploy/local/with-infra.sh $(PY) -m benchmarks
+
+infra-up: venv
+	deploy/local/kafka.sh start
+	deploy/local/postgres.sh start
+
+infra-down:
+	-deploy/local/kafka.sh stop
+	-deploy/local/postgres.sh stop
+
+clean:
+	rm -rf gen .venv .pytest_cache .mypy_cache .ruff_cache

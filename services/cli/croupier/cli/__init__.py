@@ -1,0 +1,1 @@
+"""The `croupier` console command: one entry point, one module per subcommand."""

@@ -1,0 +1,1 @@
+"""The table host: the one TableEngine gRPC service every game runs in."""

@@ -1,0 +1,146 @@
+"""The interface every game engine implements to run in the table host.
+
+The host knows nothing of any game's rules. It stores the commands a table accepted,
+runs the clocks, draws the seeds and routes views; the engine is a pure function of
+`(state, command) -> (state, events)`:
+
+- no I/O, no clock and no randomness inside: a hand's randomness arrives as the 32-byte
+  seed of a `StartHand` command and is expanded with `croupier.kit.fairness`;
+- the same state and command always give the same result, which is what lets the host
+  rebuild a table by replaying its command log;
+- an illegal command raises `Rejected` and leaves the state untouched (states are
+  immutable values, or the engine copies before changing).
+
+Actions travel in the game's conformance notation (../shared/conformance/README.md),
+e.g. `{"action": "raise", "to": 6}`, so the conformance replayer, the bots and the gRPC
+adapter all drive the engine the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+JSON = dict[str, Any]
+S = TypeVar("S")
+
+
+class Rejected(Exception):
+    """A command the rules do not allow. `code` is machine-readable, `message` is for people.
+
+    The message must never contain hidden information (another player's cards).
+    `code` is one of: "invalid_argument" (malformed action), "failed_precondition"
+    (well-formed but illegal now: not your turn, below the minimum raise...),
+    "not_found" (no such player/seat), "permission_denied".
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class SeatPlayer:
+    player: str
+    seat: int
+    stack: int = 0
+    is_bot: bool = False
+
+
+@dataclass(frozen=True)
+class UnseatPlayer:
+    player: str
+
+
+@dataclass(frozen=True)
+class StartHand:
+    """Begin the next hand (or game) with this seed; the engine derives every random choice."""
+
+    seed: bytes
+
+
+@dataclass(frozen=True)
+class Act:
+    player: str
+    action: JSON
+
+
+@dataclass(frozen=True)
+class Timeout:
+    """The player's clock ran out; the engine applies its automatic action."""
+
+    player: str
+
+
+Command = SeatPlayer | UnseatPlayer | StartHand | Act | Timeout
+
+
+@dataclass(frozen=True)
+class Event:
+    """A public fact (never hidden cards): goes to `croupier.table.events`."""
+
+    type: str
+    data: JSON = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """What a finished hand or game settles: exact integer amounts per player.
+
+    `deltas` sum to `-commission_total` (what the house takes), so no chip is created
+    or lost. `details` carries the game's own record (pots, winners, commission split...).
+    """
+
+    hand_number: int
+    deltas: Mapping[str, int]
+    commission: Mapping[str, int] = field(default_factory=dict)
+    details: JSON = field(default_factory=dict)
+
+
+class GameEngine(Protocol, Generic[S]):
+    """A game's rules as the host sees them."""
+
+    name: str
+    version: str
+
+    def open(self, options: JSON) -> S:
+        """A new table's state from validated options; raises Rejected on bad options."""
+        ...
+
+    def apply(self, state: S, command: Command) -> tuple[S, Sequence[Event]]:
+        """Apply one command; raise Rejected (state unchanged) when it is not allowed."""
+        ...
+
+    def can_start_hand(self, state: S) -> bool:
+        """True when no hand is running and enough players are seated to deal one."""
+        ...
+
+    def to_act(self, state: S) -> Sequence[str]:
+        """Players whose clock runs now (usually one; empty between hands)."""
+        ...
+
+    def legal_actions(self, state: S, player: str) -> JSON:
+        """What `player` may do now, in conformance notation."""
+        ...
+
+    def view(self, state: S, player: str) -> JSON:
+        """Everything `player` may see, and nothing else."""
+        ...
+
+    def public_view(self, state: S) -> JSON:
+        """What a spectator may see."""
+        ...
+
+    def timeout_action(self, state: S, player: str) -> JSON:
+        """The automatic action applied when `player`'s clock runs out."""
+        ...
+
+    def result(self, state: S) -> HandResult | None:
+        """The settlement of the hand that just ended, or None while it runs."""
+        ...
+
+    def snapshot(self, state: S) -> JSON:
+        """The whole state as JSON (hidden cards included): the host digests it, never sends it."""
+        ...
