@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import pathlib
 import sys
 from typing import Any, Protocol, cast
 
@@ -43,7 +44,7 @@ def run_document(document: object) -> dict[str, Any]:
 
 def _read(source: str) -> object:
     try:
-        text = sys.stdin.read() if source == "-" else open(source, encoding="utf-8").read()
+        text = sys.stdin.read() if source == "-" else pathlib.Path(source).read_text("utf-8")
     except OSError as exc:
         raise MalformedScenario(f"{source}: cannot read: {exc.strerror}") from exc
     try:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 SUBCOMMAND_MODULES = (
     "croupier.cli.conformance",
     "croupier.cli.run",
+    "croupier.cli.serve",
 )
 
 

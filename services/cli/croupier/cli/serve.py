@@ -1,0 +1,64 @@
+"""`croupier serve SERVICE`: run one service as its own process (what a container runs).
+
+Settings come from environment variables (croupier.kit.settings); a wrong one stops the
+process at once with exit code 2 and a message naming every bad variable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+from typing import TYPE_CHECKING, Protocol, cast
+
+from croupier.kit.settings import ServerSettings, SettingsError, load
+
+if TYPE_CHECKING:
+    from croupier.kit.server import Service, StopHook
+
+
+class _Bootstrap(Protocol):
+    async def create_services(self) -> tuple[list[Service], list[StopHook]]: ...
+
+
+# Service name → module with `async def create_services() -> (services, stop hooks)`,
+# which reads its own settings from the environment. "diagnostics" is the bare kit.
+SERVICE_MODULES: dict[str, str | None] = {
+    "diagnostics": None,
+}
+
+
+async def _serve(name: str, settings: ServerSettings) -> None:
+    from croupier.kit.server import ServiceHost
+
+    services: list[Service] = []
+    hooks: list[StopHook] = []
+    module_name = SERVICE_MODULES[name]
+    if module_name is not None:
+        bootstrap = cast(_Bootstrap, importlib.import_module(module_name))
+        services, hooks = await bootstrap.create_services()
+    await ServiceHost(settings=settings, services=services, on_stop=hooks).run_until_signalled()
+
+
+def _handle(args: argparse.Namespace) -> int:
+    try:
+        settings = load(ServerSettings)
+    except SettingsError as exc:
+        print(f"croupier serve {args.service}: {exc}", file=sys.stderr)
+        return 2
+    from croupier.kit import logs
+
+    logs.configure(settings.log_level, service=args.service)
+    try:
+        asyncio.run(_serve(args.service, settings))
+    except SettingsError as exc:
+        print(f"croupier serve {args.service}: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("serve", help="run one service (as a container does)")
+    parser.add_argument("service", choices=sorted(SERVICE_MODULES))
+    parser.set_defaults(handler=_handle)

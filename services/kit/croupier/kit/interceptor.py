@@ -1,0 +1,178 @@
+"""The kit's server interceptor: request ids, logs, metrics, status codes, malformed bodies.
+
+Every call through a kit server:
+- gets a request id (the client's `x-request-id` metadata, or a new one), bound into the
+  structlog context and sent back in the initial metadata;
+- is timed into `croupier_grpc_server_handling_seconds{method,code}` and counted in
+  `croupier_grpc_server_in_flight{method}`;
+- has `croupier.kit.errors.ServiceError`s turned into their status code and message, and
+  any other exception into INTERNAL with a message that names only the request id (the
+  details go to the log);
+- answers a request body that cannot be decoded with INVALID_ARGUMENT instead of grpc's
+  default INTERNAL, naming the expected message type.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
+
+import grpc
+import structlog
+from google.protobuf.message import DecodeError
+
+from croupier.kit.errors import ServiceError
+from croupier.kit.logs import REQUEST_ID_HEADER
+from croupier.kit.metrics import GRPC_IN_FLIGHT, GRPC_LATENCY, GRPC_MALFORMED
+
+if TYPE_CHECKING:
+    from croupier.kit.context import Context, Handler
+
+log = structlog.get_logger("croupier.kit.interceptor")
+
+
+class _Malformed:
+    """Stands in for a request whose bytes did not decode; the handler wrapper rejects it."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _tolerant(
+    deserializer: Callable[[bytes], Any] | None, method: str
+) -> Callable[[bytes], Any] | None:
+    if deserializer is None:
+        return None
+
+    def decode(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except (DecodeError, ValueError, TypeError) as exc:
+            return _Malformed(f"the request body is not a valid message for {method}: {exc}")
+
+    return decode
+
+
+def _request_id(context: Context) -> str:
+    for key, value in context.invocation_metadata() or ():
+        if key == REQUEST_ID_HEADER and isinstance(value, str) and 0 < len(value) <= 128:
+            return value
+    return uuid.uuid4().hex
+
+
+class _Call:
+    """Book-keeping of one call: context binding, metrics, status mapping."""
+
+    def __init__(self, method: str, context: Context) -> None:
+        self.method = method
+        self.context = context
+        self.code = grpc.StatusCode.OK
+        self.started = 0.0
+
+    async def begin(self, request: Any) -> None:
+        self.started = time.perf_counter()
+        GRPC_IN_FLIGHT.labels(self.method).inc()
+        request_id = _request_id(self.context)
+        structlog.contextvars.bind_contextvars(request_id=request_id, method=self.method)
+        await self.context.send_initial_metadata(((REQUEST_ID_HEADER, request_id),))
+        if isinstance(request, _Malformed):
+            GRPC_MALFORMED.labels(self.method).inc()
+            raise _MalformedRequest(request.reason)
+
+    async def fail(self, exc: BaseException) -> None:
+        if isinstance(exc, _MalformedRequest):
+            self.code = grpc.StatusCode.INVALID_ARGUMENT
+            await self.context.abort(self.code, exc.reason)
+        if isinstance(exc, ServiceError):
+            self.code = exc.status
+            log.info("call rejected", code=self.code.name, reason=exc.message)
+            await self.context.abort(self.code, exc.message)
+        if isinstance(exc, asyncio.CancelledError):
+            self.code = grpc.StatusCode.CANCELLED
+            raise exc
+        if isinstance(exc, grpc.aio.AbortError):
+            code = self.context.code()
+            self.code = code if isinstance(code, grpc.StatusCode) else grpc.StatusCode.UNKNOWN
+            raise exc
+        self.code = grpc.StatusCode.INTERNAL
+        log.error("call failed", exc_info=exc)
+        request_id = structlog.contextvars.get_contextvars().get("request_id", "")
+        await self.context.abort(
+            self.code, f"internal error while handling {self.method} (request id {request_id})"
+        )
+
+    def end(self) -> None:
+        GRPC_IN_FLIGHT.labels(self.method).dec()
+        GRPC_LATENCY.labels(self.method, self.code.name).observe(time.perf_counter() - self.started)
+        structlog.contextvars.unbind_contextvars("request_id", "method")
+
+
+class _MalformedRequest(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _wrap_unary_response(
+    behaviour: Callable[[Any, Context], Awaitable[Any]], method: str
+) -> Callable[[Any, Context], Awaitable[Any]]:
+    async def handle(request: Any, context: Context) -> Any:
+        call = _Call(method, context)
+        try:
+            await call.begin(request)
+            return await behaviour(request, context)
+        except BaseException as exc:
+            await call.fail(exc)
+            raise
+        finally:
+            call.end()
+
+    return handle
+
+
+def _wrap_stream_response(
+    behaviour: Callable[[Any, Context], AsyncIterator[Any]], method: str
+) -> Callable[[Any, Context], AsyncIterator[Any]]:
+    async def handle(request: Any, context: Context) -> AsyncIterator[Any]:
+        call = _Call(method, context)
+        try:
+            await call.begin(request)
+            async for response in behaviour(request, context):
+                yield response
+        except BaseException as exc:
+            await call.fail(exc)
+            raise
+        finally:
+            call.end()
+
+    return handle
+
+
+class KitInterceptor(grpc.aio.ServerInterceptor):
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Handler | None:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        method: str = handler_call_details.method
+        decode = _tolerant(handler.request_deserializer, method)
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                _wrap_unary_response(cast(Any, handler.unary_unary), method),
+                request_deserializer=decode,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                _wrap_stream_response(cast(Any, handler.unary_stream), method),
+                request_deserializer=decode,
+                response_serializer=handler.response_serializer,
+            )
+        # Client-streaming methods (reflection) pass through untouched.
+        return handler

@@ -1,0 +1,117 @@
+"""Run gRPC services the same way everywhere: health, reflection, metrics, logs, draining.
+
+`ServiceHost` owns one grpc.aio server:
+- every service given to it plus `grpc.health.v1.Health` (SERVING while up, NOT_SERVING
+  from the first moment of shutdown), reflection, and the Diagnostics echo;
+- the `KitInterceptor` (request ids, latency histogram, status mapping);
+- Prometheus `/metrics` on its own port;
+- on SIGTERM/SIGINT: health goes NOT_SERVING, the server stops accepting calls, in-flight
+  calls get `shutdown_grace_seconds` to finish, then the `on_stop` hooks run in order
+  (stop consumers, flush producers, close pools).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from croupier.diagnostics.v1 import diagnostics_pb2, diagnostics_pb2_grpc
+from croupier.kit.diagnostics import DiagnosticsService
+from croupier.kit.interceptor import KitInterceptor
+from croupier.kit.metrics import MetricsEndpoint, serve_metrics
+from croupier.kit.settings import ServerSettings
+
+log = structlog.get_logger("croupier.kit.server")
+
+StopHook = Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Service:
+    """One gRPC service to serve: its full name (for health/reflection) and its registrar."""
+
+    name: str
+    register: Callable[[grpc.aio.Server], None]
+
+
+@dataclass
+class ServiceHost:
+    settings: ServerSettings
+    services: Sequence[Service]
+    on_stop: list[StopHook] = field(default_factory=list)
+    serve_metrics_endpoint: bool = True
+
+    def __post_init__(self) -> None:
+        self._server = grpc.aio.server(interceptors=[KitInterceptor()])
+        self._health = health.aio.HealthServicer()
+        self._metrics: MetricsEndpoint | None = None
+        self._stopped = asyncio.Event()
+        self._stopping = False
+        self.port = 0
+
+    @property
+    def metrics_port(self) -> int | None:
+        return self._metrics.port if self._metrics else None
+
+    async def start(self) -> None:
+        diagnostics_pb2_grpc.add_DiagnosticsServicer_to_server(DiagnosticsService(), self._server)
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
+        for service in self.services:
+            service.register(self._server)
+        names = [s.name for s in self.services]
+        diagnostics_name = diagnostics_pb2.DESCRIPTOR.services_by_name["Diagnostics"].full_name
+        reflection.enable_server_reflection(
+            [*names, diagnostics_name, health.SERVICE_NAME, reflection.SERVICE_NAME],
+            self._server,
+        )
+        address = f"{self.settings.grpc_host}:{self.settings.grpc_port}"
+        self.port = self._server.add_insecure_port(address)
+        if self.port == 0:
+            raise RuntimeError(f"cannot listen on {address}")
+        await self._server.start()
+        for name in ("", *names, diagnostics_name):
+            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        if self.serve_metrics_endpoint:
+            self._metrics = serve_metrics(self.settings.grpc_host, self.settings.metrics_port)
+        log.info(
+            "serving",
+            grpc_port=self.port,
+            metrics_port=self.metrics_port,
+            services=names,
+        )
+
+    async def stop(self) -> None:
+        """Drain and stop; safe to call twice."""
+        if self._stopping:
+            await self._stopped.wait()
+            return
+        self._stopping = True
+        log.info("shutting down", grace_seconds=self.settings.shutdown_grace_seconds)
+        await self._health.enter_graceful_shutdown()
+        await self._server.stop(self.settings.shutdown_grace_seconds)
+        for hook in self.on_stop:
+            try:
+                await hook()
+            except Exception:
+                log.exception("stop hook failed", hook=getattr(hook, "__qualname__", repr(hook)))
+        if self._metrics:
+            self._metrics.stop()
+        log.info("stopped")
+        self._stopped.set()
+
+    async def run_until_signalled(self) -> None:
+        """Start, then serve until SIGTERM or SIGINT, then drain and stop."""
+        loop = asyncio.get_running_loop()
+        stop_requested = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop_requested.set)
+        await self.start()
+        await stop_requested.wait()
+        await self.stop()

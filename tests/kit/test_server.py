@@ -1,0 +1,139 @@
+"""The service kit as a real process: health, metrics, request ids, draining, bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from croupier.diagnostics.v1 import diagnostics_pb2, diagnostics_pb2_grpc
+
+CROUPIER = Path(sys.executable).parent / "croupier"
+ECHO = "/croupier.diagnostics.v1.Diagnostics/Echo"
+
+
+@dataclass
+class RunningService:
+    process: subprocess.Popen[str]
+    grpc_port: int
+    metrics_port: int
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+
+@pytest.fixture
+def service() -> Iterator[RunningService]:
+    env = dict(os.environ, CROUPIER_GRPC_HOST="127.0.0.1", CROUPIER_GRPC_PORT="0")
+    env.update(CROUPIER_METRICS_PORT="0", CROUPIER_SHUTDOWN_GRACE_SECONDS="10")
+    process = subprocess.Popen(
+        [str(CROUPIER), "serve", "diagnostics"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        record = json.loads(line)
+        if record.get("event") == "serving":
+            break
+    else:
+        pytest.fail(f"service exited before serving (code {process.wait()})")
+    running = RunningService(process, record["grpc_port"], record["metrics_port"])
+    yield running
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+
+
+@pytest.fixture
+async def channel(service: RunningService) -> AsyncIterator[grpc.aio.Channel]:
+    async with grpc.aio.insecure_channel(service.target) as channel:
+        yield channel
+
+
+async def test_health_reports_serving(channel: grpc.aio.Channel) -> None:
+    stub = health_pb2_grpc.HealthStub(channel)
+    overall = await stub.Check(health_pb2.HealthCheckRequest(service=""))
+    named = await stub.Check(
+        health_pb2.HealthCheckRequest(service="croupier.diagnostics.v1.Diagnostics")
+    )
+    assert overall.status == health_pb2.HealthCheckResponse.SERVING
+    assert named.status == health_pb2.HealthCheckResponse.SERVING
+
+
+async def test_request_id_is_taken_from_metadata_and_returned(channel: grpc.aio.Channel) -> None:
+    stub = diagnostics_pb2_grpc.DiagnosticsStub(channel)
+    call = stub.Echo(
+        diagnostics_pb2.EchoRequest(message="hi"), metadata=(("x-request-id", "req-42"),)
+    )
+    response = await call
+    initial = await call.initial_metadata()
+    assert response.message == "hi"
+    assert response.request_id == "req-42"
+    assert ("x-request-id", "req-42") in list(initial)
+
+
+async def test_metrics_expose_latency_histogram_after_a_call(
+    service: RunningService, channel: grpc.aio.Channel
+) -> None:
+    stub = diagnostics_pb2_grpc.DiagnosticsStub(channel)
+    await stub.Echo(diagnostics_pb2.EchoRequest(message="x"))
+    url = f"http://127.0.0.1:{service.metrics_port}/metrics"
+    body = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read().decode())
+    expected = (
+        'croupier_grpc_server_handling_seconds_count{code="OK",'
+        f'method="{ECHO}"}} 1.0'
+    )
+    assert expected in body
+    assert f'croupier_grpc_server_in_flight{{method="{ECHO}"}} 0.0' in body
+
+
+async def test_malformed_body_is_invalid_argument_and_service_keeps_serving(
+    channel: grpc.aio.Channel,
+) -> None:
+    raw = channel.unary_unary(ECHO)  # no serializers: send raw bytes
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await raw(b"\xff\xff\xff\xff")
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "not a valid message" in (caught.value.details() or "")
+    stub = diagnostics_pb2_grpc.DiagnosticsStub(channel)
+    assert (await stub.Echo(diagnostics_pb2.EchoRequest(message="still here"))).message == (
+        "still here"
+    )
+
+
+async def test_invalid_field_is_invalid_argument_with_readable_message(
+    channel: grpc.aio.Channel,
+) -> None:
+    stub = diagnostics_pb2_grpc.DiagnosticsStub(channel)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.Echo(diagnostics_pb2.EchoRequest(delay_ms=999_999))
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert caught.value.details() == "delay_ms must be between 0 and 30000"
+
+
+async def test_sigterm_finishes_in_flight_call_then_exits(
+    service: RunningService, channel: grpc.aio.Channel
+) -> None:
+    stub = diagnostics_pb2_grpc.DiagnosticsStub(channel)
+    in_flight = asyncio.ensure_future(
+        stub.Echo(diagnostics_pb2.EchoRequest(message="slow", delay_ms=1500))
+    )
+    await asyncio.sleep(0.5)  # the call is now being handled
+    service.process.send_signal(signal.SIGTERM)
+    response = await in_flight
+    assert response.message == "slow"
+    assert await asyncio.to_thread(service.process.wait, 20) == 0
