@@ -1,0 +1,110 @@
+"""Betting-round rules (seed 002 §2-§3, rules 7-8, 11, 13-18), reusable by every variant.
+
+The functions read a `HandState` and never change it. The per-player `pot_capped` flag is the
+cap hook: the table's pot limit sets it for everyone, and a Naiko Short Anchor (a later issue)
+will set it for its target for one betting round (rule 42).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from croupier.poker.state import HandState
+
+
+class Options(NamedTuple):
+    """What the player to act may do: the queryable legal actions (rule 18)."""
+
+    actions: tuple[str, ...]  # subset of fold, check, call, bet, raise, allin
+    call: int  # chips a call puts in (capped by the stack; 0 when checking)
+    min_to: int  # smallest legal bet/raise-to (an all-in below it is legal too); 0 if none
+    max_to: int  # largest legal bet/raise-to; 0 if none
+    all_in_to: int  # what the player's bet becomes if he puts in every chip
+
+
+def can_reraise(s: HandState, p: int) -> bool:
+    """Rule 16 / OQ 3: raising is open to p unless he has acted and the total increase since
+    his last action is less than one full raise increment (cumulative short all-ins)."""
+    return (not s.acted[p]) or s.current_bet - s.acted_level[p] >= s.last_full
+
+
+def _someone_else_can_bet(s: HandState, p: int) -> bool:
+    """A bet or raise needs an opponent who can still put chips in."""
+    folded = s.folded
+    stacks = s.stacks
+    return any(i != p and not folded[i] and stacks[i] > 0 for i in range(s.n))
+
+
+def max_to_uncapped(s: HandState, p: int) -> int:
+    return s.bets[p] + s.stacks[p]
+
+
+def pot_limit_to(s: HandState, p: int) -> int:
+    """Rule 17: current bet + (every chip in the pot, this round's bets included) + the
+    player's amount to call. With no bet to face this is the pot."""
+    return s.current_bet + sum(s.contrib) + (s.current_bet - s.bets[p])
+
+
+def options(s: HandState, p: int) -> Options:
+    stack = s.stacks[p]
+    bet = s.bets[p]
+    owe = s.current_bet - bet
+    all_in_to = bet + stack
+    acts: list[str] = ["fold"]
+    if owe <= 0:
+        acts.append("check")
+        call = 0
+    else:
+        acts.append("call")
+        call = owe if owe < stack else stack
+    min_to = max_to = 0
+    if all_in_to > s.current_bet and can_reraise(s, p) and _someone_else_can_bet(s, p):
+        acts.append("bet" if s.current_bet == 0 else "raise")
+        full_min = s.current_bet + s.last_full
+        max_to = all_in_to
+        if s.pot_capped[p]:
+            cap = pot_limit_to(s, p)
+            # rule 42: a cap never removes the minimum raise that would be legal anyway
+            if cap < full_min:
+                cap = full_min
+            if cap < max_to:
+                max_to = cap
+        min_to = full_min if full_min < all_in_to else all_in_to
+        if all_in_to <= max_to:
+            acts.append("allin")
+    elif stack > 0 and all_in_to <= s.current_bet:
+        acts.append("allin")  # all-in for a call (or less)
+    return Options(tuple(acts), call, min_to, max_to, all_in_to)
+
+
+def needs_action(s: HandState, p: int) -> bool:
+    """Rules 8 and 11: p can still act (not folded, has chips) and has not acted since the
+    last bet/raise or has not matched the current bet (the big blind's option included)."""
+    return not s.folded[p] and s.stacks[p] > 0 and (not s.acted[p] or s.bets[p] < s.current_bet)
+
+
+def next_actor(s: HandState, after: int) -> int:
+    """The next seat clockwise after `after` that must act, or -1 when the round is over.
+
+    Rule 21: when at most one player can still bet and he has matched every other bet, the
+    round is over (no one is left to bet against)."""
+    n = s.n
+    folded = s.folded
+    stacks = s.stacks
+    able = [i for i in range(n) if not folded[i] and stacks[i] > 0]
+    if not able:
+        return -1
+    if len(able) == 1:
+        p = able[0]
+        others = max(b for i, b in enumerate(s.bets) if i != p)
+        if s.bets[p] >= others:
+            return -1
+        return p
+    acted = s.acted
+    bets = s.bets
+    cur = s.current_bet
+    for k in range(1, n + 1):
+        i = (after + k) % n
+        if not folded[i] and stacks[i] > 0 and (not acted[i] or bets[i] < cur):
+            return i
+    return -1

@@ -1,0 +1,131 @@
+"""`run_scenario(document)` for `"game": "poker"` (../shared/conformance/README.md, poker).
+
+Variants `nlhe` and `plo` are replayed by the pure engine; `naiko` (powers) is a later issue
+and is reported as a malformed document with a clear message for now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from croupier.kit.scenario import MalformedScenario
+from croupier.poker import cards as C
+from croupier.poker.engine import (
+    _pots_json,
+    apply,
+    collected_pots,
+    legal_actions,
+    start_hand,
+)
+from croupier.poker.rules import IllegalAction, TableConfig
+from croupier.poker.state import HandState
+
+
+def _int(value: object, what: str, minimum: int = 0) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise MalformedScenario(f"{what} must be an integer >= {minimum}")
+    return value
+
+
+def setup(document: Mapping[str, Any]) -> HandState:
+    """The hand a document describes, before any action (MalformedScenario if it cannot)."""
+    variant = document.get("variant")
+    if variant == "naiko":
+        raise MalformedScenario(
+            "poker variant 'naiko' (Hold'em with powers) is not implemented yet; "
+            "use 'nlhe' or 'plo'"
+        )
+    if variant not in ("nlhe", "plo"):
+        raise MalformedScenario(f"unknown poker variant {variant!r}; expected nlhe, plo or naiko")
+    limit = document.get("limit") or ""
+    blinds = document.get("blinds")
+    if not isinstance(blinds, list) or len(blinds) != 2:
+        raise MalformedScenario("blinds must be [small, big]")
+    sb = _int(blinds[0], "the small blind")
+    bb = _int(blinds[1], "the big blind", 1)
+    ante = _int(document.get("ante", 0), "ante")
+    try:
+        config = TableConfig(variant=variant, small_blind=sb, big_blind=bb, ante=ante, limit=limit)
+    except ValueError as exc:
+        raise MalformedScenario(str(exc)) from None
+    raw_players = document.get("players")
+    if not isinstance(raw_players, list):
+        raise MalformedScenario("players must be a list of {id, stack}")
+    players: list[tuple[str, int]] = []
+    for entry in raw_players:
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            raise MalformedScenario("each player needs a string id and a stack")
+        players.append((entry["id"], _int(entry.get("stack"), f"stack of {entry['id']}", 1)))
+    ids = [p[0] for p in players]
+    button = document.get("button")
+    if button not in ids:
+        raise MalformedScenario(f"button {button!r} is not one of the players")
+    hole_doc = document.get("hole_cards")
+    if not isinstance(hole_doc, dict):
+        raise MalformedScenario("hole_cards must map each player to his cards")
+    deck_doc = document.get("deck")
+    if not isinstance(deck_doc, list):
+        raise MalformedScenario("deck must be a list of cards")
+    try:
+        hole = [C.parse_all(hole_doc.get(pid) or ()) for pid in ids]
+        deck = C.parse_all(deck_doc)
+        return start_hand(config, players, ids.index(button), hole, deck)
+    except ValueError as exc:
+        raise MalformedScenario(str(exc)) from None
+
+
+def replay(document: Mapping[str, Any]) -> tuple[HandState, dict[str, Any] | None]:
+    """Apply the document's actions; stop at the first illegal one (its error returned)."""
+    state = setup(document)
+    actions = document.get("actions", [])
+    if not isinstance(actions, list):
+        raise MalformedScenario("actions must be a list")
+    for index, action in enumerate(actions):
+        if not isinstance(action, dict) or not isinstance(action.get("player"), str):
+            raise MalformedScenario(f"action {index} needs a player and an action")
+        try:
+            state, _ = apply(state, action["player"], action)
+        except IllegalAction as exc:
+            return state, {"action_index": index, "code": exc.reason, "message": exc.message}
+        except ValueError as exc:
+            raise MalformedScenario(f"action {index}: {exc}") from None
+    return state, None
+
+
+def output(state: HandState, error: dict[str, Any] | None) -> dict[str, Any]:
+    """The referee's record of a state (README output keys)."""
+    res = state.result
+    if res is not None:
+        return {
+            "status": "complete",
+            "error": error,
+            "board": C.names(state.board),
+            "stacks": dict(res["stacks"]),
+            "pots": res["pots"],
+            "returned": res["returned"],
+            "winnings": res["winnings"],
+            "shown": res["shown"],
+            "to_act": None,
+            "legal": None,
+        }
+    actor = state.player_to_act
+    legal = legal_actions(state, actor) if actor is not None else None
+    return {
+        "status": "awaiting_action",
+        "error": error,
+        "board": C.names(state.board),
+        "stacks": {pid: state.stacks[i] for i, pid in enumerate(state.ids)},
+        "pots": _pots_json(state, collected_pots(state)),
+        "returned": {},
+        "winnings": {},
+        "to_act": actor,
+        "legal": legal,
+    }
+
+
+def run_scenario(document: dict[str, Any]) -> dict[str, Any]:
+    if document.get("game") != "poker":
+        raise MalformedScenario("not a poker scenario")
+    state, error = replay(document)
+    return output(state, error)

@@ -1,0 +1,439 @@
+"""The hand state machine (seed 002 §2-§4): start a hand, apply actions, settle it.
+
+    state = start_hand(config, [("a", 200), ("b", 200)], button=0, hole=..., deck=...)
+    legal_actions(state, "a")      # {"actions": [...], "call": 1, "min_raise_to": 4, ...}
+    state, events = apply(state, "a", {"action": "raise", "to": 6})
+
+`apply` never changes the state it is given (copy-on-apply) and raises `IllegalAction`
+(state unchanged) for anything the rules do not allow. No I/O, no clock, no randomness: the
+deck order is an input (`deal` and `deal_from_seed` build a hand from a whole deck order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from croupier.kit.fairness import shuffled
+from croupier.poker import cards as C
+from croupier.poker.betting import Options, next_actor, options
+from croupier.poker.evaluator import hand_value
+from croupier.poker.pots import Pot, award, layers, uncalled
+from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, IllegalAction, TableConfig
+from croupier.poker.state import (
+    AWAITING,
+    COMPLETE,
+    PREFLOP,
+    RIVER,
+    STREETS,
+    HandState,
+)
+
+Event = dict[str, Any]
+
+
+# Starting a hand ---------------------------------------------------------------------
+
+
+def start_hand(
+    config: TableConfig,
+    players: Sequence[tuple[str, int]],
+    button: int,
+    hole: Sequence[Sequence[int]],
+    deck: Sequence[int],
+) -> HandState:
+    """A new hand with antes and blinds posted (rules 6, 9, 10) and the first actor chosen.
+
+    `players` are (id, stack) in clockwise seat order, `button` a seat index, `hole` each
+    seat's hole cards, `deck` the undealt stub, top first (board = next 3, 1, 1; no burns).
+    Raises ValueError for an impossible setup.
+    """
+    n = len(players)
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise ValueError(f"a hand needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {n}")
+    ids = tuple(p[0] for p in players)
+    if len(set(ids)) != n:
+        raise ValueError("player ids must be distinct")
+    stacks = [p[1] for p in players]
+    for pid, st in players:
+        if not isinstance(st, int) or isinstance(st, bool) or st <= 0:
+            raise ValueError(f"player {pid!r} needs a positive integer stack")
+    if not 0 <= button < n:
+        raise ValueError("the button must be a seat index")
+    if len(hole) != n or any(len(h) != config.hole_count for h in hole):
+        raise ValueError(f"each player needs exactly {config.hole_count} hole cards")
+    used = [c for h in hole for c in h] + list(deck)
+    if len(set(used)) != len(used):
+        raise ValueError("a card appears twice")
+    if any(not 0 <= c < 52 for c in used):
+        raise ValueError("not a card")
+
+    s = object.__new__(HandState)
+    s.config = config
+    s.ids = ids
+    s.n = n
+    s.button = button
+    if n == 2:  # rule 9: heads-up, the button posts the small blind
+        s.sb_seat, s.bb_seat = button, (button + 1) % 2
+    else:  # rule 6
+        s.sb_seat, s.bb_seat = (button + 1) % n, (button + 2) % n
+    s.initial = tuple(stacks)
+    s.hole = tuple(tuple(h) for h in hole)
+    s.deck = tuple(deck)
+    s.deck_pos = 0
+    s.board = []
+    s.stacks = stacks
+    s.bets = [0] * n
+    s.contrib = [0] * n
+    s.folded = [False] * n
+    s.acted = [False] * n
+    s.acted_level = [0] * n
+    s.pot_capped = [config.pot_limit] * n
+    s.street = PREFLOP
+    s.status = AWAITING
+    s.actions = ()
+    s.result = None
+    if config.ante:
+        for i in range(n):
+            a = min(config.ante, stacks[i])
+            stacks[i] -= a
+            s.contrib[i] += a
+    for seat, blind in ((s.sb_seat, config.small_blind), (s.bb_seat, config.big_blind)):
+        a = min(blind, stacks[seat])  # rule 10: a short blind is posted all-in
+        stacks[seat] -= a
+        s.bets[seat] += a
+        s.contrib[seat] += a
+    s.current_bet = config.big_blind  # OQ 2: the full big blind is owed even if it is short
+    s.last_full = config.big_blind
+    s.to_act = -1
+    _advance(s, s.bb_seat, [])  # rule 7: first to act is left of the big blind
+    return s
+
+
+def deal(
+    config: TableConfig, players: Sequence[tuple[str, int]], button: int, order: Sequence[int]
+) -> HandState:
+    """A hand dealt from a whole deck order: one card at a time clockwise from the button's
+    left, as many rounds as the variant has hole cards; the rest is the stub."""
+    n = len(players)
+    k = config.hole_count
+    hole: list[list[int]] = [[] for _ in range(n)]
+    pos = 0
+    for _ in range(k):
+        for j in range(n):
+            hole[(button + 1 + j) % n].append(order[pos])
+            pos += 1
+    return start_hand(config, players, button, hole, order[pos:])
+
+
+def deal_from_seed(
+    config: TableConfig, players: Sequence[tuple[str, int]], button: int, seed: bytes
+) -> HandState:
+    """A hand dealt from the deck order a 32-byte seed gives (`croupier.kit.fairness`)."""
+    return deal(config, players, button, shuffled(C.DECK, seed, "deck"))
+
+
+# Queries -------------------------------------------------------------------------------
+
+
+def player_options(s: HandState, player: str) -> Options | None:
+    """The player's options when it is his turn, else None."""
+    if s.to_act < 0 or s.ids[s.to_act] != player:
+        return None
+    return options(s, s.to_act)
+
+
+def legal_actions(s: HandState, player: str) -> dict[str, Any]:
+    """Rule 18, in conformance notation. Not his turn (or hand over): no actions."""
+    o = player_options(s, player)
+    if o is None:
+        return {"actions": [], "call": 0, "min_raise_to": 0, "max_raise_to": 0}
+    return {
+        "actions": list(o.actions),
+        "call": o.call,
+        "min_raise_to": o.min_to,
+        "max_raise_to": o.max_to,
+    }
+
+
+def timeout_action(s: HandState, player: str) -> dict[str, Any]:
+    """Rule 56 / §7: check when legal, otherwise fold."""
+    o = player_options(s, player)
+    if o is not None and "check" in o.actions:
+        return {"action": "check"}
+    return {"action": "fold"}
+
+
+def collected_pots(s: HandState) -> list[Pot]:
+    """Pots as a table shows them during a hand: chips from finished betting rounds, by layer
+    (the current round's bets are still in front of the players)."""
+    contrib = [c - b for c, b in zip(s.contrib, s.bets, strict=True)]
+    live = [not f for f in s.folded]
+    return layers(contrib, live, s.clockwise_from_button(list(range(s.n))))
+
+
+def view(s: HandState, player: str | None) -> dict[str, Any]:
+    """What `player` may see (None: a spectator). Others' hole cards only once shown."""
+    shown: Mapping[str, list[str]] = (s.result or {}).get("shown", {})
+    seats = []
+    for i, pid in enumerate(s.ids):
+        seat: dict[str, Any] = {
+            "player": pid,
+            "stack": s.stacks[i],
+            "bet": s.bets[i],
+            "folded": s.folded[i],
+            "all_in": not s.folded[i] and s.stacks[i] == 0,
+            "hole_card_count": len(s.hole[i]),
+        }
+        if pid == player:
+            seat["hole_cards"] = C.names(s.hole[i])
+        elif pid in shown:
+            seat["hole_cards"] = list(shown[pid])
+        seats.append(seat)
+    out: dict[str, Any] = {
+        "status": s.status,
+        "street": STREETS[min(s.street, RIVER)],
+        "button": s.ids[s.button],
+        "seats": seats,
+        "board": C.names(s.board),
+        "pots": _pots_json(s, collected_pots(s)),
+        "to_act": s.player_to_act,
+        "legal": legal_actions(s, player) if player is not None else None,
+    }
+    if s.result is not None:
+        out["result"] = s.result
+    return out
+
+
+def result(s: HandState) -> dict[str, Any] | None:
+    """The settlement once the hand is over: pots, returned, winnings, stacks, deltas."""
+    return s.result
+
+
+# Applying actions ----------------------------------------------------------------------
+
+
+def apply(s: HandState, player: str, action: Mapping[str, Any]) -> tuple[HandState, list[Event]]:
+    """Apply one action; returns the new state and the public events. Raises IllegalAction
+    with a precise reason (the given state is never changed)."""
+    if s.status == COMPLETE:
+        raise IllegalAction("hand_over", "the hand is over")
+    p = s.to_act
+    if s.ids[p] != player:
+        if player not in s.ids:
+            raise IllegalAction("unknown_player", f"no player {player!r} in this hand", "not_found")
+        raise IllegalAction("not_your_turn", f"it is {s.ids[p]}'s turn, not {player}'s")
+    kind = action.get("action")
+    o = options(s, p)
+    if kind == "fold":
+        t = s.copy()
+        t.folded[p] = True
+        t.acted[p] = True
+        entry: dict[str, Any] = {"player": player, "action": "fold"}
+    elif kind == "check":
+        if o.call or s.current_bet > s.bets[p]:
+            raise IllegalAction("cannot_check", f"cannot check: there is {o.call} to call")
+        t = s.copy()
+        t.acted[p] = True
+        t.acted_level[p] = t.current_bet
+        entry = {"player": player, "action": "check"}
+    elif kind == "call":
+        if s.current_bet <= s.bets[p]:
+            raise IllegalAction("nothing_to_call", "there is nothing to call; check instead")
+        t = s.copy()
+        _put(t, p, o.call)
+        entry = {"player": player, "action": "call", "amount": o.call}
+    elif kind == "bet" or kind == "raise":
+        to = action.get("to")
+        if not isinstance(to, int) or isinstance(to, bool):
+            raise IllegalAction(
+                "missing_amount", f"a {kind} needs an integer 'to' amount", "invalid_argument"
+            )
+        _check_bet_to(s, p, kind, to, o)
+        t = s.copy()
+        put = to - s.bets[p]
+        _put(t, p, put)
+        entry = {"player": player, "action": kind, "to": to, "amount": put}
+    elif kind == "allin":
+        if "allin" not in o.actions:
+            if "raise" in o.actions or "bet" in o.actions:
+                raise IllegalAction(
+                    "above_maximum",
+                    f"all-in to {o.all_in_to} is above the pot limit: at most {o.max_to}",
+                )
+            raise IllegalAction(
+                "raising_closed",
+                "raising is not reopened (an all-in below a full raise); call or fold",
+            )
+        t = s.copy()
+        put = s.stacks[p]
+        _put(t, p, put)
+        entry = {"player": player, "action": "allin", "to": t.bets[p], "amount": put}
+    else:
+        raise IllegalAction("unknown_action", f"unknown action {kind!r}", "invalid_argument")
+    if t.stacks[p] == 0 and kind != "fold":
+        entry["all_in"] = True
+    t.actions = (*s.actions, entry)
+    events: list[Event] = [{"type": "action", **entry}]
+    _advance(t, p, events)
+    return t, events
+
+
+def _check_bet_to(s: HandState, p: int, kind: str, to: int, o: Options) -> None:
+    if kind == "bet" and s.current_bet > 0:
+        raise IllegalAction(
+            "bet_facing_bet", f"there is already a bet of {s.current_bet}; raise instead"
+        )
+    if kind == "raise" and s.current_bet == 0:
+        raise IllegalAction("nothing_to_raise", "there is no bet to raise; bet instead")
+    if kind not in o.actions:
+        if o.all_in_to <= s.current_bet:
+            raise IllegalAction(
+                "insufficient_chips",
+                f"not enough chips to {kind}: calling puts in all {s.stacks[p]}",
+            )
+        raise IllegalAction(
+            "raising_closed",
+            "raising is not reopened (an all-in below a full raise); call or fold",
+        )
+    if to > o.all_in_to:
+        raise IllegalAction(
+            "exceeds_stack", f"{kind} to {to} is more than the stack allows: at most {o.all_in_to}"
+        )
+    if to > o.max_to:
+        raise IllegalAction(
+            "above_maximum", f"{kind} to {to} is above the pot limit: at most {o.max_to}"
+        )
+    if to < o.min_to or (to < s.current_bet + s.last_full and to != o.all_in_to):
+        word = "bet" if kind == "bet" else "raise-to"
+        raise IllegalAction(
+            "below_minimum",
+            f"{kind} to {to} is below the minimum {word} of {s.current_bet + s.last_full}"
+            " (only an all-in may be smaller)",
+        )
+
+
+def _put(t: HandState, p: int, amount: int) -> None:
+    """p puts `amount` chips in (rules 15-16 for what a raise changes)."""
+    t.stacks[p] -= amount
+    new = t.bets[p] + amount
+    t.bets[p] = new
+    t.contrib[p] += amount
+    cur = t.current_bet
+    if new > cur:
+        inc = new - cur
+        if inc >= t.last_full:  # a full bet/raise; a short all-in leaves the increment alone
+            t.last_full = inc
+        t.current_bet = new
+    t.acted[p] = True
+    t.acted_level[p] = t.current_bet
+
+
+def _advance(t: HandState, last: int, events: list[Event]) -> None:
+    """After an action by `last`: next actor, next street, run-out or the end of the hand."""
+    folded = t.folded
+    live = 0
+    for f in folded:
+        if not f:
+            live += 1
+    if live == 1:  # rule 12: everyone else folded
+        _finish(t, events, showdown=False)
+        return
+    nxt = next_actor(t, last)
+    if nxt >= 0:
+        t.to_act = nxt
+        return
+    stacks = t.stacks
+    able = 0
+    for i in range(t.n):
+        if not folded[i] and stacks[i] > 0:
+            able += 1
+    while t.street < RIVER:
+        _next_street(t, events)
+        if able >= 2:
+            nxt = next_actor(t, t.button)  # rule 7: first able player left of the button
+            if nxt >= 0:
+                t.to_act = nxt
+                return
+        # rule 21: nobody (or only one player) can bet: deal the rest at once
+    _finish(t, events, showdown=True)
+
+
+def _next_street(t: HandState, events: list[Event]) -> None:
+    count = 3 if t.street == PREFLOP else 1
+    cards = t.deck[t.deck_pos : t.deck_pos + count]
+    if len(cards) < count:
+        raise ValueError("the deck ran out of cards for the board")
+    t.deck_pos += count
+    t.board.extend(cards)
+    t.street += 1
+    n = t.n
+    t.bets = [0] * n
+    t.acted = [False] * n
+    t.acted_level = [0] * n
+    t.pot_capped = [t.config.pot_limit] * n
+    t.current_bet = 0
+    t.last_full = t.config.big_blind
+    events.append({"type": "street", "street": STREETS[t.street], "cards": C.names(cards)})
+
+
+def _pots_json(t: HandState, pots: Sequence[Pot]) -> list[dict[str, Any]]:
+    ids = t.ids
+    return [
+        {
+            "amount": pot.amount,
+            "eligible": [ids[i] for i in pot.eligible],
+            "winners": [ids[i] for i in pot.winners],
+        }
+        for pot in pots
+    ]
+
+
+def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
+    """Return the uncalled bet, build the pot layers and award them (rules 19-24)."""
+    n = t.n
+    ids = t.ids
+    contrib = t.contrib
+    stacks = t.stacks
+    seat, back = uncalled(contrib)
+    returned: dict[str, int] = {}
+    if back:
+        contrib[seat] -= back
+        stacks[seat] += back
+        returned[ids[seat]] = back
+    order = t.clockwise_from_button(list(range(n)))
+    live = [not f for f in t.folded]
+    pots = layers(contrib, live, order)
+    shown: dict[str, list[str]] = {}
+    if showdown:  # rule 22: every remaining hand is shown
+        board = t.board
+        omaha = t.config.omaha
+        values: dict[int, int] = {}
+        for i in order:
+            if live[i]:
+                values[i] = hand_value(t.hole[i], board, omaha)
+                shown[ids[i]] = C.names(t.hole[i])
+        pots = award(pots, values.__getitem__)
+    else:
+        pots = award(pots, lambda i: 0)
+    winnings: dict[str, int] = {}
+    for pot in pots:
+        for w, share in zip(pot.winners, pot.shares, strict=True):
+            stacks[w] += share
+            winnings[ids[w]] = winnings.get(ids[w], 0) + share
+    t.status = COMPLETE
+    t.to_act = -1
+    pots_json = _pots_json(t, pots)
+    t.result = {
+        "pots": pots_json,
+        "returned": returned,
+        "winnings": {ids[i]: winnings[ids[i]] for i in order if ids[i] in winnings},
+        "stacks": {ids[i]: stacks[i] for i in range(n)},
+        "deltas": {ids[i]: stacks[i] - t.initial[i] for i in range(n)},
+        "shown": shown,
+    }
+    if shown:
+        events.append({"type": "showdown", "hands": shown})
+    events.append(
+        {"type": "hand_end", "pots": pots_json, "returned": returned, "winnings": winnings}
+    )

@@ -1,0 +1,74 @@
+"""Settling a hand's chips (seed 002 §4, rules 19-20, 23-24): uncalled bets, pot layers,
+odd chips.
+
+Pure functions over plain lists so that property tests can drive them directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Pot:
+    amount: int
+    eligible: tuple[int, ...]  # seats, clockwise from the button's left
+    winners: tuple[int, ...] = ()  # seats, clockwise from the button's left
+    shares: tuple[int, ...] = ()  # chips per winner, same order as winners
+
+
+def uncalled(contrib: Sequence[int]) -> tuple[int, int]:
+    """Rule 20: (seat, amount) of the part of the biggest contribution nobody matched, or
+    (-1, 0). Contributions are whole-hand totals; an unmatched excess can only be the top one."""
+    top = -1
+    first = second = 0
+    for i, c in enumerate(contrib):
+        if c > first:
+            top, first, second = i, c, first
+        elif c > second:
+            second = c
+    if top < 0 or first == second:
+        return -1, 0
+    # `second` is the largest contribution of anyone else (ties with the top give 0 above)
+    return top, first - second
+
+
+def layers(contrib: Sequence[int], live: Sequence[bool], order: Sequence[int]) -> list[Pot]:
+    """Rule 19: pots by contribution layer. Each layer's boundary is a live (not folded)
+    player's total; folded players' chips fill the layers they reach but they are never
+    eligible. `order` lists the seats clockwise from the button's left."""
+    levels = sorted({contrib[i] for i in order if live[i] and contrib[i] > 0})
+    pots: list[Pot] = []
+    prev = 0
+    for level in levels:
+        amount = 0
+        for c in contrib:
+            if c > prev:
+                amount += (c if c < level else level) - prev
+        eligible = tuple(i for i in order if live[i] and contrib[i] >= level)
+        if amount:
+            pots.append(Pot(amount, eligible))
+        prev = level
+    return pots
+
+
+def split(amount: int, winners: Sequence[int]) -> tuple[int, ...]:
+    """Rule 24 / OQ 11: equal shares; leftover chips one at a time to the winners in the given
+    order (clockwise from the first winner left of the button)."""
+    share, rest = divmod(amount, len(winners))
+    return tuple(share + (1 if k < rest else 0) for k in range(len(winners)))
+
+
+def award(pots: Sequence[Pot], value: Callable[[int], int]) -> list[Pot]:
+    """Rule 23: each pot to its eligible player(s) with the best hand value."""
+    done: list[Pot] = []
+    for pot in pots:
+        if len(pot.eligible) == 1:
+            winners: tuple[int, ...] = pot.eligible
+        else:
+            values = [value(i) for i in pot.eligible]
+            best = max(values)
+            winners = tuple(i for i, v in zip(pot.eligible, values, strict=True) if v == best)
+        done.append(Pot(pot.amount, pot.eligible, winners, split(pot.amount, winners)))
+    return done

@@ -1,0 +1,67 @@
+"""Table configuration and the error every illegal action raises."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from croupier.table.engine import Rejected
+
+VARIANTS = ("nlhe", "plo", "naiko")
+LIMITS = ("no-limit", "pot-limit")
+MIN_PLAYERS = 2
+MAX_PLAYERS = 9  # OQ 13: a table setting of 2-9 seats
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """What a table fixes for every hand: variant, betting limit, blinds and ante (integers)."""
+
+    variant: str = "nlhe"
+    small_blind: int = 1
+    big_blind: int = 2
+    ante: int = 0
+    limit: str = ""  # "" = the variant's default: pot-limit for plo, no-limit otherwise
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ValueError(f"unknown variant {self.variant!r}; expected one of {VARIANTS}")
+        if self.limit and self.limit not in LIMITS:
+            raise ValueError(f"unknown limit {self.limit!r}; expected one of {LIMITS}")
+        for label, amount in (
+            ("small blind", self.small_blind),
+            ("big blind", self.big_blind),
+            ("ante", self.ante),
+        ):
+            if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
+                raise ValueError(f"the {label} must be a non-negative integer")
+        if self.big_blind <= 0:
+            raise ValueError("the big blind must be positive")
+        if self.small_blind > self.big_blind:
+            raise ValueError("the small blind cannot exceed the big blind")
+
+    @property
+    def omaha(self) -> bool:
+        return self.variant == "plo"
+
+    @property
+    def hole_count(self) -> int:
+        return 4 if self.variant == "plo" else 2
+
+    @property
+    def pot_limit(self) -> bool:
+        if self.limit:
+            return self.limit == "pot-limit"
+        return self.variant == "plo"
+
+
+class IllegalAction(Rejected):
+    """An action the rules do not allow now; the state it was tried on is unchanged.
+
+    `reason` is a precise machine-readable cause (e.g. "raise_below_minimum"), `code` the
+    table host's category ("invalid_argument" for a malformed action, "failed_precondition"
+    for a well-formed one the rules forbid now). Messages never mention hidden cards.
+    """
+
+    def __init__(self, reason: str, message: str, code: str = "failed_precondition") -> None:
+        super().__init__(code, message)
+        self.reason = reason

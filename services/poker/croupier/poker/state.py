@@ -1,0 +1,139 @@
+"""The hand state: a value that `engine.apply` never changes (it copies, then changes the copy).
+
+Seats are indexed 0..n-1 in the clockwise order the players were given. Per-seat data lives
+in parallel lists for speed; treat every list as read-only (use the accessors, which return
+tuples, from outside this package).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from croupier.poker.rules import TableConfig
+
+PREFLOP, FLOP, TURN, RIVER = 0, 1, 2, 3
+STREETS = ("preflop", "flop", "turn", "river")
+
+AWAITING = "awaiting_action"
+COMPLETE = "complete"
+
+
+class HandState:
+    """One hand of poker. Build it with `engine.start_hand`; advance it with `engine.apply`."""
+
+    __slots__ = (
+        "acted",
+        "acted_level",
+        "actions",
+        "bb_seat",
+        "bets",
+        "board",
+        "button",
+        "config",
+        "contrib",
+        "current_bet",
+        "deck",
+        "deck_pos",
+        "folded",
+        "hole",
+        "ids",
+        "initial",
+        "last_full",
+        "n",
+        "pot_capped",
+        "result",
+        "sb_seat",
+        "stacks",
+        "status",
+        "street",
+        "to_act",
+    )
+
+    config: TableConfig
+    ids: tuple[str, ...]
+    n: int
+    button: int
+    sb_seat: int
+    bb_seat: int
+    initial: tuple[int, ...]
+    hole: tuple[tuple[int, ...], ...]
+    deck: tuple[int, ...]
+    deck_pos: int
+    board: list[int]
+    stacks: list[int]  # chips behind
+    bets: list[int]  # put in during the current betting round (blinds included)
+    contrib: list[int]  # put in during the whole hand (antes, blinds, bets)
+    folded: list[bool]
+    acted: list[bool]  # has taken a voluntary action this betting round
+    acted_level: list[int]  # the current bet right after his last action this round
+    pot_capped: list[bool]  # betting capped at the pot-limit maximum (table limit or an Anchor)
+    street: int
+    current_bet: int  # the bet to match this round (preflop: at least the big blind, OQ 2)
+    last_full: int  # the last full bet/raise increment this round (rule 15)
+    to_act: int  # seat index, or -1
+    status: str
+    actions: tuple[dict[str, Any], ...]  # every accepted action, with the chips it put in
+    result: dict[str, Any] | None
+
+    def copy(self) -> HandState:
+        s = object.__new__(HandState)
+        s.config = self.config
+        s.ids = self.ids
+        s.n = self.n
+        s.button = self.button
+        s.sb_seat = self.sb_seat
+        s.bb_seat = self.bb_seat
+        s.initial = self.initial
+        s.hole = self.hole
+        s.deck = self.deck
+        s.deck_pos = self.deck_pos
+        s.board = self.board[:]
+        s.stacks = self.stacks[:]
+        s.bets = self.bets[:]
+        s.contrib = self.contrib[:]
+        s.folded = self.folded[:]
+        s.acted = self.acted[:]
+        s.acted_level = self.acted_level[:]
+        s.pot_capped = self.pot_capped[:]
+        s.street = self.street
+        s.current_bet = self.current_bet
+        s.last_full = self.last_full
+        s.to_act = self.to_act
+        s.status = self.status
+        s.actions = self.actions
+        s.result = self.result
+        return s
+
+    # Read-only accessors -------------------------------------------------------------
+
+    def seat_of(self, player: str) -> int:
+        try:
+            return self.ids.index(player)
+        except ValueError:
+            raise KeyError(player) from None
+
+    @property
+    def player_to_act(self) -> str | None:
+        return None if self.to_act < 0 else self.ids[self.to_act]
+
+    @property
+    def is_complete(self) -> bool:
+        return self.status == COMPLETE
+
+    @property
+    def stack_list(self) -> tuple[int, ...]:
+        return tuple(self.stacks)
+
+    @property
+    def board_cards(self) -> tuple[int, ...]:
+        return tuple(self.board)
+
+    @property
+    def pot_total(self) -> int:
+        """Every chip put in this hand so far (current round's bets included)."""
+        return sum(self.contrib)
+
+    def clockwise_from_button(self, seats: list[int]) -> list[int]:
+        """Seats ordered clockwise starting with the first seat left of the button."""
+        b, n = self.button, self.n
+        return sorted(seats, key=lambda i: (i - b - 1) % n)
