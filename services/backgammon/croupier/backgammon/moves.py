@@ -1,0 +1,506 @@
+"""Legal plays: the set of DISTINCT positions a roll can lead to, and their notation.
+
+Rules (seed 001 rules 23-33 and OQ 14): a checker on the bar must enter before any other
+checker moves; a die enters on the opponent's home point `25 - d` from the mover's side
+unless the opponent holds it; both dice must be used when possible, else the larger one
+(gnubg: the play must move the most checkers, then the most pips); doubles are played four
+times; bearing off needs every checker home, a die bears off from its own point, a larger
+die from the highest occupied point only, and bearing off is never compulsory.
+
+The generator works on a mutable list of the mover's counts (index 0 = off, 1..24 the
+mover's points, 25 = bar), moving and un-moving in place, and dedupes the leaves by
+(counts, mask of hit points). Doubles are generated in non-increasing order of source
+point (the way gnubg does), which produces each multiset of moves once instead of up to
+24 orders; plain rolls try both dice orders. That keeps it ~15x ahead of a brute force
+generator that copies boards and dedupes afterwards.
+
+Notation is gnubg's (`FormatMove`): points from the mover's side, `bar` = 25, `off` = 0,
+moves sorted by decreasing source, one checker's consecutive moves joined (`24/18`),
+an intermediate point kept only where it hits (`24/20*/16`), `*` after a hitting move,
+repeated identical moves counted (`8/5(2)`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from croupier.backgammon.board import BAR, Board, Side
+
+Move = tuple[int, int]  # (from, to): mover's points, 25 = bar, 0 = off
+
+
+@dataclass(frozen=True)
+class Play:
+    """One legal play: the position it leads to (mover still board[1]) and how to write it."""
+
+    board: Board
+    moves: tuple[Move, ...]
+    notation: str
+
+
+class IllegalPlay(ValueError):
+    """A written play that cannot be parsed or does not lead to a legal position."""
+
+
+# Keys: the mover's side as 4-bit counts (index i at bits 4i..4i+3, i = 0..24, 24 = bar)
+# plus one bit per hit point index j at bit 100 + j. Moving i -> j adds _DELTA[i][j + 1]
+# (j = -1 is off).
+_DELTA = [
+    [(1 << (4 * j) if j >= 0 else 0) - (1 << (4 * i)) for j in range(-1, 25)] for i in range(25)
+]
+_HIT = [1 << (100 + j) for j in range(25)]
+
+
+def _generate(
+    board: Board, d1: int, d2: int, track: bool
+) -> dict[int, tuple[Side, tuple[Move, ...]]]:
+    """Every distinct legal result: key -> (mover side after the play, first move sequence).
+
+    Sides use gnubg's layout (index i = point i + 1, index 24 = bar); the hit points are in
+    the key (`key >> 100`). Moves in the sequences are written as points (25 = bar, 0 =
+    off). An empty dict means no checker can move.
+    """
+    mover, opp = board[1], board[0]
+    p = list(mover)
+    blocked = [opp[23 - j] >= 2 for j in range(24)]
+    blot = [opp[23 - j] == 1 for j in range(24)]
+    outside = sum(p[6:])  # checkers not yet home (bar included)
+    key0 = 0
+    for i in range(25):
+        if p[i]:
+            key0 |= p[i] << (4 * i)
+    delta = _DELTA
+    hitbit = _HIT
+    seen: dict[int, tuple[Side, tuple[Move, ...]]] = {}
+    path: list[Move] = []
+
+    if d1 != d2 and not p[24] and outside >= 2:
+        # No bar and no bearing off this turn: a move's legality never depends on the other
+        # move, so (larger, smaller) covers every pair of checkers and (smaller, larger) only
+        # adds one checker moving through the other intermediate point.
+        a, b = (d1, d2) if d1 > d2 else (d2, d1)
+        occupied = [i for i in range(23, -1, -1) if p[i]]
+        la = [(i, i - a) for i in occupied if i >= a and not blocked[i - a]]
+        lb = [(i, i - b) for i in occupied if i >= b and not blocked[i - b]]
+        for i1, j1 in la:
+            k1 = key0 + delta[i1][j1 + 1]
+            if blot[j1]:
+                k1 |= hitbit[j1]
+            p[i1] -= 1
+            p[j1] += 1
+            for i2, j2 in lb:
+                if i2 == i1 and not p[i1]:
+                    continue
+                k = k1 + delta[i2][j2 + 1]
+                if blot[j2]:
+                    k |= hitbit[j2]
+                if k not in seen:
+                    p[i2] -= 1
+                    p[j2] += 1
+                    seen[k] = (tuple(p), ((i1 + 1, j1 + 1), (i2 + 1, j2 + 1)) if track else ())
+                    p[j2] -= 1
+                    p[i2] += 1
+            if not mover[j1]:
+                j2 = j1 - b
+                if j2 >= 0 and not blocked[j2]:
+                    k = k1 + delta[j1][j2 + 1]
+                    if blot[j2]:
+                        k |= hitbit[j2]
+                    if k not in seen:
+                        p[j1] -= 1
+                        p[j2] += 1
+                        seen[k] = (tuple(p), ((i1 + 1, j1 + 1), (j1 + 1, j2 + 1)) if track else ())
+                        p[j2] += -1
+                        p[j1] += 1
+            p[j1] -= 1
+            p[i1] += 1
+        for i1, j1 in lb:
+            j2 = j1 - a
+            if j2 >= 0 and not blocked[j2]:
+                k = key0 + delta[i1][j1 + 1] + delta[j1][j2 + 1]
+                if blot[j1]:
+                    k |= hitbit[j1]
+                if blot[j2]:
+                    k |= hitbit[j2]
+                if k not in seen:
+                    p[i1] -= 1
+                    p[j2] += 1
+                    seen[k] = (tuple(p), ((i1 + 1, j1 + 1), (j1 + 1, j2 + 1)) if track else ())
+                    p[j2] -= 1
+                    p[i1] += 1
+        if seen:
+            return seen
+        # Not even one pair: fall through to the general search (one die only).
+
+    if d1 == d2 and not p[24] and outside >= 4:
+        # Doubles, no bar and no bearing off this turn: legality is static per point.
+        return _doubles_static(p, d1, blocked, blot, key0, track)
+
+    best_depth = 0
+
+    def leaf(depth: int, key: int) -> None:
+        nonlocal seen, best_depth
+        if depth < best_depth:
+            return
+        if depth > best_depth:
+            seen = {}
+            best_depth = depth
+        if key not in seen:
+            seen[key] = (tuple(p), tuple(path) if track else ())
+
+    def can_move(i: int, d: int) -> int:
+        """Target index of moving the checker at index i by d (-1 = off), or -2 if illegal."""
+        j = i - d
+        if j >= 0:
+            return -2 if blocked[j] else j
+        if outside == 0 and (j == -1 or not any(p[i + 1 : 6])):
+            return -1
+        return -2
+
+    def step(depth: int, dice: tuple[int, ...], start: int, key: int) -> None:
+        nonlocal outside
+        d = dice[depth]
+        moved = False
+        sources = (24,) if p[24] else range(min(start, 23), -1, -1)
+        for i in sources:
+            if not p[i]:
+                continue
+            j = can_move(i, d)
+            if j == -2:
+                continue
+            moved = True
+            k = key + delta[i][j + 1]
+            if j >= 0 and j < 24 and blot[j]:
+                k |= hitbit[j]
+            p[i] -= 1
+            if j >= 0:
+                p[j] += 1
+            crossed = i > 5 >= j
+            if crossed:
+                outside -= 1
+            path.append((i + 1, j + 1))
+            if depth + 1 < len(dice):
+                # doubles: never a source above this one (each multiset of moves once)
+                step(depth + 1, dice, i if dice[0] == dice[-1] else 24, k)
+            else:
+                leaf(depth + 1, k)
+            path.pop()
+            if crossed:
+                outside += 1
+            if j >= 0:
+                p[j] -= 1
+            p[i] += 1
+        if not moved and depth:
+            leaf(depth, key)
+
+    if d1 == d2:
+        step(0, (d1, d1, d1, d1), 24, key0)
+    else:
+        hi, lo = (d1, d2) if d1 > d2 else (d2, d1)
+        step(0, (hi, lo), 24, key0)
+        if best_depth < 2:
+            # Only one die playable from the first order; the smaller first may play both.
+            small: dict[int, tuple[Side, tuple[Move, ...]]] = {}
+            saved, saved_depth = seen, best_depth
+            seen, best_depth = small, 0
+            step(0, (lo, hi), 24, key0)
+            if best_depth < saved_depth or (best_depth == saved_depth == 1):
+                seen, best_depth = saved, saved_depth
+        else:
+            step(0, (lo, hi), 24, key0)
+    return seen
+
+
+def _doubles_static(
+    p: list[int], d: int, blocked: list[bool], blot: list[bool], key0: int, track: bool
+) -> dict[int, tuple[Side, tuple[Move, ...]]]:
+    """Doubles when no checker is on the bar and none can bear off during the turn.
+
+    Sources are taken in non-increasing order (each multiset of moves once); the points a
+    checker may move from are the occupied ones and those a moved checker can reach.
+    """
+    ok = [i >= d and not blocked[i - d] for i in range(24)]
+    reach = set()
+    for i in range(24):
+        if p[i]:
+            j = i
+            for _ in range(4):
+                if not ok[j]:
+                    break
+                reach.add(j)
+                j -= d
+    cand = sorted(reach, reverse=True)
+    n = len(cand)
+    delta = _DELTA
+    hitbit = _HIT
+    found: list[dict[int, tuple[Side, tuple[Move, ...]]]] = [{}, {}, {}, {}, {}]
+    path: list[Move] = []
+
+    def rec(depth: int, first: int, key: int) -> bool:
+        """Extend by one move from cand[first:]; record leaves; True if any move was made."""
+        moved = False
+        for c in range(first, n):
+            i = cand[c]
+            if not p[i]:
+                continue
+            moved = True
+            j = i - d
+            k = key + delta[i][j + 1]
+            if blot[j]:
+                k |= hitbit[j]
+            p[i] -= 1
+            p[j] += 1
+            if track:
+                path.append((i + 1, j + 1))
+            if depth == 3:
+                if k not in found[4]:
+                    found[4][k] = (tuple(p), tuple(path))
+            elif not rec(depth + 1, c, k) and k not in found[depth + 1]:
+                found[depth + 1][k] = (tuple(p), tuple(path))
+            if track:
+                path.pop()
+            p[j] -= 1
+            p[i] += 1
+        return moved
+
+    rec(0, 0, key0)
+    for depth in (4, 3, 2, 1):
+        if found[depth]:
+            return found[depth]
+    return {}
+
+
+def _board_of(board: Board, key: int, side: Side) -> Board:
+    hits = key >> 100
+    if not hits:
+        return (board[0], side)
+    opp = list(board[0])
+    for j in range(24):
+        if hits >> j & 1:
+            opp[23 - j] = 0
+            opp[BAR] += 1
+    return (tuple(opp), side)
+
+
+def _check_dice(d1: int, d2: int) -> None:
+    if not (isinstance(d1, int) and isinstance(d2, int) and 1 <= d1 <= 6 and 1 <= d2 <= 6):
+        raise ValueError(f"dice must be two integers 1..6, got {d1!r}, {d2!r}")
+
+
+def legal_positions(board: Board, d1: int, d2: int) -> list[Board]:
+    """The distinct positions the roll can lead to; `[board]` when no checker can move."""
+    _check_dice(d1, d2)
+    found = _generate(board, d1, d2, False)
+    if not found:
+        return [board]
+    return [_board_of(board, key, side) for key, (side, _) in found.items()]
+
+
+def count_legal_positions(board: Board, d1: int, d2: int) -> int:
+    """How many distinct positions the roll can lead to (1 when no checker can move)."""
+    return len(_generate(board, d1, d2, False)) or 1
+
+
+def legal_plays(board: Board, d1: int, d2: int) -> list[Play]:
+    """One canonical play per distinct resulting position; empty when no checker can move.
+
+    The canonical sequence of a position is the first one found with the larger die tried
+    first (the order gnubg lists a roll written larger die first).
+    """
+    _check_dice(d1, d2)
+    hi, lo = max(d1, d2), min(d1, d2)
+    found = _generate(board, hi, lo, True)
+    plays = [
+        Play(_board_of(board, key, side), seq, format_play(board, seq))
+        for key, (side, seq) in found.items()
+    ]
+    return plays
+
+
+# --- notation --------------------------------------------------------------------------
+
+
+def _point_name(n: int) -> str:
+    return "off" if n == 0 else "bar" if n == 25 else str(n)
+
+
+def format_play(board: Board, moves: tuple[Move, ...] | list[Move]) -> str:
+    """gnubg's FormatMove for a sequence of single-die moves on `board` (before the play)."""
+    opp = board[0]
+
+    def opp_on(point: int) -> bool:
+        return 1 <= point <= 24 and opp[24 - point] > 0
+
+    ordered = sorted(moves, key=lambda m: (-m[0], -m[1]))
+    # Join one checker's consecutive moves; keep an intermediate point only where it hits.
+    chains: list[list[int]] = []  # [source, intermediate hit points..., destination]
+    used = [False] * len(ordered)
+    for i, (src, dst) in enumerate(ordered):
+        if used[i]:
+            continue
+        used[i] = True
+        chain = [src, dst]
+        for j in range(i + 1, len(ordered)):
+            if not used[j] and ordered[j][0] == chain[-1]:
+                if opp_on(chain[-1]):
+                    chain.append(ordered[j][1])
+                else:
+                    chain[-1] = ordered[j][1]
+                used[j] = True
+        chains.append(chain)
+    groups: list[tuple[list[int], int]] = []
+    for chain in chains:
+        for k, (other, count) in enumerate(groups):
+            if other == chain:
+                groups[k] = (other, count + 1)
+                break
+        else:
+            groups.append((chain, 1))
+    flagged: set[int] = set()
+    parts: list[str] = []
+    for chain, count in groups:
+        text = _point_name(chain[0])
+        for mid in chain[1:-1]:
+            text += f"/{_point_name(mid)}*"
+            flagged.add(mid)
+        dst = chain[-1]
+        text += f"/{_point_name(dst)}"
+        if dst and opp_on(dst) and dst not in flagged:
+            text += "*"
+            flagged.add(dst)
+        if count > 1:
+            text += f"({count})"
+        parts.append(text)
+    return " ".join(parts)
+
+
+_TOKEN = re.compile(r"\s*(?:(\d+)|(bar|b)|(off|o)|(/)|(\*)|\((\d+)\)|(,))", re.IGNORECASE)
+
+
+def parse_play(text: str) -> list[Move]:
+    """Parse a play as gnubg prints or accepts it into (from, to) moves, largest source first.
+
+    `24/20*/16` gives (24, 20), (20, 16); `8/5(2)` gives (8, 5) twice; `bar/22*`, `6/off`;
+    `*` is optional. The empty string (or `""`) is the empty play. Raises IllegalPlay.
+    """
+    if not isinstance(text, str):
+        raise IllegalPlay("a play is a string")
+    stripped = text.strip()
+    if not stripped:
+        return []
+    # Each chain is a list of points; chains are separated by whitespace (or commas).
+    chains: list[list[int]] = []
+    current: list[int] = []
+    expect_point = True
+    pos = 0
+    while pos < len(stripped):
+        if stripped[pos].isspace():
+            pos += 1
+            if current and not expect_point:
+                chains.append(current)
+                current = []
+            continue
+        m = _TOKEN.match(stripped, pos)
+        if not m:
+            raise IllegalPlay(f"cannot read the play {text!r}")
+        pos = m.end()
+        number, bar, off, slash, _star, count, comma = m.groups()
+        if number is not None or bar is not None or off is not None:
+            if not expect_point:
+                # a new chain without a separating space ("8/5 6/5" is normal; "8/56/5" is not)
+                raise IllegalPlay(f"cannot read the play {text!r}")
+            value = 25 if bar is not None else 0 if off is not None else int(number)
+            if not 0 <= value <= 25:
+                raise IllegalPlay(f"no point {value} in {text!r}")
+            current.append(value)
+            expect_point = False
+        elif slash is not None:
+            if expect_point or not current:
+                raise IllegalPlay(f"misplaced '/' in {text!r}")
+            expect_point = True
+        elif count is not None:
+            if expect_point or len(current) < 2:
+                raise IllegalPlay(f"misplaced count in {text!r}")
+            n = int(count)
+            if n < 1:
+                raise IllegalPlay(f"bad count in {text!r}")
+            for _ in range(n - 1):
+                chains.append(list(current))
+        elif comma is not None and current and not expect_point:
+            chains.append(current)
+            current = []
+    if expect_point and current:
+        raise IllegalPlay(f"trailing '/' in {text!r}")
+    if current:
+        chains.append(current)
+    moves: list[Move] = []
+    for chain in chains:
+        if len(chain) < 2:
+            raise IllegalPlay(f"a move needs a source and a destination in {text!r}")
+        for a, b in itertools.pairwise(chain):
+            if a == 0 or b == 25:
+                raise IllegalPlay(f"cannot move from off or to the bar in {text!r}")
+            if b >= a:
+                raise IllegalPlay(f"checkers move to lower points: {a}/{b} in {text!r}")
+            moves.append((a, b))
+    if len(moves) > 4:
+        raise IllegalPlay(f"more than four moves in {text!r}")
+    moves.sort(key=lambda m: (-m[0], -m[1]))
+    return moves
+
+
+def apply_moves(board: Board, moves: list[Move]) -> Board:
+    """Apply written moves literally (gnubg's ApplyMove): a checker lands, and hits a lone
+    opposing checker, only on the points written. Raises IllegalPlay when a move starts
+    from an empty point or lands on a point the opponent holds."""
+    mover = list(board[1])
+    opp = list(board[0])
+    for src, dst in moves:
+        si = BAR if src == 25 else src - 1
+        if mover[si] <= 0:
+            raise IllegalPlay(f"no checker to move from {_point_name(src)}")
+        mover[si] -= 1
+        if dst > 0:
+            oi = 24 - dst
+            if opp[oi] >= 2:
+                raise IllegalPlay(f"point {dst} is held by the opponent")
+            if opp[oi] == 1:
+                opp[oi] = 0
+                opp[BAR] += 1
+            mover[dst - 1] += 1
+    return (tuple(opp), tuple(mover))
+
+
+def match_play(board: Board, d1: int, d2: int, text: str) -> Board:
+    """The position a written play leads to, if it is legal for the roll; else IllegalPlay.
+
+    The empty play is legal only when no checker can move.
+    """
+    moves = parse_play(text)
+    if not moves:
+        if _can_move(board, d1, d2):
+            raise IllegalPlay("a legal play exists: the empty play is not allowed")
+        return board
+    result = apply_moves(board, moves)
+    if result not in set(legal_positions(board, d1, d2)) or not _can_move(board, d1, d2):
+        raise IllegalPlay(f"{text!r} is not a legal play for {d1}-{d2}")
+    return result
+
+
+def _can_move(board: Board, d1: int, d2: int) -> bool:
+    return bool(_generate(board, d1, d2, False))
+
+
+def has_legal_move(board: Board, d1: int, d2: int) -> bool:
+    """True when at least one checker can move with this roll."""
+    _check_dice(d1, d2)
+    return _can_move(board, d1, d2)
+
+
+# A hook for tests/benchmarks that want the raw generator (keys only).
+raw_generate: Callable[[Board, int, int, bool], dict[int, tuple[Side, tuple[Move, ...]]]] = (
+    _generate
+)
