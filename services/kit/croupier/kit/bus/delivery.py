@@ -1,0 +1,121 @@
+"""What both adapters do with one consumed message: decode, deduplicate, handle, retry, dead-letter.
+
+Kept apart from the transports so that the in-memory bus and the Kafka bus cannot disagree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from croupier.kit.bus.dedup import Deduplicator
+from croupier.kit.bus.envelope import EnvelopeDecodeError, decode_envelope
+from croupier.kit.bus.interface import Handler
+
+__all__ = [
+    "DLQ_REASON_HEADER",
+    "DeadLetter",
+    "Delivery",
+    "RawMessage",
+    "dead_letter_headers",
+]
+
+_log = logging.getLogger(__name__)
+
+DLQ_REASON_HEADER = "croupier-dlq-reason"
+DLQ_TOPIC_HEADER = "croupier-dlq-topic"
+DLQ_GROUP_HEADER = "croupier-dlq-group"
+DLQ_POSITION_HEADER = "croupier-dlq-position"
+TYPE_HEADER = "croupier-type"
+
+FIRST_RETRY_SECONDS = 0.05
+LONGEST_RETRY_SECONDS = 5.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RawMessage:
+    """One message as the transport gave it."""
+
+    topic: str
+    key: bytes | None
+    value: bytes | None
+    position: str
+    """Where it came from, for the dead-letter headers ("partition 2 offset 17")."""
+
+
+DeadLetter = Callable[[RawMessage, str], Awaitable[None]]
+"""Sends a raw message to the dead-letter topic with a reason."""
+
+
+def dead_letter_headers(message: RawMessage, *, group: str, reason: str) -> list[tuple[str, bytes]]:
+    return [
+        (DLQ_REASON_HEADER, reason.encode()),
+        (DLQ_TOPIC_HEADER, message.topic.encode()),
+        (DLQ_GROUP_HEADER, group.encode()),
+        (DLQ_POSITION_HEADER, message.position.encode()),
+    ]
+
+
+class Delivery:
+    """Hands messages of one topic to one group's handler, with the bus's guarantees."""
+
+    def __init__(
+        self,
+        *,
+        group: str,
+        handler: Handler,
+        dead_letter: DeadLetter,
+        deduplicator: Deduplicator | None,
+        max_attempts: int | None,
+    ) -> None:
+        if max_attempts is not None and max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1 (or None: retry for ever)")
+        self._group = group
+        self._handler = handler
+        self._dead_letter = dead_letter
+        self._deduplicator = deduplicator
+        self._max_attempts = max_attempts
+
+    async def deliver(self, message: RawMessage) -> None:
+        """Return once the message is dealt with: handled, skipped as a duplicate, or dead-lettered.
+
+        Only then may the transport save its position past this message.
+        """
+        try:
+            envelope = decode_envelope(message.value)
+        except EnvelopeDecodeError as error:
+            _log.warning(
+                "dead-lettering an undecodable message from %s (%s): %s",
+                message.topic,
+                message.position,
+                error.reason,
+            )
+            await self._dead_letter(message, error.reason)
+            return
+        if self._deduplicator is not None and await self._deduplicator.seen(
+            self._group, envelope.id
+        ):
+            _log.debug("skipping duplicate envelope %s for %s", envelope.id, self._group)
+            return
+        attempt = 0
+        delay = FIRST_RETRY_SECONDS
+        while True:
+            attempt += 1
+            try:
+                await self._handler(envelope)
+                break
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - any handler failure is retried, then dead-lettered
+                reason = f"handler failed {attempt} time(s): {type(error).__name__}: {error}"
+                if self._max_attempts is not None and attempt >= self._max_attempts:
+                    _log.error("dead-lettering envelope %s: %s", envelope.id, reason)
+                    await self._dead_letter(message, reason)
+                    return
+                _log.warning("retrying envelope %s in %.2f s: %s", envelope.id, delay, reason)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, LONGEST_RETRY_SECONDS)
+        if self._deduplicator is not None:
+            await self._deduplicator.remember(self._group, envelope.id)

@@ -1,0 +1,288 @@
+"""The Kafka event bus (aiokafka): the production adapter, also used by the integration tests.
+
+Producer: idempotent (`enable_idempotence=True`, `acks="all"`), key = the envelope's subject, so
+retries never duplicate a message and one subject's messages stay in order on one partition.
+
+Consumers: one `AIOKafkaConsumer` per subscription, auto-commit off. A message's offset is
+committed only after `Delivery.deliver` returned (handled, skipped as a duplicate, or sent to the
+dead-letter topic). After a crash or a rebalance the uncommitted messages come again; the
+deduplicator makes that harmless. An undecodable message is copied to `<topic>.dlq` and then
+committed like any other, so it never blocks its partition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Sequence
+from types import TracebackType
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import KafkaError
+
+from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.kit.bus.dedup import Deduplicator
+from croupier.kit.bus.delivery import TYPE_HEADER, Delivery, RawMessage, dead_letter_headers
+from croupier.kit.bus.interface import Handler, dead_letter_topic
+
+__all__ = ["KafkaBus"]
+
+_log = logging.getLogger(__name__)
+
+_TOPIC_ALREADY_EXISTS = 36
+_POLL_TIMEOUT_MS = 200
+_MAX_RECORDS_PER_POLL = 200
+_ERROR_BACKOFF_SECONDS = 1.0
+
+
+class _KafkaSubscription:
+    def __init__(
+        self,
+        *,
+        topic: str,
+        group: str,
+        consumer: Any,
+        delivery: Delivery,
+        stop_grace_seconds: float,
+    ) -> None:
+        self._topic = topic
+        self._group = group
+        self._consumer = consumer
+        self._delivery = delivery
+        self._stop_grace_seconds = stop_grace_seconds
+        self._stopping = False
+        self._stopped = False
+        self._task = asyncio.create_task(self._run(), name=f"bus:{topic}:{group}")
+        self._task.add_done_callback(self._on_done)
+
+    @property
+    def topic(self) -> str:
+        return self._topic
+
+    @property
+    def group(self) -> str:
+        return self._group
+
+    async def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        self._stopping = True
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), self._stop_grace_seconds)
+        except TimeoutError:
+            _log.error(
+                "consumer %s/%s did not finish in time; cancelling", self._topic, self._group
+            )
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        except Exception:  # noqa: BLE001 - already logged by _on_done; stopping must go on
+            pass
+        await self._consumer.stop()
+
+    def _on_done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            _log.error("consumer %s/%s died", self._topic, self._group, exc_info=task.exception())
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            try:
+                batches = await self._consumer.getmany(
+                    timeout_ms=_POLL_TIMEOUT_MS, max_records=_MAX_RECORDS_PER_POLL
+                )
+            except KafkaError as error:
+                _log.warning("fetch from %s failed, retrying: %s", self._topic, error)
+                await asyncio.sleep(_ERROR_BACKOFF_SECONDS)
+                continue
+            for partition, records in batches.items():
+                if self._stopping:
+                    break
+                await self._deliver_batch(partition, records)
+
+    async def _deliver_batch(self, partition: Any, records: Iterable[Any]) -> None:
+        next_offset: int | None = None
+        try:
+            for record in records:
+                if self._stopping:
+                    break
+                await self._delivery.deliver(
+                    RawMessage(
+                        topic=record.topic,
+                        key=record.key,
+                        value=record.value,
+                        position=f"partition {record.partition} offset {record.offset}",
+                    )
+                )
+                next_offset = record.offset + 1
+        finally:
+            if next_offset is not None:
+                await self._commit(partition, next_offset)
+
+    async def _commit(self, partition: Any, next_offset: int) -> None:
+        try:
+            await self._consumer.commit({partition: next_offset})
+        except KafkaError as error:
+            # Lost the partition in a rebalance: its new owner redelivers, the deduplicator skips.
+            _log.warning("commit of %s at %d failed: %s", partition, next_offset, error)
+
+
+class KafkaBus:
+    """An `EventBus` on Apache Kafka. Use `async with KafkaBus(...) as bus:` or start/stop."""
+
+    def __init__(
+        self,
+        *,
+        bootstrap_servers: str,
+        client_id: str = "croupier",
+        stop_grace_seconds: float = 30.0,
+    ) -> None:
+        self._bootstrap_servers = bootstrap_servers
+        self._client_id = client_id
+        self._stop_grace_seconds = stop_grace_seconds
+        self._producer: Any = None
+        self._subscriptions: list[_KafkaSubscription] = []
+        self._stopped = False
+
+    async def start(self) -> None:
+        if self._producer is not None:
+            return
+        producer = AIOKafkaProducer(
+            bootstrap_servers=self._bootstrap_servers,
+            client_id=self._client_id,
+            enable_idempotence=True,
+            acks="all",
+        )
+        await producer.start()
+        self._producer = producer
+
+    async def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        subscriptions, self._subscriptions = self._subscriptions, []
+        for subscription in subscriptions:
+            await subscription.stop()
+        if self._producer is not None:
+            await self._producer.flush()
+            await self._producer.stop()
+
+    async def __aenter__(self) -> KafkaBus:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    async def create_topics(self, topics: Iterable[str], *, partitions: int = 3) -> None:
+        """Create `topics` and their dead-letter topics if missing (ops and tests; the local
+        broker already has the well-known ones, see deploy/local/kafka.sh)."""
+        admin = AIOKafkaAdminClient(
+            bootstrap_servers=self._bootstrap_servers, client_id=self._client_id
+        )
+        await admin.start()
+        try:
+            wanted = []
+            for topic in topics:
+                wanted.append(NewTopic(topic, partitions, 1))
+                wanted.append(NewTopic(dead_letter_topic(topic), 1, 1))
+            response = await admin.create_topics(wanted, timeout_ms=30_000)
+            failed = [
+                (name, code)
+                for name, code, *_ in response.topic_errors
+                if code not in (0, _TOPIC_ALREADY_EXISTS)
+            ]
+            if failed:
+                raise KafkaError(f"could not create topics: {failed}")
+        finally:
+            await admin.close()
+
+    async def publish(self, topic: str, envelope: Envelope) -> None:
+        await self.publish_raw(
+            topic,
+            key=envelope.subject.encode(),
+            value=envelope.SerializeToString(),
+            headers=((TYPE_HEADER, envelope.type.encode()),),
+        )
+
+    async def publish_many(self, messages: Sequence[tuple[str, Envelope]]) -> None:
+        producer = self._require_started()
+        pending = [
+            await producer.send(
+                topic,
+                value=envelope.SerializeToString(),
+                key=envelope.subject.encode(),
+                headers=[(TYPE_HEADER, envelope.type.encode())],
+            )
+            for topic, envelope in messages
+        ]
+        await asyncio.gather(*pending)
+
+    async def publish_raw(
+        self,
+        topic: str,
+        *,
+        key: bytes | None,
+        value: bytes | None,
+        headers: Sequence[tuple[str, bytes]] = (),
+    ) -> None:
+        """Send arbitrary bytes and wait for the broker's acknowledgement (DLQ copies, tests)."""
+        producer = self._require_started()
+        await producer.send_and_wait(topic, value=value, key=key, headers=list(headers))
+
+    async def subscribe(
+        self,
+        topic: str,
+        *,
+        group: str,
+        handler: Handler,
+        deduplicator: Deduplicator | None = None,
+        max_attempts: int | None = None,
+    ) -> _KafkaSubscription:
+        self._require_started()
+
+        async def dead_letter(message: RawMessage, reason: str) -> None:
+            await self.publish_raw(
+                dead_letter_topic(message.topic),
+                key=message.key,
+                value=message.value,
+                headers=dead_letter_headers(message, group=group, reason=reason),
+            )
+
+        delivery = Delivery(
+            group=group,
+            handler=handler,
+            dead_letter=dead_letter,
+            deduplicator=deduplicator,
+            max_attempts=max_attempts,
+        )
+        consumer = AIOKafkaConsumer(
+            topic,
+            bootstrap_servers=self._bootstrap_servers,
+            client_id=self._client_id,
+            group_id=group,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            isolation_level="read_committed",
+        )
+        await consumer.start()
+        subscription = _KafkaSubscription(
+            topic=topic,
+            group=group,
+            consumer=consumer,
+            delivery=delivery,
+            stop_grace_seconds=self._stop_grace_seconds,
+        )
+        self._subscriptions.append(subscription)
+        return subscription
+
+    def _require_started(self) -> Any:
+        if self._producer is None or self._stopped:
+            raise RuntimeError("the bus is not running (call start() or use `async with`)")
+        return self._producer
