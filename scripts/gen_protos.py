@@ -38,12 +38,21 @@ def main() -> int:
     if code != 0:
         print(f"protoc failed with exit code {code}", file=sys.stderr)
         return int(code)
-    # Generated folders are ordinary packages below croupier/<domain>/ so that mypy and
-    # importlib treat each versioned API as one unit; croupier/ and croupier/<domain>/
-    # stay namespace portions so they merge with the service code under services/.
-    for directory in OUT.rglob("v1"):
+    # Each versioned API is an ordinary package. Where a service owns the domain
+    # (services/<domain>/croupier/<domain>/ is a regular package), its API moves inside
+    # it, so `croupier.table.v1` is found beside `croupier.table.host`; the other domains
+    # (common, events, lobby, ...) stay in gen/python, a portion of the namespace.
+    for directory in sorted(OUT.glob("croupier/*/v1")):
         (directory / "__init__.py").touch()
         (directory / "py.typed").touch()
+        domain = directory.parent.name
+        owner = ROOT / "services" / domain / "croupier" / domain
+        if (owner / "__init__.py").exists():
+            target = owner / "v1"
+            if target.exists():
+                shutil.rmtree(target)
+            shutil.move(str(directory), target)
+            directory.parent.rmdir()
     print(f"generated {len(files)} proto files into {OUT.relative_to(ROOT)}")
     return 0
 

@@ -26,6 +26,7 @@ class _Bootstrap(Protocol):
 # which reads its own settings from the environment. "diagnostics" is the bare kit.
 SERVICE_MODULES: dict[str, str | None] = {
     "diagnostics": None,
+    "table": "croupier.table.bootstrap",
 }
 
 

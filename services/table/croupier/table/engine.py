@@ -67,14 +67,9 @@ class Act:
     action: JSON
 
 
-@dataclass(frozen=True)
-class Timeout:
-    """The player's clock ran out; the engine applies its automatic action."""
-
-    player: str
-
-
-Command = SeatPlayer | UnseatPlayer | StartHand | Act | Timeout
+Command = SeatPlayer | UnseatPlayer | StartHand | Act
+"""What the host asks of an engine. A clock expiry arrives as the `Act` that
+`timeout_action` chose, so an engine needs no separate timeout rule."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +134,14 @@ class GameEngine(Protocol, Generic[S]):
 
     def result(self, state: S) -> HandResult | None:
         """The settlement of the hand that just ended, or None while it runs."""
+        ...
+
+    def randomness(self, seed: bytes) -> list[Any]:
+        """What `seed` deals (the deck order, the dice): exactly what `StartHand` uses.
+
+        `croupier verify` re-derives it from a revealed seed and compares it with the
+        hand history's record.
+        """
         ...
 
     def snapshot(self, state: S) -> JSON:

@@ -1,0 +1,67 @@
+"""Wire the table host: settings → command log, event bus, engines → gRPC service.
+
+`croupier serve table` calls `create_services()`; the embedded mode and the tests call
+`build_host` with their own log and bus, so every configuration is wired the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from croupier.kit.bus.interface import EventBus
+from croupier.kit.server import Service, StopHook
+from croupier.kit.settings import choice, env, load
+from croupier.table.commandlog import CommandLog, InMemoryCommandLog
+from croupier.table.games import load_engines
+from croupier.table.grpc_api import TableEngineService
+from croupier.table.host import TableHost
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+
+SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableEngine"].full_name
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    command_log: str = env(
+        "CROUPIER_COMMAND_LOG", choice("kafka", "memory"), "kafka", doc="where commands are logged"
+    )
+    kafka_bootstrap: str = env(
+        "CROUPIER_KAFKA_BOOTSTRAP", str, "127.0.0.1:9092", doc="Kafka bootstrap servers"
+    )
+    currency: str = env("CROUPIER_TABLE_CURRENCY", str, "CHIP", doc="default table currency")
+
+
+def build_host(command_log: CommandLog, bus: EventBus, currency: str = "CHIP") -> TableHost:
+    return TableHost(
+        engines=load_engines(), command_log=command_log, publisher=bus, currency=currency
+    )
+
+
+def table_service(host: TableHost) -> Service:
+    return Service(
+        name=SERVICE_NAME,
+        register=lambda server: table_pb2_grpc.add_TableEngineServicer_to_server(
+            TableEngineService(host), server
+        ),
+    )
+
+
+async def create_services() -> tuple[list[Service], list[StopHook]]:
+    settings = load(TableSettings)
+    bus: Any
+    if settings.command_log == "memory":
+        from croupier.kit.bus.memory import InMemoryBus
+
+        command_log: CommandLog = InMemoryCommandLog()
+        bus = InMemoryBus()
+    else:
+        from croupier.kit.bus.kafka import KafkaBus
+        from croupier.table.kafka_log import KafkaCommandLog
+
+        command_log = KafkaCommandLog(settings.kafka_bootstrap)
+        bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap)
+    await bus.start()
+    host = build_host(command_log, bus, settings.currency)
+    await host.start()
+    return [table_service(host)], [host.stop, bus.stop]

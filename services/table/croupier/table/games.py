@@ -1,0 +1,22 @@
+"""The games this host runs: game name → the module holding its `ENGINE` adapter.
+
+Adding a game is one line here plus the game's `table_engine.py` (see engine.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from croupier.table.engine import GameEngine
+
+ENGINE_MODULES = {
+    "joker": "croupier.joker.table_engine",
+}
+
+
+def load_engines() -> dict[str, GameEngine[Any]]:
+    engines: dict[str, GameEngine[Any]] = {}
+    for game, module in ENGINE_MODULES.items():
+        engines[game] = importlib.import_module(module).ENGINE
+    return engines

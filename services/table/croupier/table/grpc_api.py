@@ -1,0 +1,231 @@
+"""`croupier.table.v1.TableEngine` over gRPC: validation, translation, status codes.
+
+Game options, actions and views travel either as the game's protobuf member of the
+`oneof`s or as JSON in the game's conformance notation (`options_json`, `action_json`,
+`view_json`). An engine that knows its protobuf messages implements `ProtoCodec`;
+the host itself knows no game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from croupier.kit.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ServiceError,
+    Unavailable,
+)
+from croupier.table.clocks import ClockSettings
+from croupier.table.engine import JSON, Rejected
+from croupier.table.host import LogUnavailable, TableHost, TableVoided, ViewSnapshot
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+
+if TYPE_CHECKING:
+    from croupier.kit.context import Context
+
+MAX_ID = 128
+MAX_JSON = 64 * 1024
+REJECTION_STATUS: dict[str, type[ServiceError]] = {
+    "invalid_argument": InvalidArgument,
+    "failed_precondition": FailedPrecondition,
+    "not_found": NotFound,
+    "permission_denied": PermissionDenied,
+}
+
+
+@runtime_checkable
+class ProtoCodec(Protocol):
+    """Optional: an engine that reads its protobuf action and writes its protobuf view."""
+
+    def action_from_message(self, message: Message) -> JSON: ...
+
+    def view_to_message(self, view: JSON) -> table_pb2.GameView: ...
+
+
+def _require_id(value: str, name: str) -> str:
+    if not value:
+        raise InvalidArgument(f"{name} is required")
+    if len(value) > MAX_ID:
+        raise InvalidArgument(f"{name} is limited to {MAX_ID} characters")
+    return value
+
+
+def _parse_json(text: str, name: str) -> JSON:
+    if len(text) > MAX_JSON:
+        raise InvalidArgument(f"{name} is limited to {MAX_JSON} bytes")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidArgument(f"{name} is not valid JSON: {exc.msg} at position {exc.pos}") from exc
+    if not isinstance(value, dict):
+        raise InvalidArgument(f"{name} must be a JSON object")
+    return value
+
+
+def _translate(exc: Exception) -> ServiceError:
+    if isinstance(exc, Rejected):
+        return REJECTION_STATUS.get(exc.code, FailedPrecondition)(exc.message)
+    if isinstance(exc, TableVoided):
+        return FailedPrecondition(str(exc))
+    if isinstance(exc, LogUnavailable):
+        return Unavailable(str(exc))
+    raise exc
+
+
+class TableEngineService(table_pb2_grpc.TableEngineServicer):
+    def __init__(self, host: TableHost) -> None:
+        self._host = host
+
+    def _view(self, snapshot: ViewSnapshot) -> table_pb2.TableView:
+        message = table_pb2.TableView(
+            table_id=snapshot.table_id,
+            version=snapshot.version,
+            seated=list(snapshot.seated),
+            turn_seconds_left=snapshot.turn_seconds_left,
+            closed=snapshot.closed,
+            view_json=json.dumps(snapshot.view, sort_keys=True),
+        )
+        engine = self._host.engine_of(snapshot.table_id)
+        if isinstance(engine, ProtoCodec):
+            message.game.CopyFrom(engine.view_to_message(snapshot.view))
+        return message
+
+    async def OpenTable(
+        self, request: table_pb2.OpenTableRequest, context: Context
+    ) -> table_pb2.OpenTableResponse:
+        member = request.options.WhichOneof("game")
+        if member is not None:
+            if request.game and request.game != member:
+                raise InvalidArgument(f"game {request.game!r} does not match options.{member}")
+            game: str = member
+            options: JSON = json_format.MessageToDict(
+                getattr(request.options, member), preserving_proto_field_name=True
+            )
+        elif request.game:
+            game = request.game
+            options = _parse_json(request.options_json or "{}", "options_json")
+        else:
+            raise InvalidArgument("say which game: set one member of options, or game")
+        clock = None
+        if request.clock.turn_seconds:
+            clock = ClockSettings(
+                turn_ms=request.clock.turn_seconds * 1000,
+                reserve_ms=request.clock.reserve_seconds * 1000,
+                reconnect_ms=(request.clock.reconnect_seconds or 60) * 1000,
+            )
+        try:
+            table_id = await self._host.open_table(game, options, clock, request.request_key)
+        except (Rejected, TableVoided, LogUnavailable) as exc:
+            raise _translate(exc) from exc
+        return table_pb2.OpenTableResponse(table_id=table_id)
+
+    async def SeatPlayer(
+        self, request: table_pb2.SeatPlayerRequest, context: Context
+    ) -> table_pb2.SeatPlayerResponse:
+        table_id = _require_id(request.table_id, "table_id")
+        player = _require_id(request.player_id, "player_id")
+        if request.stack < 0:
+            raise InvalidArgument("stack cannot be negative")
+        try:
+            snapshot = await self._host.seat(
+                table_id, player, request.seat, request.stack, request.is_bot
+            )
+        except (Rejected, TableVoided, LogUnavailable) as exc:
+            raise _translate(exc) from exc
+        return table_pb2.SeatPlayerResponse(view=self._view(snapshot))
+
+    async def UnseatPlayer(
+        self, request: table_pb2.UnseatPlayerRequest, context: Context
+    ) -> table_pb2.UnseatPlayerResponse:
+        table_id = _require_id(request.table_id, "table_id")
+        player = _require_id(request.player_id, "player_id")
+        try:
+            await self._host.unseat(table_id, player)
+        except (Rejected, TableVoided, LogUnavailable) as exc:
+            raise _translate(exc) from exc
+        return table_pb2.UnseatPlayerResponse()
+
+    async def Act(self, request: table_pb2.ActRequest, context: Context) -> table_pb2.ActResponse:
+        table_id = _require_id(request.table_id, "table_id")
+        player = _require_id(request.player_id, "player_id")
+        command_id = _require_id(request.command_id, "command_id")
+        try:
+            action = self._action(table_id, request)
+            snapshot = await self._host.act(table_id, player, command_id, action)
+        except (Rejected, TableVoided, LogUnavailable) as exc:
+            raise _translate(exc) from exc
+        return table_pb2.ActResponse(view=self._view(snapshot))
+
+    def _action(self, table_id: str, request: table_pb2.ActRequest) -> JSON:
+        member = request.action.WhichOneof("game")
+        if member is None:
+            if not request.action_json:
+                raise InvalidArgument("an action is required (action or action_json)")
+            return _parse_json(request.action_json, "action_json")
+        engine = self._host.engine_of(table_id)
+        if member != engine.name:
+            raise InvalidArgument(f"this is a {engine.name} table; got a {member} action")
+        if not isinstance(engine, ProtoCodec):
+            raise InvalidArgument(f"{engine.name} actions are sent as action_json")
+        message: Message = getattr(request.action, member)
+        return engine.action_from_message(message)
+
+    async def GetView(
+        self, request: table_pb2.GetViewRequest, context: Context
+    ) -> table_pb2.GetViewResponse:
+        table_id = _require_id(request.table_id, "table_id")
+        try:
+            snapshot = self._host.view(table_id, request.player_id)
+        except (Rejected, TableVoided) as exc:
+            raise _translate(exc) from exc
+        return table_pb2.GetViewResponse(view=self._view(snapshot))
+
+    async def WatchView(
+        self, request: table_pb2.WatchViewRequest, context: Context
+    ) -> AsyncIterator[table_pb2.WatchViewResponse]:
+        table_id = _require_id(request.table_id, "table_id")
+        try:
+            stream = self._host.watch(table_id, request.player_id)
+            async for snapshot in stream:
+                yield table_pb2.WatchViewResponse(view=self._view(snapshot))
+        except (Rejected, TableVoided) as exc:
+            raise _translate(exc) from exc
+
+    async def Reconnect(
+        self, request: table_pb2.ReconnectRequest, context: Context
+    ) -> table_pb2.ReconnectResponse:
+        table_id = _require_id(request.table_id, "table_id")
+        player = _require_id(request.player_id, "player_id")
+        try:
+            snapshot = await self._host.reconnect(table_id, player)
+        except (Rejected, TableVoided) as exc:
+            raise _translate(exc) from exc
+        return table_pb2.ReconnectResponse(view=self._view(snapshot))
+
+    async def CloseTable(
+        self, request: table_pb2.CloseTableRequest, context: Context
+    ) -> table_pb2.CloseTableResponse:
+        table_id = _require_id(request.table_id, "table_id")
+        try:
+            await self._host.close(table_id)
+        except (Rejected, TableVoided, LogUnavailable) as exc:
+            raise _translate(exc) from exc
+        return table_pb2.CloseTableResponse()
+
+    async def GetHandHistory(
+        self, request: table_pb2.GetHandHistoryRequest, context: Context
+    ) -> table_pb2.GetHandHistoryResponse:
+        table_id = _require_id(request.table_id, "table_id")
+        try:
+            history: dict[str, Any] = self._host.hand_history(table_id, request.hand_number)
+        except (Rejected, TableVoided) as exc:
+            raise _translate(exc) from exc
+        return table_pb2.GetHandHistoryResponse(history_json=json.dumps(history, sort_keys=True))

@@ -1,0 +1,554 @@
+"""The table host's service layer: tables as command logs, with clocks and views.
+
+For every command the host
+1. checks it by applying it to the table's current state (`table_state.step`, pure);
+   a rejected command is answered with its reason and never logged;
+2. appends it to the command log and waits for the log's acknowledgement;
+3. only then makes the new state current, publishes the public events (and, when a hand
+   ended, the settlement request to the wallet), wakes the players' view streams,
+   deals the next hand if one can start, and re-arms the table's clock.
+
+Commands of one table are serialised by the table's lock; tables run concurrently.
+On start the host rebuilds every table from the log; a table that cannot be rebuilt is
+voided and a crash refund is requested from the wallet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from croupier.kit.bus.envelope import make_envelope
+from croupier.kit.fairness import commitment, new_seed
+from croupier.table import metrics
+from croupier.table.clocks import Clocks, ClockSettings
+from croupier.table.commandlog import CommandLog, LogEntry, ReplayedTable
+from croupier.table.engine import JSON, GameEngine, Rejected
+from croupier.table.sink import (
+    EVENTS_TOPIC,
+    WALLET_REQUESTS_TOPIC,
+    Publisher,
+    crash_refund_message,
+    event_message,
+    settlement_message,
+)
+from croupier.table.table_state import Settlement, StepOutcome, TableState, step
+
+log = structlog.get_logger("croupier.table.host")
+
+
+def wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class TableVoided(Exception):
+    """The table could not be rebuilt; it was voided and a crash refund requested."""
+
+
+class LogUnavailable(Exception):
+    """The command log refused a write: the command was not accepted (retry)."""
+
+
+@dataclass(frozen=True)
+class ViewSnapshot:
+    """What one viewer is shown: never more than the engine's view for that viewer."""
+
+    table_id: str
+    version: int
+    seated: tuple[str, ...]
+    view: JSON
+    turn_seconds_left: float
+    closed: bool
+
+
+@dataclass
+class _Table:
+    engine: GameEngine[Any]
+    state: TableState
+    entries: list[LogEntry]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    seen_commands: dict[str, int] = field(default_factory=dict)
+    watchers: dict[str, set[asyncio.Queue[ViewSnapshot | None]]] = field(default_factory=dict)
+    disconnected_at_ms: dict[str, int] = field(default_factory=dict)
+    timer: asyncio.Task[None] | None = None
+
+
+class TableHost:
+    def __init__(
+        self,
+        *,
+        engines: Mapping[str, GameEngine[Any]],
+        command_log: CommandLog,
+        publisher: Publisher,
+        clock_defaults: Mapping[str, ClockSettings] | None = None,
+        now_ms: Callable[[], int] = wall_clock_ms,
+        seeds: Callable[[], bytes] = new_seed,
+        currency: str = "CHIP",
+    ) -> None:
+        self._engines = dict(engines)
+        self._log = command_log
+        self._publisher = publisher
+        self._clock_defaults = dict(clock_defaults or {})
+        self._now_ms = now_ms
+        self._seeds = seeds
+        self._currency = currency
+        self._tables: dict[str, _Table] = {}
+        self.voided: dict[str, str] = {}
+
+    # ---- lifecycle ------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self._log.start()
+        await self.rebuild()
+
+    async def stop(self) -> None:
+        for table in self._tables.values():
+            if table.timer is not None:
+                table.timer.cancel()
+            for queues in table.watchers.values():
+                for queue in queues:
+                    queue.put_nowait(None)
+        await self._log.stop()
+
+    async def rebuild(self) -> None:
+        started = time.perf_counter()
+        async for replayed in self._log.replay():
+            await self._rebuild_table(replayed)
+        metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
+
+    async def _rebuild_table(self, replayed: ReplayedTable) -> None:
+        table_id = replayed.table_id
+        game = replayed.entries[0].body.get("game", "") if replayed.entries else ""
+        try:
+            if replayed.unreadable is not None:
+                raise TableVoided(f"log entry unreadable: {replayed.unreadable}")
+            table = self._replay(replayed.entries)
+        except (TableVoided, Rejected, KeyError, ValueError, TypeError) as exc:
+            reason = exc.message if isinstance(exc, Rejected) else str(exc)
+            await self._void(table_id, str(game), reason)
+            return
+        self._tables[table_id] = table
+        metrics.REPLAYS.labels(table.state.game).inc()
+        metrics.TABLES_OPEN.labels(table.state.game).inc()
+        metrics.PLAYERS_SEATED.labels(table.state.game).inc(len(table.state.seated))
+        # The host may have died between logging a hand's end and asking for its
+        # settlement: ask again (the wallet applies each idempotency key once).
+        last = self._last_settlement(table)
+        if last is not None:
+            await self._request_settlement(table, last)
+        async with table.lock:
+            await self._after_commit(table)
+
+    def _replay(self, entries: list[LogEntry]) -> _Table:
+        if not entries or entries[0].kind != "open":
+            raise TableVoided("the log does not start with the table's opening")
+        opening = entries[0]
+        engine = self._engine_for(opening.engine)
+        if opening.engine_version != engine.version:
+            raise TableVoided(
+                f"engine version mismatch: log {opening.engine_version}, host {engine.version}"
+            )
+        table = _Table(engine, self._initial_state(engine, opening), [opening])
+        table.seen_commands[opening.command_id] = opening.index
+        for entry in entries[1:]:
+            outcome = step(engine, table.state, entry)
+            self._commit(table, entry, outcome)
+        return table
+
+    async def _void(self, table_id: str, game: str, reason: str) -> None:
+        log.error("table voided", table_id=table_id, game=game, reason=reason)
+        self.voided[table_id] = reason
+        metrics.CRASH_REFUNDS.labels(game or "unknown").inc()
+        await self._publish(
+            WALLET_REQUESTS_TOPIC,
+            table_id,
+            "wallet.crash_refund_requested",
+            crash_refund_message(table_id, game, reason),
+            sequence=1,
+            envelope_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{table_id}/crash")),
+        )
+
+    # ---- commands -------------------------------------------------------------------
+
+    async def open_table(
+        self, game: str, options: JSON, clock: ClockSettings | None, request_key: str = ""
+    ) -> str:
+        engine = self._engine_for(game)
+        table_id = (
+            str(uuid.uuid5(uuid.NAMESPACE_URL, f"croupier-table/{request_key}"))
+            if request_key
+            else str(uuid.uuid4())
+        )
+        if table_id in self._tables:
+            return table_id
+        settings = clock or self._clock_defaults.get(game) or ClockSettings(turn_ms=30_000)
+        body = {
+            "game": game,
+            "options": options,
+            "clock": {
+                "turn_ms": settings.turn_ms,
+                "reserve_ms": settings.reserve_ms,
+                "reconnect_ms": settings.reconnect_ms,
+            },
+        }
+        opening = LogEntry(
+            table_id=table_id,
+            index=1,
+            command_id=f"open:{request_key or table_id}",
+            kind="open",
+            player="",
+            body=body,
+            at_ms=self._now_ms(),
+            engine=engine.name,
+            engine_version=engine.version,
+        )
+        table = _Table(engine, self._initial_state(engine, opening), [opening])
+        await self._append(table, opening)
+        table.seen_commands[opening.command_id] = 1
+        self._tables[table_id] = table
+        metrics.TABLES_OPEN.labels(game).inc()
+        return table_id
+
+    async def seat(
+        self, table_id: str, player: str, seat: int, stack: int, is_bot: bool = False
+    ) -> ViewSnapshot:
+        table = self._table(table_id)
+        body = {"seat": seat, "stack": stack, "is_bot": is_bot}
+        await self._submit(table, "seat", player, body, command_id=f"seat:{player}:{uuid.uuid4()}")
+        metrics.PLAYERS_SEATED.labels(table.state.game).inc()
+        return self.view(table_id, player)
+
+    async def unseat(self, table_id: str, player: str) -> None:
+        table = self._table(table_id)
+        self._require_seated(table, player)
+        await self._submit(table, "unseat", player, {}, command_id=f"unseat:{uuid.uuid4()}")
+        metrics.PLAYERS_SEATED.labels(table.state.game).dec()
+
+    async def act(self, table_id: str, player: str, command_id: str, action: JSON) -> ViewSnapshot:
+        table = self._table(table_id)
+        self._require_seated(table, player)
+        await self._submit(table, "act", player, {"action": action}, command_id=command_id)
+        return self.view(table_id, player)
+
+    async def close(self, table_id: str) -> None:
+        table = self._table(table_id)
+        await self._submit(table, "close", "", {}, command_id=f"close:{table_id}")
+        metrics.TABLES_OPEN.labels(table.state.game).dec()
+
+    async def _submit(
+        self, table: _Table, kind: str, player: str, body: JSON, *, command_id: str
+    ) -> bool:
+        """Check, log, commit, publish. False when `command_id` was applied before."""
+        accepted = time.perf_counter()
+        async with table.lock:
+            if command_id in table.seen_commands:
+                return False
+            await self._submit_locked(table, kind, player, body, command_id)
+            await self._after_commit(table)
+        metrics.ACTION_LATENCY.labels(table.state.game, "answered").observe(
+            time.perf_counter() - accepted
+        )
+        return True
+
+    async def _submit_locked(
+        self, table: _Table, kind: str, player: str, body: JSON, command_id: str
+    ) -> None:
+        accepted = time.perf_counter()
+        entry = LogEntry(
+            table_id=table.state.table_id,
+            index=table.state.index + 1,
+            command_id=command_id,
+            kind=kind,
+            player=player,
+            body=body,
+            at_ms=self._now_ms(),
+            engine=table.engine.name,
+            engine_version=table.engine.version,
+        )
+        outcome = step(table.engine, table.state, entry)  # raises Rejected: nothing logged
+        await self._append(table, entry)
+        metrics.ACTION_LATENCY.labels(table.state.game, "logged").observe(
+            time.perf_counter() - accepted
+        )
+        self._commit(table, entry, outcome)
+        await self._publish_outcome(table, entry, outcome)
+
+    async def _append(self, table: _Table, entry: LogEntry) -> None:
+        if table.state.table_id in self.voided:
+            raise TableVoided("this table was voided and refunded")
+        try:
+            await self._log.append(entry)
+        except Exception as exc:
+            log.error("command log append failed", table_id=entry.table_id, error=str(exc))
+            raise LogUnavailable("the table's command log is unavailable; retry") from exc
+
+    def _commit(self, table: _Table, entry: LogEntry, outcome: StepOutcome) -> None:
+        table.state = outcome.state
+        table.entries.append(entry)
+        table.seen_commands[entry.command_id] = entry.index
+
+    async def _after_commit(self, table: _Table) -> None:
+        """Deal the next hand if one can start, wake the views, re-arm the clock."""
+        state = table.state
+        if not state.closed and table.engine.can_start_hand(state.engine_state):
+            seed = self._seeds()
+            await self._submit_locked(
+                table,
+                "start_hand",
+                "",
+                {"seed": seed.hex()},
+                f"start_hand:{state.hand_number + 1}",
+            )
+        self._notify(table)
+        self._arm_clock(table)
+
+    # ---- publishing -----------------------------------------------------------------
+
+    async def _publish_outcome(self, table: _Table, entry: LogEntry, outcome: StepOutcome) -> None:
+        for position, event in enumerate(outcome.events):
+            await self._publish(
+                EVENTS_TOPIC,
+                table.state.table_id,
+                f"table.{event.type}",
+                event_message(table.state.table_id, table.state.game, event),
+                sequence=entry.index,
+                envelope_id=str(
+                    uuid.uuid5(uuid.NAMESPACE_URL, f"{entry.table_id}/{entry.index}/{position}")
+                ),
+            )
+        if outcome.settlement is not None:
+            await self._request_settlement(table, outcome.settlement)
+
+    async def _request_settlement(self, table: _Table, settlement: Settlement) -> None:
+        table_id = table.state.table_id
+        currency = str(table.state.options.get("currency", self._currency))
+        await self._publish(
+            WALLET_REQUESTS_TOPIC,
+            table_id,
+            "wallet.settlement_requested",
+            settlement_message(table_id, table.state.game, currency, settlement),
+            sequence=settlement.hand_number,
+            envelope_id=str(
+                uuid.uuid5(uuid.NAMESPACE_URL, f"{table_id}/settlement/{settlement.hand_number}")
+            ),
+        )
+
+    async def _publish(
+        self,
+        topic: str,
+        subject: str,
+        event_type: str,
+        payload: Any,
+        *,
+        sequence: int,
+        envelope_id: str,
+    ) -> None:
+        envelope = make_envelope(
+            type=event_type,
+            source="table",
+            subject=subject,
+            sequence=max(1, sequence),
+            payload=payload,
+            envelope_id=envelope_id,
+        )
+        await self._publisher.publish(topic, envelope)
+
+    def _last_settlement(self, table: _Table) -> Settlement | None:
+        state = table.state
+        if state.settled_hand == 0:
+            return None
+        # Recompute from the log: replay up to the entry that ended the settled hand.
+        engine = table.engine
+        replay_state = self._initial_state(engine, table.entries[0])
+        last: Settlement | None = None
+        for entry in table.entries[1:]:
+            outcome = step(engine, replay_state, entry)
+            replay_state = outcome.state
+            if outcome.settlement is not None:
+                last = outcome.settlement
+        return last
+
+    # ---- clocks ---------------------------------------------------------------------
+
+    def _arm_clock(self, table: _Table) -> None:
+        if table.timer is not None and table.timer is not asyncio.current_task():
+            table.timer.cancel()
+        table.timer = None
+        expiry = None if table.state.closed else table.state.clocks.next_expiry()
+        if expiry is not None:
+            table.timer = asyncio.create_task(self._expire_at(table, *expiry))
+
+    async def _expire_at(self, table: _Table, deadline_ms: int, player: str) -> None:
+        await asyncio.sleep(max(0, deadline_ms - self._now_ms()) / 1000)
+        async with table.lock:
+            if table.state.clocks.deadline_ms(player) != deadline_ms:
+                return  # the player acted meanwhile
+            # A deterministic command id: the same expiry is applied once, also when a
+            # rebuilt host re-arms the clock of a timeout that was already logged.
+            command_id = f"timeout:{table.state.index}:{player}"
+            if command_id in table.seen_commands:
+                return
+            try:
+                await self._submit_locked(table, "timeout", player, {}, command_id)
+            except (Rejected, LogUnavailable) as exc:
+                log.error("timeout not applied", table_id=table.state.table_id, error=str(exc))
+                return
+            metrics.TIMEOUTS_APPLIED.labels(table.state.game).inc()
+            await self._after_commit(table)
+
+    # ---- views ----------------------------------------------------------------------
+
+    def view(self, table_id: str, player: str) -> ViewSnapshot:
+        return self._snapshot(self._table(table_id), player)
+
+    def _snapshot(self, table: _Table, player: str) -> ViewSnapshot:
+        state = table.state
+        if player and player in state.seated:
+            view = table.engine.view(state.engine_state, player)
+        else:
+            view = table.engine.public_view(state.engine_state)
+        deadline = state.clocks.deadline_ms(player) if player else None
+        left = max(0.0, (deadline - self._now_ms()) / 1000) if deadline is not None else 0.0
+        return ViewSnapshot(state.table_id, state.index, state.seated, view, left, state.closed)
+
+    async def watch(self, table_id: str, player: str) -> AsyncIterator[ViewSnapshot]:
+        """The viewer's view now, then after every change, until the table closes."""
+        table = self._table(table_id)
+        queue: asyncio.Queue[ViewSnapshot | None] = asyncio.Queue()
+        table.watchers.setdefault(player, set()).add(queue)
+        table.disconnected_at_ms.pop(player, None)
+        try:
+            yield self._snapshot(table, player)
+            while (snapshot := await queue.get()) is not None:
+                yield snapshot
+                if snapshot.closed:
+                    return
+        finally:
+            table.watchers[player].discard(queue)
+            if player in table.state.seated and not table.watchers[player]:
+                table.disconnected_at_ms[player] = self._now_ms()
+
+    async def reconnect(self, table_id: str, player: str) -> ViewSnapshot:
+        table = self._table(table_id)
+        self._require_seated(table, player)
+        table.disconnected_at_ms.pop(player, None)
+        return self._snapshot(table, player)
+
+    def is_disconnected(self, table_id: str, player: str) -> bool:
+        return player in self._table(table_id).disconnected_at_ms
+
+    def _notify(self, table: _Table) -> None:
+        for player, queues in table.watchers.items():
+            if queues:
+                snapshot = self._snapshot(table, player)
+                for queue in queues:
+                    queue.put_nowait(snapshot)
+
+    # ---- hand histories -------------------------------------------------------------
+
+    def hand_history(self, table_id: str, hand_number: int) -> JSON:
+        """Everything needed to re-derive and replay a finished hand (`croupier verify`)."""
+        table = self._table(table_id)
+        if not 1 <= hand_number <= table.state.settled_hand:
+            raise Rejected("not_found", f"hand {hand_number} of this table has not finished")
+        entries: list[JSON] = []
+        seed_hex = ""
+        result: Settlement | None = None
+        state = self._initial_state(table.engine, table.entries[0])
+        hands_seen = 0
+        for entry in table.entries:
+            entries.append(
+                {
+                    "index": entry.index,
+                    "command_id": entry.command_id,
+                    "kind": entry.kind,
+                    "player": entry.player,
+                    "body": entry.body,
+                    "at_ms": entry.at_ms,
+                }
+            )
+            if entry.kind == "open":
+                continue
+            outcome = step(table.engine, state, entry)
+            state = outcome.state
+            if entry.kind == "start_hand":
+                hands_seen += 1
+                seed_hex = str(entry.body["seed"])
+            if outcome.settlement is not None and outcome.settlement.hand_number == hand_number:
+                result = outcome.settlement
+                break
+        assert result is not None
+        seed = bytes.fromhex(seed_hex)
+        return {
+            "table_id": table_id,
+            "game": table.state.game,
+            "engine": table.engine.name,
+            "engine_version": table.engine.version,
+            "hand_number": hand_number,
+            "seed_sha256": commitment(seed),
+            "seed": seed_hex,
+            "dealt": table.engine.randomness(seed),
+            "commands": entries,
+            "result": {
+                "deltas": dict(result.result.deltas),
+                "commission": dict(result.result.commission),
+            },
+        }
+
+    # ---- helpers --------------------------------------------------------------------
+
+    def digest(self, table_id: str) -> str:
+        table = self._table(table_id)
+        return table.state.digest(table.engine)
+
+    def engine_of(self, table_id: str) -> GameEngine[Any]:
+        return self._table(table_id).engine
+
+    def table_ids(self) -> list[str]:
+        return sorted(self._tables)
+
+    def _engine_for(self, game: str) -> GameEngine[Any]:
+        engine = self._engines.get(game)
+        if engine is None:
+            known = ", ".join(sorted(self._engines)) or "none"
+            raise Rejected("invalid_argument", f"unknown game {game!r}; this host runs: {known}")
+        return engine
+
+    def _table(self, table_id: str) -> _Table:
+        table = self._tables.get(table_id)
+        if table is None:
+            if table_id in self.voided:
+                raise TableVoided(
+                    f"table {table_id} was voided and refunded: {self.voided[table_id]}"
+                )
+            raise Rejected("not_found", f"no table with id {table_id!r}")
+        return table
+
+    @staticmethod
+    def _require_seated(table: _Table, player: str) -> None:
+        if player not in table.state.seated:
+            raise Rejected("not_found", f"player {player!r} is not seated at this table")
+
+    @staticmethod
+    def _initial_state(engine: GameEngine[Any], opening: LogEntry) -> TableState:
+        clock = opening.body.get("clock", {})
+        settings = ClockSettings(
+            turn_ms=int(clock.get("turn_ms", 30_000)),
+            reserve_ms=int(clock.get("reserve_ms", 0)),
+            reconnect_ms=int(clock.get("reconnect_ms", 60_000)),
+        )
+        options = dict(opening.body.get("options", {}))
+        return TableState(
+            table_id=opening.table_id,
+            game=str(opening.body["game"]),
+            options=options,
+            engine_state=engine.open(options),
+            clocks=Clocks(settings),
+            index=opening.index,
+        )

@@ -1,0 +1,159 @@
+"""A table as the host sees it, and the one pure step that applies a log entry to it.
+
+`step` is used both live (to check a command before it is logged) and in replay (to
+rebuild a table from its log), so a rebuilt table cannot differ from the lost one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+from croupier.kit.fairness import commitment
+from croupier.table.clocks import Clocks
+from croupier.table.commandlog import LogEntry
+from croupier.table.engine import (
+    Act,
+    Command,
+    Event,
+    GameEngine,
+    HandResult,
+    Rejected,
+    SeatPlayer,
+    StartHand,
+    UnseatPlayer,
+)
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """A finished hand's result, to be asked of the wallet once."""
+
+    hand_number: int
+    result: HandResult
+    seed_hex: str
+
+
+@dataclass(frozen=True)
+class TableState:
+    table_id: str
+    game: str
+    options: dict[str, Any]
+    engine_state: Any
+    clocks: Clocks
+    index: int = 0
+    seated: tuple[str, ...] = ()
+    hand_number: int = 0
+    hand_seed_hex: str = ""
+    hand_first_index: int = 0
+    settled_hand: int = 0
+    closed: bool = False
+
+    def digest(self, engine: GameEngine[Any]) -> str:
+        """SHA-256 over everything that defines the table: compared after a rebuild."""
+        document = {
+            "table_id": self.table_id,
+            "index": self.index,
+            "seated": list(self.seated),
+            "hand_number": self.hand_number,
+            "settled_hand": self.settled_hand,
+            "closed": self.closed,
+            "clocks": {
+                "started": dict(sorted(self.clocks.turn_started_ms.items())),
+                "reserve": dict(sorted(self.clocks.reserve_left_ms.items())),
+            },
+            "engine": engine.snapshot(self.engine_state),
+        }
+        encoded = json.dumps(document, sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(encoded.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    state: TableState
+    events: list[Event]
+    settlement: Settlement | None = None
+
+
+def _command(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> Command | None:
+    body = entry.body
+    if entry.kind == "seat":
+        return SeatPlayer(
+            player=entry.player,
+            seat=int(body.get("seat", 0)),
+            stack=int(body.get("stack", 0)),
+            is_bot=bool(body.get("is_bot", False)),
+        )
+    if entry.kind == "unseat":
+        return UnseatPlayer(entry.player)
+    if entry.kind == "start_hand":
+        return StartHand(bytes.fromhex(str(body["seed"])))
+    if entry.kind == "act":
+        return Act(entry.player, dict(body["action"]))
+    if entry.kind == "timeout":
+        return Act(entry.player, engine.timeout_action(state.engine_state, entry.player))
+    if entry.kind == "close":
+        return None
+    raise Rejected("invalid_argument", f"unknown command kind {entry.kind!r}")
+
+
+def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOutcome:
+    """Apply one log entry. Raises Rejected (and changes nothing) when it is not allowed."""
+    if state.closed:
+        raise Rejected("failed_precondition", "the table is closed")
+    if entry.kind in ("act", "timeout") and entry.player not in state.seated:
+        raise Rejected("not_found", f"player {entry.player!r} is not seated at this table")
+    command = _command(engine, state, entry)
+    events: list[Event] = []
+    engine_state = state.engine_state
+    if command is not None:
+        engine_state, engine_events = engine.apply(engine_state, command)
+        events.extend(engine_events)
+    seated = state.seated
+    hand_number, seed_hex, first_index = (
+        state.hand_number,
+        state.hand_seed_hex,
+        state.hand_first_index,
+    )
+    if isinstance(command, SeatPlayer):
+        seated = (*seated, command.player)
+    elif isinstance(command, UnseatPlayer):
+        seated = tuple(p for p in seated if p != command.player)
+    elif isinstance(command, StartHand):
+        hand_number += 1
+        seed_hex = command.seed.hex()
+        first_index = entry.index
+        events.insert(
+            0,
+            Event(
+                "hand_started",
+                {"hand_number": hand_number, "seed_sha256": commitment(command.seed)},
+            ),
+        )
+    acted = entry.player if entry.kind in ("act", "timeout") else None
+    clocks = state.clocks.after(entry.at_ms, acted, engine.to_act(engine_state))
+    new_state = replace(
+        state,
+        engine_state=engine_state,
+        clocks=clocks,
+        index=entry.index,
+        seated=seated,
+        hand_number=hand_number,
+        hand_seed_hex=seed_hex,
+        hand_first_index=first_index,
+        closed=entry.kind == "close",
+    )
+    settlement = None
+    result = engine.result(engine_state) if hand_number > state.settled_hand else None
+    if result is not None:
+        settlement = Settlement(hand_number, result, seed_hex)
+        new_state = replace(new_state, settled_hand=hand_number)
+        events.append(
+            Event(
+                "hand_ended",
+                {"hand_number": hand_number, "seed": seed_hex, "result": dict(result.details)},
+            )
+        )
+    return StepOutcome(new_state, events, settlement)

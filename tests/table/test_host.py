@@ -1,0 +1,214 @@
+"""The table host with the in-memory log and bus: logging, dedup, rebuild, clocks, voiding.
+
+The game is Georgian Joker (a real engine); the log and bus are the in-memory adapters,
+which the Kafka integration tests replace with the real broker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.kit.bus.memory import InMemoryBus
+from croupier.kit.fairness import commitment
+from croupier.table.clocks import ClockSettings
+from croupier.table.commandlog import InMemoryCommandLog, LogEntry
+from croupier.table.engine import Rejected
+from croupier.table.games import load_engines
+from croupier.table.host import TableHost, TableVoided
+from croupier.table.sink import EVENTS_TOPIC, WALLET_REQUESTS_TOPIC
+from croupier.table.v1 import table_pb2
+from tests.table.play import FakeClock, Seeds, random_joker_action
+
+PLAYERS = ["giorgi", "nika", "ana", "levan"]
+LONG_TURN = ClockSettings(turn_ms=3_600_000)
+
+
+async def logged_entries(log: InMemoryCommandLog) -> list[LogEntry]:
+    return [entry async for table in log.replay() for entry in table.entries]
+
+
+def published(bus: InMemoryBus, topic: str, event_type: str) -> list[Envelope]:
+    envelopes = [Envelope.FromString(m.value or b"") for m in bus.messages(topic)]
+    return [e for e in envelopes if e.type == event_type]
+
+
+def make_host(
+    log: InMemoryCommandLog, bus: InMemoryBus, clock: FakeClock, label: str = "t"
+) -> TableHost:
+    return TableHost(
+        engines=load_engines(),
+        command_log=log,
+        publisher=bus,
+        now_ms=clock,
+        seeds=Seeds(label),
+    )
+
+
+@pytest.fixture
+async def bus() -> InMemoryBus:
+    bus = InMemoryBus()
+    await bus.start()
+    return bus
+
+
+async def open_full_table(host: TableHost, clock: ClockSettings = LONG_TURN) -> str:
+    table_id = await host.open_table("joker", {}, clock, request_key="k1")
+    for seat, player in enumerate(PLAYERS):
+        await host.seat(table_id, player, seat, 0)
+    return table_id
+
+
+async def play_random(host: TableHost, table_id: str, actions: int, rng: random.Random) -> None:
+    for n in range(actions):
+        view = host.view(table_id, "")
+        to_act = view.view["hand"]["to_act"]
+        legal = host.view(table_id, to_act).view["legal"]
+        await host.act(table_id, to_act, f"cmd-{rng.random()}-{n}", random_joker_action(legal, rng))
+
+
+async def test_first_hand_is_dealt_with_a_published_commitment(bus: InMemoryBus) -> None:
+    log = InMemoryCommandLog()
+    host = make_host(log, bus, FakeClock())
+    await host.start()
+    table_id = await open_full_table(host)
+    started = published(bus, EVENTS_TOPIC, "table.hand_started")
+    assert len(started) >= 1
+    payload = table_pb2.ActionTaken()
+    started[0].payload.Unpack(payload)
+    seed = Seeds("t")()
+    assert commitment(seed) in payload.public_json
+    assert seed.hex() not in payload.public_json  # the seed itself stays secret until the end
+    assert host.view(table_id, "").view["hand"] is not None
+
+
+async def test_rejected_command_is_not_logged_and_changes_nothing(bus: InMemoryBus) -> None:
+    log = InMemoryCommandLog()
+    host = make_host(log, bus, FakeClock())
+    await host.start()
+    table_id = await open_full_table(host)
+    digest = host.digest(table_id)
+    logged = len(await logged_entries(log))
+    to_act = host.view(table_id, "").view["hand"]["to_act"]
+    other = next(p for p in PLAYERS if p != to_act)
+    with pytest.raises(Rejected) as caught:
+        await host.act(table_id, other, "c1", {"action": "bid", "tricks": 0})
+    assert caught.value.code == "failed_precondition"
+    with pytest.raises(Rejected) as malformed:
+        await host.act(table_id, to_act, "c2", {"action": "dance"})
+    assert malformed.value.code == "invalid_argument"
+    assert host.digest(table_id) == digest
+    assert len(await logged_entries(log)) == logged
+
+
+async def test_duplicate_command_id_is_applied_once(bus: InMemoryBus) -> None:
+    log = InMemoryCommandLog()
+    host = make_host(log, bus, FakeClock())
+    await host.start()
+    table_id = await open_full_table(host)
+    to_act = host.view(table_id, "").view["hand"]["to_act"]
+    legal = host.view(table_id, to_act).view["legal"]
+    action = random_joker_action(legal, random.Random(1))
+    first = await host.act(table_id, to_act, "same-id", action)
+    again = await host.act(table_id, to_act, "same-id", action)
+    assert again.version == first.version
+
+
+async def test_rebuilt_table_has_the_same_digest_and_play_continues(bus: InMemoryBus) -> None:
+    log = InMemoryCommandLog()
+    clock = FakeClock()
+    host = make_host(log, bus, clock)
+    await host.start()
+    table_id = await open_full_table(host)
+    rng = random.Random(7)
+    await play_random(host, table_id, 60, rng)
+    digest = host.digest(table_id)
+    await host.stop()
+
+    rebuilt = make_host(log, bus, clock, label="after-restart")
+    await rebuilt.start()
+    assert rebuilt.digest(table_id) == digest
+    await play_random(rebuilt, table_id, 20, rng)
+    assert rebuilt.view(table_id, "").version > host.view(table_id, "").version
+
+
+async def test_unknown_table_and_unseated_player_are_not_found(bus: InMemoryBus) -> None:
+    host = make_host(InMemoryCommandLog(), bus, FakeClock())
+    await host.start()
+    with pytest.raises(Rejected) as unknown:
+        await host.act("nope", "giorgi", "c", {"action": "bid", "tricks": 0})
+    assert unknown.value.code == "not_found"
+    table_id = await open_full_table(host)
+    with pytest.raises(Rejected) as stranger:
+        await host.act(table_id, "mallory", "c", {"action": "bid", "tricks": 0})
+    assert stranger.value.code == "not_found"
+    with pytest.raises(Rejected) as full:
+        await host.seat(table_id, "mallory", 5, 0)
+    assert full.value.code == "failed_precondition"
+
+
+async def test_clock_expiry_applies_the_timeout_once(bus: InMemoryBus) -> None:
+    log = InMemoryCommandLog()
+    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("clock"))
+    await host.start()
+    table_id = await open_full_table(host, ClockSettings(turn_ms=50))
+    first = host.view(table_id, "").view["hand"]["to_act"]
+    for _ in range(100):
+        await asyncio.sleep(0.02)
+        if host.view(table_id, "").view["hand"]["to_act"] != first:
+            break
+    await host.stop()
+    timeouts = [e for e in await logged_entries(log) if e.kind == "timeout"]
+    assert timeouts and timeouts[0].player == first
+    ids = [e.command_id for e in timeouts]
+    assert len(ids) == len(set(ids))
+
+
+async def test_expiry_missed_while_down_is_applied_once_after_rebuild(bus: InMemoryBus) -> None:
+    log = InMemoryCommandLog()
+    clock = FakeClock()
+    host = make_host(log, bus, clock)
+    await host.start()
+    table_id = await open_full_table(host, ClockSettings(turn_ms=10_000))
+    waiting = host.view(table_id, "").view["hand"]["to_act"]
+    await host.stop()  # the host dies before the clock runs out
+
+    clock.now += 60_000  # ...and comes back after the deadline
+    for attempt in range(2):  # two rebuilds: the expiry is applied by the first only
+        rebuilt = make_host(log, bus, clock, label=f"r{attempt}")
+        await rebuilt.start()
+        await asyncio.sleep(0.05)
+        await rebuilt.stop()
+    entries = await logged_entries(log)
+    timeouts_for_waiting = [e for e in entries if e.kind == "timeout" and e.player == waiting]
+    assert len(timeouts_for_waiting) == 1
+
+
+async def test_table_with_unreadable_log_is_voided_and_refunded(bus: InMemoryBus) -> None:
+    log = InMemoryCommandLog()
+    host = make_host(log, bus, FakeClock())
+    await host.start()
+    table_id = await open_full_table(host)
+    await host.stop()
+    log.append_raw(table_id, b"\x00garbage")
+
+    rebuilt = make_host(log, bus, FakeClock())
+    await rebuilt.start()
+    assert table_id in rebuilt.voided
+    refunds = published(bus, WALLET_REQUESTS_TOPIC, "wallet.crash_refund_requested")
+    assert len(refunds) == 1
+    with pytest.raises(TableVoided):
+        await rebuilt.act(table_id, "giorgi", "x", {"action": "bid", "tricks": 0})
+
+
+async def test_engine_version_mismatch_voids_the_table(bus: InMemoryBus) -> None:
+    log = InMemoryCommandLog()
+    await log.append(
+        LogEntry("t-old", 1, "open", "open", "", {"game": "joker", "options": {}}, 0, "joker", "0")
+    )
+    host = make_host(log, bus, FakeClock())
+    await host.start()
+    assert "engine version mismatch" in host.voided["t-old"]
