@@ -1,0 +1,1 @@
+"""Adapters: PostgreSQL ledger repository and migrations, outbox relay, metrics."""

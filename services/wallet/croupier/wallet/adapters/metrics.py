@@ -1,0 +1,81 @@
+"""Prometheus metrics of the wallet (registered on the registry passed in, once per process)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+from croupier.wallet.core.model import Transfer
+
+__all__ = ["PrometheusWalletMetrics"]
+
+_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+
+class PrometheusWalletMetrics:
+    """Implements `service.ports.WalletMetrics`."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.transfers = Counter(
+            "croupier_wallet_transfers_total",
+            "Posted transfers, by kind and currency.",
+            ["kind", "currency"],
+            registry=registry,
+        )
+        self.amount = Counter(
+            "croupier_wallet_transferred_minor_total",
+            "Minor units moved by posted transfers, by kind and currency.",
+            ["kind", "currency"],
+            registry=registry,
+        )
+        self.latency = Histogram(
+            "croupier_wallet_operation_seconds",
+            "Time to run one ledger operation (a transfer, hold, post, batch, settlement...).",
+            ["operation"],
+            buckets=_BUCKETS,
+            registry=registry,
+        )
+        self.rejections = Counter(
+            "croupier_wallet_rejected_total",
+            "Ledger requests refused, by reason.",
+            ["reason"],
+            registry=registry,
+        )
+        self.dead_letters = Counter(
+            "croupier_wallet_dead_lettered_total",
+            "Kafka requests that can never apply, sent to the dead-letter topic (alert on > 0).",
+            ["reason"],
+            registry=registry,
+        )
+        self.crash_refunds = Counter(
+            "croupier_crash_refunds",
+            "Refunds made because a game or tournament crashed, by game and currency.",
+            ["game", "currency"],
+            registry=registry,
+        )
+        self.crash_refund_amount = Counter(
+            "croupier_crash_refund_amount",
+            "Minor units refunded because a game or tournament crashed.",
+            ["game", "currency"],
+            registry=registry,
+        )
+
+    def transfers_posted(self, transfers: Sequence[Transfer]) -> None:
+        for transfer in transfers:
+            labels = (transfer.kind.value, transfer.currency)
+            self.transfers.labels(*labels).inc()
+            self.amount.labels(*labels).inc(transfer.posted_amount or 0)
+
+    def operation_finished(self, operation: str, seconds: float) -> None:
+        self.latency.labels(operation).observe(seconds)
+
+    def rejected(self, reason: str) -> None:
+        self.rejections.labels(reason).inc()
+
+    def crash_refund(self, game: str, currency: str, amount: int) -> None:
+        self.crash_refunds.labels(game or "unknown", currency).inc()
+        self.crash_refund_amount.labels(game or "unknown", currency).inc(amount)
+
+    def dead_lettered(self, reason: str) -> None:
+        self.dead_letters.labels(reason).inc()

@@ -1,0 +1,92 @@
+"""Forward-only schema migrations: numbered SQL files applied once, tracked in a table.
+
+`migrations/NNNN_name.sql` files are applied in order, each in its own transaction,
+under an advisory lock so that replicas starting together do not race. An applied file
+whose text has changed since is refused: migrations are never edited, only added.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import re
+from dataclasses import dataclass
+
+import asyncpg  # type: ignore[import-untyped]
+
+__all__ = ["Migration", "MigrationError", "available_migrations", "migrate"]
+
+_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_LOCK_KEY = 0x57A11E7  # advisory lock id for "wallet migrations"
+
+
+class MigrationError(RuntimeError):
+    """An applied migration was edited, or the files are misnumbered."""
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def available_migrations() -> list[Migration]:
+    folder = importlib.resources.files("croupier.wallet.adapters") / "migrations"
+    found: list[Migration] = []
+    for entry in folder.iterdir():
+        match = _NAME.match(entry.name)
+        if match:
+            found.append(Migration(int(match[1]), match[2], entry.read_text(encoding="utf-8")))
+    found.sort(key=lambda m: m.version)
+    if [m.version for m in found] != list(range(1, len(found) + 1)):
+        raise MigrationError(f"migrations must be numbered 0001, 0002, … without gaps: {found}")
+    return found
+
+
+def quote_ident(name: str) -> str:
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", name):
+        raise ValueError(f"schema name {name!r} must be lower-case letters, digits, underscore")
+    return f'"{name}"'
+
+
+async def migrate(connection: asyncpg.Connection, schema: str) -> list[int]:
+    """Create `schema` if needed and apply every migration not yet applied; return them."""
+    quoted = quote_ident(schema)
+    applied_now: list[int] = []
+    await connection.execute("SELECT pg_advisory_lock($1)", _LOCK_KEY)
+    try:
+        await connection.execute(f"CREATE SCHEMA IF NOT EXISTS {quoted}")
+        await connection.execute(f"SET search_path TO {quoted}")
+        await connection.execute(
+            """CREATE TABLE IF NOT EXISTS schema_migrations (
+                   version integer PRIMARY KEY, name text NOT NULL,
+                   checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"""
+        )
+        rows = await connection.fetch("SELECT version, checksum FROM schema_migrations")
+        applied = {row["version"]: row["checksum"] for row in rows}
+        for migration in available_migrations():
+            if migration.version in applied:
+                if applied[migration.version] != migration.checksum:
+                    raise MigrationError(
+                        f"migration {migration.version:04d}_{migration.name} was edited after "
+                        "it was applied; add a new migration instead"
+                    )
+                continue
+            async with connection.transaction():
+                await connection.execute(migration.sql)
+                await connection.execute(
+                    "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
+                    migration.version,
+                    migration.name,
+                    migration.checksum,
+                )
+            applied_now.append(migration.version)
+    finally:
+        await connection.execute("SELECT pg_advisory_unlock($1)", _LOCK_KEY)
+        await connection.execute("RESET search_path")
+    return applied_now

@@ -1,0 +1,109 @@
+"""Everything that can go wrong with a ledger operation, named in the ledger's terms.
+
+The gRPC entry point maps each class to a status code by its `category` attribute
+(`invalid`, `not_found`, `precondition`, `conflict`); messages are written for the
+frontend developer who will read them. No error ever leaves a partial write behind: the
+unit of work rolls back whenever one is raised.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+__all__ = [
+    "AccountClosed",
+    "AccountNotFound",
+    "AlreadyReversed",
+    "CurrencyMismatch",
+    "IdempotencyConflict",
+    "InsufficientFunds",
+    "InvalidRequest",
+    "LedgerError",
+    "TransferNotFound",
+    "TransferNotPending",
+    "UnbalancedSettlement",
+    "UnknownCurrency",
+]
+
+Category = Literal["invalid", "not_found", "precondition", "conflict"]
+
+
+class LedgerError(Exception):
+    """Root of the wallet's errors. `category` tells callers how to react."""
+
+    category: ClassVar[Category] = "precondition"
+    #: Short machine-readable reason, used as the `reason` label of the rejection metric.
+    reason: ClassVar[str] = "ledger_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidRequest(LedgerError):
+    """The request itself is malformed (empty id, amount ≤ 0, same debit and credit...)."""
+
+    category = "invalid"
+    reason = "invalid_request"
+
+
+class UnknownCurrency(LedgerError):
+    """The currency code is not one the wallet knows."""
+
+    category = "invalid"
+    reason = "unknown_currency"
+
+
+class AccountNotFound(LedgerError):
+    category = "not_found"
+    reason = "account_not_found"
+
+
+class TransferNotFound(LedgerError):
+    category = "not_found"
+    reason = "transfer_not_found"
+
+
+class CurrencyMismatch(LedgerError):
+    """A transfer's currency differs from one of its accounts' currency."""
+
+    category = "precondition"
+    reason = "currency_mismatch"
+
+
+class InsufficientFunds(LedgerError):
+    """The debit would take a non-house account below zero."""
+
+    category = "precondition"
+    reason = "insufficient_funds"
+
+
+class AccountClosed(LedgerError):
+    category = "precondition"
+    reason = "account_closed"
+
+
+class TransferNotPending(LedgerError):
+    """Post or void of a transfer that is not (or no longer) a pending hold."""
+
+    category = "precondition"
+    reason = "transfer_not_pending"
+
+
+class AlreadyReversed(LedgerError):
+    category = "precondition"
+    reason = "already_reversed"
+
+
+class UnbalancedSettlement(LedgerError):
+    """An engine result whose deltas do not add up, or exceed what was held."""
+
+    category = "precondition"
+    reason = "unbalanced_settlement"
+
+
+class IdempotencyConflict(LedgerError):
+    """A transfer id was already used by a request with different content."""
+
+    category = "conflict"
+    reason = "idempotency_conflict"

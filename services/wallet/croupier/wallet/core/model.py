@@ -1,0 +1,254 @@
+"""Accounts, transfers and postings: the ledger's vocabulary as frozen values.
+
+Sign convention: a transfer *debits* one account and *credits* another by the same
+positive amount; an account's balance is credits − debits. A deposit debits the house
+clearing account (which goes negative: money the house owes players) and credits the
+player's cash account. So, per currency, the balances of all accounts add up to zero.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+from croupier.wallet.core.errors import InvalidRequest
+from croupier.wallet.core.money import CurrencyKind
+
+__all__ = [
+    "Account",
+    "AccountKind",
+    "Posting",
+    "References",
+    "Transfer",
+    "TransferKind",
+    "TransferSpec",
+    "TransferStatus",
+    "account_id_for",
+]
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}$")
+
+
+class AccountKind(StrEnum):
+    PLAYER_CASH = "player_cash"
+    """A player's money in one currency (real money or play money)."""
+    PLAYER_CHIPS = "player_chips"
+    """A player's virtual chips (currency CHIP)."""
+    TABLE_ESCROW = "table_escrow"
+    """Money on a table or in a game: buy-ins and stakes while play is on."""
+    TOURNAMENT_POOL = "tournament_pool"
+    """A tournament's prize pool: entries and rebuys until the payouts."""
+    HOUSE_COMMISSION = "house_commission"
+    """Commission and rake earned, one account per game and currency."""
+    HOUSE_PROMOTIONS = "house_promotions"
+    """Bonuses and goodwill refunds paid by the house."""
+    HOUSE_FLOAT = "house_float"
+    """Source of play money and virtual chips (may go negative)."""
+    HOUSE_CLEARING = "house_clearing"
+    """Counterpart of deposits and withdrawals (real money held for players)."""
+
+    @property
+    def is_house(self) -> bool:
+        return self.value.startswith("house_")
+
+    @property
+    def is_player(self) -> bool:
+        return self.value.startswith("player_")
+
+    def allows(self, currency_kind: CurrencyKind) -> bool:
+        """Which currency kinds an account of this kind may hold."""
+        if self is AccountKind.PLAYER_CHIPS:
+            return currency_kind is CurrencyKind.CHIP
+        if self is AccountKind.PLAYER_CASH:
+            return currency_kind is not CurrencyKind.CHIP
+        if self is AccountKind.HOUSE_FLOAT:
+            return currency_kind is not CurrencyKind.REAL
+        if self in (AccountKind.HOUSE_CLEARING, AccountKind.HOUSE_COMMISSION):
+            return currency_kind is CurrencyKind.REAL
+        return True
+
+
+class TransferKind(StrEnum):
+    DEPOSIT = "deposit"
+    WITHDRAWAL = "withdrawal"
+    GRANT = "grant"
+    """Play money or chips issued from the house float."""
+    TRANSFER = "transfer"
+    BUY_IN = "buy_in"
+    CASH_OUT = "cash_out"
+    STAKE_HOLD = "stake_hold"
+    WINNINGS = "winnings"
+    COMMISSION = "commission"
+    RAKE = "rake"
+    TOURNAMENT_ENTRY = "tournament_entry"
+    TOURNAMENT_FEE = "tournament_fee"
+    TOURNAMENT_REBUY = "tournament_rebuy"
+    TOURNAMENT_REBUY_FEE = "tournament_rebuy_fee"
+    TOURNAMENT_PAYOUT = "tournament_payout"
+    UNREGISTER_REFUND = "unregister_refund"
+    CRASH_REFUND = "crash_refund"
+    PROMOTION = "promotion"
+    REVERSAL = "reversal"
+    ADJUSTMENT = "adjustment"
+
+
+class TransferStatus(StrEnum):
+    PENDING = "pending"
+    POSTED = "posted"
+    VOIDED = "voided"
+
+
+def account_id_for(kind: AccountKind, owner: str, currency: str) -> str:
+    """The one id of the account of `kind` owned by `owner` in `currency`.
+
+    >>> account_id_for(AccountKind.PLAYER_CASH, "alice", "USD")
+    'player_cash:alice:USD'
+    """
+    return f"{kind.value}:{owner}:{currency}"
+
+
+def check_id(value: str, what: str) -> str:
+    """Ids are 1–200 characters of letters, digits and `._:/@+-`, starting alphanumeric."""
+    if not _ID.match(value):
+        raise InvalidRequest(
+            f"{what} {value!r} is not a valid id: use 1–200 letters, digits or ._:/@+- "
+            "starting with a letter or digit"
+        )
+    return value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Account:
+    """An account and its balances (minor units).
+
+    `posted` is the settled balance; `debits_pending` / `credits_pending` are held by
+    pending transfers. `available` = posted − debits_pending is what may still be debited.
+    """
+
+    account_id: str
+    kind: AccountKind
+    currency: str
+    owner: str
+    posted: int = 0
+    debits_pending: int = 0
+    credits_pending: int = 0
+    opened_at: datetime
+
+    @property
+    def may_go_negative(self) -> bool:
+        return self.kind.is_house
+
+    @property
+    def available(self) -> int:
+        return self.posted - self.debits_pending
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class References:
+    """What a transfer is about: any of game, table, hand, tournament (empty = none)."""
+
+    game: str = ""
+    table_id: str = ""
+    hand_id: str = ""
+    tournament_id: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TransferSpec:
+    """A request to move money: posted at once, or held (`pending=True`) until post/void."""
+
+    transfer_id: str
+    debit_account_id: str
+    credit_account_id: str
+    amount: int
+    currency: str
+    kind: TransferKind
+    pending: bool = False
+    references: References = field(default_factory=References)
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    reversal_of: str = ""
+
+    def validate(self) -> None:
+        check_id(self.transfer_id, "transfer_id")
+        check_id(self.debit_account_id, "debit_account_id")
+        check_id(self.credit_account_id, "credit_account_id")
+        if isinstance(self.amount, bool) or not isinstance(self.amount, int):
+            raise InvalidRequest("amount must be an integer number of minor units")
+        if self.amount <= 0:
+            raise InvalidRequest(f"amount must be greater than zero, got {self.amount}")
+        if self.amount >= 2**63:
+            raise InvalidRequest("amount is too large")
+        if self.debit_account_id == self.credit_account_id:
+            raise InvalidRequest(
+                f"debit and credit account are both {self.debit_account_id!r}; "
+                "a transfer moves money between two different accounts"
+            )
+        for key, value in self.metadata.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise InvalidRequest("metadata keys and values must be strings")
+            if len(key) > 64 or len(value) > 1024:
+                raise InvalidRequest("metadata keys are ≤ 64 and values ≤ 1024 characters")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Transfer:
+    """A transfer as recorded. Once `posted` or `voided` it never changes again."""
+
+    transfer_id: str
+    debit_account_id: str
+    credit_account_id: str
+    amount: int
+    currency: str
+    kind: TransferKind
+    status: TransferStatus
+    is_hold: bool
+    posted_amount: int | None
+    references: References
+    metadata: Mapping[str, str]
+    reversal_of: str
+    created_at: datetime
+    resolved_at: datetime | None = None
+
+    def same_request_as(self, spec: TransferSpec) -> bool:
+        """Whether `spec` asks for exactly this transfer (idempotent replay)."""
+        return (
+            self.debit_account_id == spec.debit_account_id
+            and self.credit_account_id == spec.credit_account_id
+            and self.amount == spec.amount
+            and self.currency == spec.currency
+            and self.kind == spec.kind
+            and self.is_hold == spec.pending
+            and self.references == spec.references
+            and dict(self.metadata) == dict(spec.metadata)
+            and self.reversal_of == spec.reversal_of
+        )
+
+    def differences_from(self, spec: TransferSpec) -> list[str]:
+        """Names of the fields where `spec` differs (for the ALREADY_EXISTS message)."""
+        pairs = {
+            "debit_account_id": (self.debit_account_id, spec.debit_account_id),
+            "credit_account_id": (self.credit_account_id, spec.credit_account_id),
+            "amount": (self.amount, spec.amount),
+            "currency": (self.currency, spec.currency),
+            "kind": (self.kind, spec.kind),
+            "pending": (self.is_hold, spec.pending),
+            "references": (self.references, spec.references),
+            "metadata": (dict(self.metadata), dict(spec.metadata)),
+            "reversal_of": (self.reversal_of, spec.reversal_of),
+        }
+        return [name for name, (a, b) in pairs.items() if a != b]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Posting:
+    """One journal line: a signed change (+ credit, − debit) to one account's posted balance."""
+
+    transfer_id: str
+    account_id: str
+    currency: str
+    amount: int
+    balance_after: int
+    posted_at: datetime

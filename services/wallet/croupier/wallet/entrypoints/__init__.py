@@ -1,0 +1,1 @@
+"""Entry points: gRPC servicer, Kafka request consumer, finance exports."""

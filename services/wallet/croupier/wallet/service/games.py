@@ -1,0 +1,426 @@
+"""Money helpers for games and tournaments, built on the ledger service's batches.
+
+Every helper derives its transfer ids from the caller's request id, so a retried request
+(gRPC retry, Kafka redelivery) is a replay and moves money once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from croupier.wallet.core.commission import split_entry_price
+from croupier.wallet.core.errors import InvalidRequest, TransferNotFound, UnbalancedSettlement
+from croupier.wallet.core.model import (
+    AccountKind,
+    References,
+    Transfer,
+    TransferKind,
+    TransferSpec,
+    TransferStatus,
+    account_id_for,
+    check_id,
+)
+from croupier.wallet.core.money import CurrencyKind
+from croupier.wallet.core.settlement import CommissionRule, no_commission, settlement_amounts
+from croupier.wallet.service.ledger import BatchResult, LedgerService
+from croupier.wallet.service.operations import (
+    Apply,
+    ExpectPosted,
+    Operation,
+    PostHold,
+    Reverse,
+    VoidHold,
+)
+
+__all__ = ["CrashRefund", "GameMoney"]
+
+_ENTRY_KINDS = (
+    TransferKind.TOURNAMENT_ENTRY,
+    TransferKind.TOURNAMENT_FEE,
+    TransferKind.TOURNAMENT_REBUY,
+    TransferKind.TOURNAMENT_REBUY_FEE,
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CrashRefund:
+    """What a crash refund did: holds voided and refund transfers made."""
+
+    voided: tuple[Transfer, ...]
+    refunds: tuple[Transfer, ...]
+    replayed: bool
+
+
+class GameMoney:
+    def __init__(self, ledger: LedgerService) -> None:
+        self.ledger = ledger
+        self._opened: set[str] = set()
+
+    async def _account(self, kind: AccountKind, owner: str, currency: str) -> str:
+        account_id = account_id_for(kind, owner, currency)
+        if account_id not in self._opened:
+            await self.ledger.open_account(kind, owner, currency)
+            self._opened.add(account_id)
+        return account_id
+
+    async def _player(self, player: str, currency: str) -> str:
+        kind = AccountKind.PLAYER_CASH
+        if (await self.ledger.currency(currency)).kind is CurrencyKind.CHIP:
+            kind = AccountKind.PLAYER_CHIPS
+        return account_id_for(kind, check_id(player, "player"), currency)
+
+    # -- tables ----------------------------------------------------------------------------
+
+    async def hold_stake(
+        self,
+        *,
+        transfer_id: str,
+        player: str,
+        game: str,
+        table_id: str,
+        currency: str,
+        amount: int,
+        hand_id: str = "",
+    ) -> tuple[Transfer, bool]:
+        """Hold a stake (pending) from the player towards the table escrow before play."""
+        escrow = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        spec = TransferSpec(
+            transfer_id=transfer_id,
+            debit_account_id=await self._player(player, currency),
+            credit_account_id=escrow,
+            amount=amount,
+            currency=currency,
+            kind=TransferKind.STAKE_HOLD,
+            pending=True,
+            references=References(game=game, table_id=table_id, hand_id=hand_id),
+        )
+        return await self.ledger.transfer(spec)
+
+    async def buy_in(
+        self, *, transfer_id: str, player: str, game: str, table_id: str, currency: str, amount: int
+    ) -> tuple[Transfer, bool]:
+        """Move money onto a table (posted): player → table escrow."""
+        escrow = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        spec = TransferSpec(
+            transfer_id=transfer_id,
+            debit_account_id=await self._player(player, currency),
+            credit_account_id=escrow,
+            amount=amount,
+            currency=currency,
+            kind=TransferKind.BUY_IN,
+            references=References(game=game, table_id=table_id),
+        )
+        return await self.ledger.transfer(spec)
+
+    async def cash_out(
+        self, *, transfer_id: str, player: str, game: str, table_id: str, currency: str, amount: int
+    ) -> tuple[Transfer, bool]:
+        """Move money off a table: table escrow → player."""
+        escrow = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        spec = TransferSpec(
+            transfer_id=transfer_id,
+            debit_account_id=escrow,
+            credit_account_id=await self._player(player, currency),
+            amount=amount,
+            currency=currency,
+            kind=TransferKind.CASH_OUT,
+            references=References(game=game, table_id=table_id),
+        )
+        return await self.ledger.transfer(spec)
+
+    async def settle_game(
+        self,
+        *,
+        settlement_id: str,
+        game: str,
+        table_id: str,
+        currency: str,
+        holds: Mapping[str, str],
+        deltas: Mapping[str, int],
+        commission: CommissionRule = no_commission,
+        hand_id: str = "",
+    ) -> BatchResult:
+        """Settle a hand or game from the engine's deltas, all-or-nothing.
+
+        `holds`: player → id of their stake hold. Losers' holds are posted for what they
+        lost, other holds are voided; the escrow pays each winner their gain minus
+        commission, and the commission goes to `house_commission:<game>`.
+        """
+        check_id(settlement_id, "settlement_id")
+        escrow = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        currency_info = await self.ledger.currency(currency)
+        held: dict[str, Transfer] = {}
+        for player, hold_id in holds.items():
+            hold = await self._transfer(hold_id)
+            if hold.credit_account_id != escrow or hold.debit_account_id != await self._player(
+                player, currency
+            ):
+                raise InvalidRequest(
+                    f"hold {hold_id!r} is not {player!r}'s stake "
+                    f"on table {table_id!r} in {currency}"
+                )
+            held[player] = hold
+        amounts = settlement_amounts(
+            deltas, {p: h.amount for p, h in held.items()}, currency_info, commission
+        )
+        refs = References(game=game, table_id=table_id, hand_id=hand_id)
+        ops: list[Operation] = []
+        for player in sorted(held):
+            hold_id = held[player].transfer_id
+            if player in amounts.losses:
+                ops.append(PostHold(transfer_id=hold_id, amount=amounts.losses[player]))
+            else:
+                ops.append(VoidHold(transfer_id=hold_id))
+        house = ""
+        if amounts.commission:
+            house = await self._account(AccountKind.HOUSE_COMMISSION, game, currency)
+        for player, (paid, fee) in sorted(amounts.winnings.items()):
+            target = await self._player(player, currency)
+            if paid:
+                ops.append(
+                    Apply(
+                        self._spec(
+                            f"{settlement_id}:win:{player}",
+                            escrow,
+                            target,
+                            paid,
+                            currency,
+                            TransferKind.WINNINGS,
+                            refs,
+                        )
+                    )
+                )
+            if fee:
+                ops.append(
+                    Apply(
+                        self._spec(
+                            f"{settlement_id}:commission:{player}",
+                            escrow,
+                            house,
+                            fee,
+                            currency,
+                            TransferKind.COMMISSION,
+                            refs,
+                        )
+                    )
+                )
+        return await self.ledger.execute(ops, batch_id=settlement_id, operation="settle_game")
+
+    async def crash_refund_table(self, *, table_id: str, game: str, currency: str) -> CrashRefund:
+        """Void a crashed table's holds and return each player's buy-ins less cash-outs."""
+        escrow = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        transfers = await self._find(table_id=table_id)
+        ops: list[Operation] = []
+        net: dict[str, int] = {}
+        for t in transfers:
+            if t.currency != currency:
+                continue
+            if t.status is TransferStatus.PENDING and t.credit_account_id == escrow:
+                ops.append(VoidHold(transfer_id=t.transfer_id))
+            elif t.kind is TransferKind.BUY_IN and t.status is TransferStatus.POSTED:
+                net[t.debit_account_id] = net.get(t.debit_account_id, 0) + (t.posted_amount or 0)
+            elif t.kind is TransferKind.CASH_OUT:
+                net[t.credit_account_id] = net.get(t.credit_account_id, 0) - (t.posted_amount or 0)
+        refs = References(game=game, table_id=table_id)
+        refunds = [
+            Apply(
+                self._spec(
+                    f"crash:{table_id}:{currency}:{account}",
+                    escrow,
+                    account,
+                    amount,
+                    currency,
+                    TransferKind.CRASH_REFUND,
+                    refs,
+                )
+            )
+            for account, amount in sorted(net.items())
+            if amount > 0
+        ]
+        already = await self._existing([op.spec.transfer_id for op in refunds])
+        refunds = [op for op in refunds if op.spec.transfer_id not in already]
+        return await self._crash(ops + list(refunds), game, currency, escrow)
+
+    async def crash_refund_tournament(
+        self, *, tournament_id: str, game: str, currency: str
+    ) -> CrashRefund:
+        """Refund every entry, fee and rebuy not yet refunded (seed 000 §13, OQ 28)."""
+        pool = await self._account(AccountKind.TOURNAMENT_POOL, tournament_id, currency)
+        transfers = await self._find(tournament_id=tournament_id)
+        ops: list[Operation] = []
+        reversed_by = {t.reversal_of: t.transfer_id for t in transfers if t.reversal_of}
+        for t in transfers:
+            if t.currency != currency:
+                continue
+            if t.status is TransferStatus.PENDING:
+                ops.append(VoidHold(transfer_id=t.transfer_id))
+            elif t.kind in _ENTRY_KINDS and t.status is TransferStatus.POSTED:
+                refund_id = f"crash:{t.transfer_id}"
+                if t.transfer_id not in reversed_by:
+                    ops.append(
+                        Reverse(
+                            original_id=t.transfer_id,
+                            transfer_id=refund_id,
+                            kind=TransferKind.CRASH_REFUND,
+                        )
+                    )
+        return await self._crash(ops, game, currency, pool)
+
+    async def _crash(
+        self, ops: list[Operation], game: str, currency: str, empty_account: str
+    ) -> CrashRefund:
+        if not ops:
+            return CrashRefund(voided=(), refunds=(), replayed=True)
+        ops.append(ExpectPosted(account_id=empty_account, posted=0))
+        result = await self.ledger.execute(ops, operation="crash_refund")
+        voided = tuple(t for t in result.transfers if t.status is TransferStatus.VOIDED)
+        refunds = tuple(t for t in result.transfers if t.kind is TransferKind.CRASH_REFUND)
+        if not result.replayed:
+            for refund in refunds:
+                self.ledger.metrics.crash_refund(game, currency, refund.amount)
+        return CrashRefund(voided=voided, refunds=refunds, replayed=result.replayed)
+
+    # -- tournaments -----------------------------------------------------------------------
+
+    async def register(
+        self,
+        *,
+        entry_id: str,
+        tournament_id: str,
+        game: str,
+        player: str,
+        currency: str,
+        buy_in: int,
+        fee: int,
+        rebuy: bool = False,
+    ) -> BatchResult:
+        """Pay a tournament entry (or rebuy): buy-in → prize pool, fee → house (seed 001 ¶24)."""
+        check_id(entry_id, "entry_id")
+        split = split_entry_price(
+            buy_in=buy_in, fee=fee, currency=await self.ledger.currency(currency)
+        )
+        pool = await self._account(AccountKind.TOURNAMENT_POOL, tournament_id, currency)
+        source = await self._player(player, currency)
+        refs = References(game=game, tournament_id=tournament_id)
+        entry_kind = TransferKind.TOURNAMENT_REBUY if rebuy else TransferKind.TOURNAMENT_ENTRY
+        fee_kind = TransferKind.TOURNAMENT_REBUY_FEE if rebuy else TransferKind.TOURNAMENT_FEE
+        ops: list[Operation] = []
+        if split.prize_pool:
+            ops.append(
+                Apply(
+                    self._spec(
+                        f"{entry_id}:entry",
+                        source,
+                        pool,
+                        split.prize_pool,
+                        currency,
+                        entry_kind,
+                        refs,
+                    )
+                )
+            )
+        if split.fee:
+            house = await self._account(AccountKind.HOUSE_COMMISSION, game, currency)
+            ops.append(
+                Apply(
+                    self._spec(
+                        f"{entry_id}:fee", source, house, split.fee, currency, fee_kind, refs
+                    )
+                )
+            )
+        return await self.ledger.execute(
+            ops, batch_id=entry_id, operation="tournament_rebuy" if rebuy else "tournament_entry"
+        )
+
+    async def unregister(self, *, entry_id: str, refund_id: str) -> BatchResult:
+        """Refund an entry in full (buy-in and fee) when a player unregisters before the start."""
+        check_id(refund_id, "refund_id")
+        parts = await self._existing([f"{entry_id}:entry", f"{entry_id}:fee"])
+        if not parts:
+            raise TransferNotFound(f"no tournament entry {entry_id!r}")
+        ops: list[Operation] = [
+            Reverse(
+                original_id=part,
+                transfer_id=f"{refund_id}:{part.rsplit(':', 1)[1]}",
+                kind=TransferKind.UNREGISTER_REFUND,
+            )
+            for part in sorted(parts)
+        ]
+        return await self.ledger.execute(ops, batch_id=refund_id, operation="tournament_unregister")
+
+    async def pay_prizes(
+        self,
+        *,
+        payout_id: str,
+        tournament_id: str,
+        game: str,
+        currency: str,
+        prizes: Mapping[str, int],
+        final: bool = True,
+    ) -> BatchResult:
+        """Pay prizes from the prize pool; with `final`, the pool must end empty."""
+        check_id(payout_id, "payout_id")
+        pool = await self._account(AccountKind.TOURNAMENT_POOL, tournament_id, currency)
+        refs = References(game=game, tournament_id=tournament_id)
+        ops: list[Operation] = []
+        for player, amount in sorted(prizes.items()):
+            if amount < 0:
+                raise InvalidRequest(f"prize of {player!r} is negative")
+            if amount:
+                ops.append(
+                    Apply(
+                        self._spec(
+                            f"{payout_id}:{player}",
+                            pool,
+                            await self._player(player, currency),
+                            amount,
+                            currency,
+                            TransferKind.TOURNAMENT_PAYOUT,
+                            refs,
+                        )
+                    )
+                )
+        if final:
+            ops.append(ExpectPosted(account_id=pool, posted=0))
+        if not ops:
+            raise UnbalancedSettlement("no prizes to pay")
+        return await self.ledger.execute(ops, batch_id=payout_id, operation="tournament_payout")
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _spec(
+        transfer_id: str,
+        debit: str,
+        credit: str,
+        amount: int,
+        currency: str,
+        kind: TransferKind,
+        references: References,
+    ) -> TransferSpec:
+        return TransferSpec(
+            transfer_id=transfer_id,
+            debit_account_id=debit,
+            credit_account_id=credit,
+            amount=amount,
+            currency=currency,
+            kind=kind,
+            references=references,
+        )
+
+    async def _transfer(self, transfer_id: str) -> Transfer:
+        return await self.ledger.transfer_record(transfer_id)
+
+    async def _existing(self, transfer_ids: list[str]) -> set[str]:
+        found: set[str] = set()
+        for transfer_id in transfer_ids:
+            try:
+                await self.ledger.transfer_record(transfer_id)
+            except TransferNotFound:
+                continue
+            found.add(transfer_id)
+        return found
+
+    async def _find(self, *, table_id: str = "", tournament_id: str = "") -> list[Transfer]:
+        return await self.ledger.find_transfers(table_id=table_id, tournament_id=tournament_id)

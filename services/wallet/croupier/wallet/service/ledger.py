@@ -1,0 +1,383 @@
+"""The ledger service: runs batches of operations all-or-nothing, idempotently.
+
+Idempotency: every new transfer carries a client-chosen id. If every new id in a batch
+already exists with the same content, the batch is a replay and the stored transfers are
+returned; if any exists with different content (or only some exist) nothing applies and
+`IdempotencyConflict` says which ids and fields. A batch of only post/void operations is a
+replay when every hold is already in the requested state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from croupier.wallet.core.errors import (
+    AccountNotFound,
+    IdempotencyConflict,
+    InvalidRequest,
+    LedgerError,
+    TransferNotFound,
+    TransferNotPending,
+    UnbalancedSettlement,
+    UnknownCurrency,
+)
+from croupier.wallet.core.model import (
+    Account,
+    AccountKind,
+    Transfer,
+    TransferSpec,
+    TransferStatus,
+    account_id_for,
+    check_id,
+)
+from croupier.wallet.core.money import Currency
+from croupier.wallet.service.operations import (
+    Apply,
+    ExpectPosted,
+    Operation,
+    PostHold,
+    Reverse,
+    VoidHold,
+)
+from croupier.wallet.service.ports import (
+    RetryableConflict,
+    StatementLine,
+    UnitOfWork,
+    UnitOfWorkFactory,
+    WalletMetrics,
+)
+
+__all__ = ["BatchResult", "LedgerService", "Statement"]
+
+MAX_BATCH = 1000
+MAX_PAGE = 500
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BatchResult:
+    """The transfers of a batch, in operation order (post/void: the hold after the change)."""
+
+    transfers: tuple[Transfer, ...]
+    replayed: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Statement:
+    account: Account
+    lines: tuple[StatementLine, ...]
+    next_page_token: str
+
+
+class LedgerService:
+    """Generic ledger operations. Game-specific helpers build on `execute`."""
+
+    def __init__(
+        self,
+        *,
+        unit_of_work: UnitOfWorkFactory,
+        clock: Callable[[], datetime],
+        metrics: WalletMetrics,
+        max_attempts: int = 8,
+    ) -> None:
+        self._uow = unit_of_work
+        self._clock = clock
+        self.metrics = metrics
+        self._max_attempts = max_attempts
+
+    # -- accounts ------------------------------------------------------------------------
+
+    async def open_account(self, kind: AccountKind, owner: str, currency_code: str) -> Account:
+        """Open the account (or return it if it exists): its id is derived from the three."""
+        check_id(owner, "owner")
+        async with self._uow() as uow:
+            currency = await self._currency(uow, currency_code)
+            if not kind.allows(currency.kind):
+                raise InvalidRequest(
+                    f"a {kind.value} account cannot hold {currency.code} ({currency.kind.value})"
+                )
+            account = Account(
+                account_id=account_id_for(kind, owner, currency.code),
+                kind=kind,
+                currency=currency.code,
+                owner=owner,
+                opened_at=self._clock(),
+            )
+            stored = await uow.ledger.add_account(account)
+            await uow.commit()
+        return stored
+
+    async def account(self, account_id: str) -> Account:
+        async with self._uow() as uow:
+            found = await uow.ledger.get_account(account_id)
+        if found is None:
+            raise AccountNotFound(f"account {account_id!r} does not exist")
+        return found
+
+    async def currency(self, code: str) -> Currency:
+        async with self._uow() as uow:
+            return await self._currency(uow, code)
+
+    async def transfer_record(self, transfer_id: str) -> Transfer:
+        async with self._uow() as uow:
+            found = await uow.ledger.get_transfers([transfer_id])
+        if transfer_id not in found:
+            raise TransferNotFound(f"transfer {transfer_id!r} does not exist")
+        return found[transfer_id]
+
+    async def find_transfers(
+        self, *, table_id: str = "", tournament_id: str = ""
+    ) -> list[Transfer]:
+        """Transfers referencing a table or tournament, oldest first."""
+        async with self._uow() as uow:
+            return await uow.ledger.find_transfers(table_id=table_id, tournament_id=tournament_id)
+
+    async def statement(self, account_id: str, *, page_size: int, page_token: str) -> Statement:
+        """Posted movements of one account, oldest first, `page_size` at a time."""
+        if page_token and not page_token.isdigit():
+            raise InvalidRequest("page_token is not one this service returned")
+        after = int(page_token) if page_token else 0
+        limit = min(max(page_size, 1), MAX_PAGE) if page_size else 100
+        async with self._uow() as uow:
+            account = await uow.ledger.get_account(account_id)
+            if account is None:
+                raise AccountNotFound(f"account {account_id!r} does not exist")
+            lines = await uow.ledger.statement(account_id, after_posting_id=after, limit=limit + 1)
+        more = len(lines) > limit
+        lines = lines[:limit]
+        token = str(lines[-1].posting_id) if more and lines else ""
+        return Statement(account=account, lines=tuple(lines), next_page_token=token)
+
+    # -- transfers -----------------------------------------------------------------------
+
+    async def transfer(self, spec: TransferSpec) -> tuple[Transfer, bool]:
+        """One transfer (posted, or a hold if `spec.pending`); returns it and `replayed`."""
+        result = await self.execute([Apply(spec)], operation="hold" if spec.pending else "transfer")
+        return result.transfers[0], result.replayed
+
+    async def post(self, transfer_id: str, amount: int | None = None) -> tuple[Transfer, bool]:
+        result = await self.execute(
+            [PostHold(transfer_id=transfer_id, amount=amount)], operation="post"
+        )
+        return result.transfers[0], result.replayed
+
+    async def void(self, transfer_id: str) -> tuple[Transfer, bool]:
+        result = await self.execute([VoidHold(transfer_id=transfer_id)], operation="void")
+        return result.transfers[0], result.replayed
+
+    async def reverse(
+        self, original_id: str, transfer_id: str, metadata: dict[str, str] | None = None
+    ) -> tuple[Transfer, bool]:
+        op = Reverse(original_id=original_id, transfer_id=transfer_id, metadata=metadata or {})
+        result = await self.execute([op], operation="reverse")
+        return result.transfers[0], result.replayed
+
+    async def execute(
+        self, operations: Sequence[Operation], *, batch_id: str = "", operation: str = "batch"
+    ) -> BatchResult:
+        """Run `operations` in one transaction: all apply, or none (and the error is raised)."""
+        started = time.perf_counter()
+        try:
+            self._validate(operations, batch_id)
+            result = await self._with_retries(operations, batch_id)
+        except LedgerError as error:
+            self.metrics.rejected(error.reason)
+            raise
+        self.metrics.operation_finished(operation, time.perf_counter() - started)
+        if not result.replayed:
+            self.metrics.transfers_posted(
+                [t for t in result.transfers if t.status is TransferStatus.POSTED]
+            )
+        return result
+
+    # -- internals -----------------------------------------------------------------------
+
+    @staticmethod
+    async def _currency(uow: UnitOfWork, code: str) -> Currency:
+        currency = await uow.ledger.currency(code)
+        if currency is None:
+            raise UnknownCurrency(
+                f"currency {code!r} is unknown: use an ISO 4217 code the wallet supports, "
+                "PLAY (play money) or CHIP (virtual chips)"
+            )
+        return currency
+
+    @staticmethod
+    def _validate(operations: Sequence[Operation], batch_id: str) -> None:
+        if not operations:
+            raise InvalidRequest("a batch needs at least one operation")
+        if len(operations) > MAX_BATCH:
+            raise InvalidRequest(f"a batch holds at most {MAX_BATCH} operations")
+        if batch_id:
+            check_id(batch_id, "batch_id")
+        seen: set[str] = set()
+        for op in operations:
+            new_id = ""
+            if isinstance(op, Apply):
+                op.spec.validate()
+                new_id = op.spec.transfer_id
+            elif isinstance(op, Reverse):
+                check_id(op.transfer_id, "transfer_id")
+                check_id(op.original_id, "original transfer_id")
+                new_id = op.transfer_id
+            elif isinstance(op, PostHold | VoidHold):
+                check_id(op.transfer_id, "transfer_id")
+            if new_id:
+                if new_id in seen:
+                    raise InvalidRequest(f"transfer id {new_id!r} appears twice in the batch")
+                seen.add(new_id)
+
+    async def _with_retries(self, operations: Sequence[Operation], batch_id: str) -> BatchResult:
+        for attempt in range(self._max_attempts):
+            try:
+                return await self._execute_once(operations, batch_id)
+            except RetryableConflict:
+                if attempt == self._max_attempts - 1:
+                    raise
+                await asyncio.sleep(0.001 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    async def _execute_once(self, operations: Sequence[Operation], batch_id: str) -> BatchResult:
+        new_ids = [
+            op.spec.transfer_id if isinstance(op, Apply) else op.transfer_id
+            for op in operations
+            if isinstance(op, Apply | Reverse)
+        ]
+        referenced = sorted(
+            {op.transfer_id for op in operations if isinstance(op, PostHold | VoidHold)}
+            | {op.original_id for op in operations if isinstance(op, Reverse)}
+        )
+        async with self._uow() as uow:
+            repo = uow.ledger
+            existing = await repo.get_transfers(new_ids) if new_ids else {}
+            if existing:
+                return await self._replay(uow, operations, existing)
+            held = await repo.get_transfers(referenced, lock=True) if referenced else {}
+            for transfer_id in referenced:
+                if transfer_id not in held:
+                    raise TransferNotFound(f"transfer {transfer_id!r} does not exist")
+            if not new_ids and self._already_done(operations, held):
+                done = [
+                    held[op.transfer_id] for op in operations if isinstance(op, PostHold | VoidHold)
+                ]
+                return BatchResult(transfers=tuple(done), replayed=True)
+            originals = [op.original_id for op in operations if isinstance(op, Reverse)]
+            reversed_ids = set((await repo.reversals_of(originals)) if originals else {})
+            account_ids: set[str] = set()
+            for op in operations:
+                if isinstance(op, Apply):
+                    account_ids.update((op.spec.debit_account_id, op.spec.credit_account_id))
+                elif isinstance(op, ExpectPosted):
+                    account_ids.add(op.account_id)
+            for transfer in held.values():
+                account_ids.update((transfer.debit_account_id, transfer.credit_account_id))
+            ledger = await repo.lock_accounts(account_ids)
+            now = self._clock()
+            current = dict(held)
+            results: list[Transfer] = []
+            for op in operations:
+                if isinstance(op, Apply):
+                    results.append(ledger.apply(op.spec, now))
+                elif isinstance(op, PostHold):
+                    current[op.transfer_id] = ledger.post(current[op.transfer_id], op.amount, now)
+                    results.append(current[op.transfer_id])
+                elif isinstance(op, VoidHold):
+                    current[op.transfer_id] = ledger.void(current[op.transfer_id], now)
+                    results.append(current[op.transfer_id])
+                elif isinstance(op, Reverse):
+                    results.append(
+                        ledger.reverse(
+                            current[op.original_id],
+                            op.transfer_id,
+                            now,
+                            kind=op.kind,
+                            metadata=op.metadata,
+                            already_reversed=op.original_id in reversed_ids,
+                        )
+                    )
+                    reversed_ids.add(op.original_id)
+                else:
+                    balance = ledger.account(op.account_id).posted
+                    if balance != op.posted:
+                        raise UnbalancedSettlement(
+                            f"account {op.account_id!r} would hold {balance}, expected {op.posted}"
+                        )
+            await repo.save(ledger, batch_id=batch_id)
+            await uow.commit()
+        return BatchResult(transfers=tuple(results), replayed=False)
+
+    @staticmethod
+    def _already_done(operations: Sequence[Operation], held: dict[str, Transfer]) -> bool:
+        """Whether a post/void-only batch was applied before (every hold in its end state)."""
+        for op in operations:
+            if isinstance(op, PostHold):
+                hold = held[op.transfer_id]
+                wanted = hold.amount if op.amount is None else op.amount
+                if hold.status is not TransferStatus.POSTED or hold.posted_amount != wanted:
+                    if hold.status is not TransferStatus.PENDING:
+                        raise TransferNotPending(
+                            f"transfer {hold.transfer_id!r} is already {hold.status}"
+                            + (f" for {hold.posted_amount}" if hold.posted_amount else "")
+                            + f"; it cannot be posted for {wanted}"
+                        )
+                    return False
+            elif isinstance(op, VoidHold):
+                hold = held[op.transfer_id]
+                if hold.status is not TransferStatus.VOIDED:
+                    if hold.status is not TransferStatus.PENDING:
+                        raise TransferNotPending(
+                            f"transfer {hold.transfer_id!r} is already posted; it cannot be voided "
+                            "(reverse it instead)"
+                        )
+                    return False
+        return True
+
+    @staticmethod
+    async def _replay(
+        uow: UnitOfWork, operations: Sequence[Operation], existing: dict[str, Transfer]
+    ) -> BatchResult:
+        clashes: list[str] = []
+        missing: list[str] = []
+        for op in operations:
+            if isinstance(op, Apply):
+                found = existing.get(op.spec.transfer_id)
+                if found is None:
+                    missing.append(op.spec.transfer_id)
+                elif not found.same_request_as(op.spec):
+                    fields = ", ".join(found.differences_from(op.spec))
+                    clashes.append(f"{op.spec.transfer_id!r} (differs in {fields})")
+            elif isinstance(op, Reverse):
+                found = existing.get(op.transfer_id)
+                if found is None:
+                    missing.append(op.transfer_id)
+                elif (
+                    found.reversal_of != op.original_id
+                    or found.kind != op.kind
+                    or dict(found.metadata) != dict(op.metadata)
+                ):
+                    clashes.append(f"{op.transfer_id!r} (not this reversal of {op.original_id!r})")
+        if clashes:
+            raise IdempotencyConflict(
+                "transfer id already used for a different transfer: "
+                + "; ".join(clashes)
+                + ". Choose a new id, or resend exactly the original request to get its result"
+            )
+        if missing:
+            raise IdempotencyConflict(
+                f"this batch overlaps an earlier, different batch: ids {sorted(existing)} exist "
+                f"but {missing} do not. Nothing was applied"
+            )
+        resolved_ids = [op.transfer_id for op in operations if isinstance(op, PostHold | VoidHold)]
+        resolved = await uow.ledger.get_transfers(resolved_ids) if resolved_ids else {}
+        transfers: list[Transfer] = []
+        for op in operations:
+            if isinstance(op, Apply):
+                transfers.append(existing[op.spec.transfer_id])
+            elif isinstance(op, Reverse):
+                transfers.append(existing[op.transfer_id])
+            elif isinstance(op, PostHold | VoidHold):
+                transfers.append(resolved[op.transfer_id])
+        return BatchResult(transfers=tuple(transfers), replayed=True)
