@@ -29,10 +29,15 @@ def can_reraise(s: HandState, p: int) -> bool:
 
 
 def _someone_else_can_bet(s: HandState, p: int) -> bool:
-    """A bet or raise needs an opponent who can still put chips in."""
+    """A bet or raise needs an opponent who could still put in more than the current bet;
+    otherwise it could only be returned uncalled (PokerKit refuses it the same way)."""
     folded = s.folded
     stacks = s.stacks
-    return any(i != p and not folded[i] and stacks[i] > 0 for i in range(s.n))
+    bets = s.bets
+    cur = s.current_bet
+    return any(
+        i != p and not folded[i] and stacks[i] > 0 and bets[i] + stacks[i] > cur for i in range(s.n)
+    )
 
 
 def max_to_uncapped(s: HandState, p: int) -> int:

@@ -103,7 +103,10 @@ def start_hand(
         stacks[seat] -= a
         s.bets[seat] += a
         s.contrib[seat] += a
-    s.current_bet = config.big_blind  # OQ 2: the full big blind is owed even if it is short
+    if config.short_big_blind == "full":
+        s.current_bet = config.big_blind  # OQ 2: the full big blind is owed even if it is short
+    else:
+        s.current_bet = max(s.bets)
     s.last_full = config.big_blind
     s.to_act = -1
     _advance(s, s.bb_seat, [])  # rule 7: first to act is left of the big blind

@@ -21,6 +21,10 @@ class TableConfig:
     big_blind: int = 2
     ante: int = 0
     limit: str = ""  # "" = the variant's default: pot-limit for plo, no-limit otherwise
+    # OQ 2: with a big blind all-in for less, "full" (the recommended default) makes the others
+    # owe the full big blind; "posted" makes them match only the chips posted (PokerKit's rule,
+    # used by the cross-check). The minimum raise increment stays one big blind either way.
+    short_big_blind: str = "full"
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
@@ -34,6 +38,8 @@ class TableConfig:
         ):
             if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
                 raise ValueError(f"the {label} must be a non-negative integer")
+        if self.short_big_blind not in ("full", "posted"):
+            raise ValueError("short_big_blind must be 'full' or 'posted'")
         if self.big_blind <= 0:
             raise ValueError("the big blind must be positive")
         if self.small_blind > self.big_blind:
