@@ -207,3 +207,9 @@ def test_rule_21_defaults_premia_on_moshla_on_others_deducted() -> None:
     assert options.premia and options.moshla
     assert options.multi_premia is MultiPremia.OTHERS_DEDUCTED
     assert options.khishti == Khishti.flat(-200)
+
+
+def test_rule_10_one_qualifier_charges_each_of_the_other_three() -> None:
+    settled = settle({"giorgi": GIORGI, "nika": NIKA, "ana": ANA, "levan": LEVAN})
+    assert [s.charged for s in settled.players] == [False, True, True, True]
+    assert [s.moshla for s in settled.players] == [0, -300, -150, -250]

@@ -9,6 +9,7 @@ the premia (OQ 13). The dealer moves one seat clockwise after every hand (BG 1).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from croupier.joker.options import GameType
 
@@ -32,6 +33,7 @@ _PULKAS = {
 }
 
 
+@cache
 def schedule(game_type: GameType) -> tuple[HandSlot, ...]:
     """Every hand of a game of this type, in order.
 
