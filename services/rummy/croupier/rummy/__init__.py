@@ -1,0 +1,11 @@
+"""The rummy family (Gin, Oklahoma Gin, Rummy, Rummy 51, Rummy 40, Rummy 500) as pure engines.
+
+- `cards`, `melds`, `arrangement`: the shared core (cards, sets and runs with jokers, the
+  exact least-deadwood arrangement);
+- `knock_game` (gin family) and `laydown_game` (rummy family): immutable state machines,
+  `apply(state, player, action) -> (state, events)`;
+- `gin`, `oklahoma_gin`, `rummy`, `rummy51`, `rummy40`, `rummy500`: one module per
+  variant with its play rules and their sources;
+- `outcome`, `settlement`: negative points and the round's chips (seed 000 §10);
+- `table`: deals from a seed, the adapter-facing `RummyTable`; `conformance`: the replayer.
+"""
