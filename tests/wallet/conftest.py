@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 
-import asyncpg
+import asyncpg  # type: ignore[import-untyped]
 import pytest
 from prometheus_client import CollectorRegistry
 

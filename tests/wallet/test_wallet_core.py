@@ -150,8 +150,9 @@ def test_bad_transfers_are_refused_and_change_nothing(spec: TransferSpec, error:
 
 def test_settlement_amounts_backgammon_vector_1_and_bad_results() -> None:
     usd = CURRENCIES["USD"]
-    s = settlement_amounts({"amnon": 1000, "micha": -1000}, {"amnon": 1, "micha": 1000}, usd,
-                           backgammon_rule)
+    s = settlement_amounts(
+        {"amnon": 1000, "micha": -1000}, {"amnon": 1, "micha": 1000}, usd, backgammon_rule
+    )
     assert s.losses == {"micha": 1000} and s.winnings == {"amnon": (870, 130)}
     with pytest.raises(UnbalancedSettlement, match="add up to 1"):
         settlement_amounts({"a": 1, "b": 0}, {"a": 5, "b": 5}, usd, no_commission)
@@ -165,8 +166,9 @@ def test_rummy_section_10_vector_1_round_settlement_in_chips() -> None:
     """Seed 000 §10 vector 1: fee 30 each, ratio 3, Hand, loser holds 2,2,3 → net ±126."""
     pot, loser_pays = 2 * 30, (25 + 2 + 2 + 3) * 3
     deltas = {"player1": pot + loser_pays - 30, "player2": -(30 + loser_pays)}
-    s = settlement_amounts(deltas, {"player1": 500, "player2": 500}, CURRENCIES["CHIP"],
-                           backgammon_rule)
+    s = settlement_amounts(
+        deltas, {"player1": 500, "player2": 500}, CURRENCIES["CHIP"], backgammon_rule
+    )
     assert s.losses == {"player2": 126} and s.winnings == {"player1": (126, 0)}
 
 

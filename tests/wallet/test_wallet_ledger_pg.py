@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-import asyncpg
+import asyncpg  # type: ignore[import-untyped]
 import pytest
 
 from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
@@ -42,8 +42,14 @@ async def fund(service: LedgerService, player: str, amount: int, currency: str =
     house = await service.open_account(AccountKind.HOUSE_CLEARING, "house", currency)
     account = await service.open_account(AccountKind.PLAYER_CASH, player, currency)
     await service.transfer(
-        spec(f"deposit-{player}-{currency}", house.account_id, account.account_id, amount,
-             currency=currency, kind=TransferKind.DEPOSIT)
+        spec(
+            f"deposit-{player}-{currency}",
+            house.account_id,
+            account.account_id,
+            amount,
+            currency=currency,
+            kind=TransferKind.DEPOSIT,
+        )
     )
     return account.account_id
 
@@ -206,7 +212,9 @@ async def test_database_refuses_edits_of_posted_transfers_and_overdrafts(
     pool, _ = wallet_pool
     async with pool.acquire() as db:
         with pytest.raises(asyncpg.IntegrityConstraintViolationError, match="never change"):
-            await db.execute("UPDATE transfers SET amount = 1 WHERE transfer_id = 'deposit-alice-USD'")
+            await db.execute(
+                "UPDATE transfers SET amount = 1 WHERE transfer_id = 'deposit-alice-USD'"
+            )
         with pytest.raises(asyncpg.IntegrityConstraintViolationError, match="append-only"):
             await db.execute("DELETE FROM postings")
         with pytest.raises(asyncpg.IntegrityConstraintViolationError):

@@ -70,9 +70,7 @@ async def audit_ledger(connection: asyncpg.Connection) -> LedgerAudit:
         postings = await connection.fetchval("SELECT count(*) FROM postings")
     return LedgerAudit(
         nonzero_currencies={r["currency"]: r["posted"] for r in sums if r["posted"] != 0},
-        unbalanced_pending={
-            r["currency"]: (r["dp"], r["cp"]) for r in sums if r["dp"] != r["cp"]
-        },
+        unbalanced_pending={r["currency"]: (r["dp"], r["cp"]) for r in sums if r["dp"] != r["cp"]},
         negative_accounts=[r["account_id"] for r in negative],
         drifted_accounts=[r["account_id"] for r in drifted],
         unbalanced_transfers=[r["transfer_id"] for r in unbalanced],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol, Self
@@ -77,7 +77,8 @@ class LedgerRepository(Protocol):
 
 
 class UnitOfWork(Protocol):
-    ledger: LedgerRepository
+    @property
+    def ledger(self) -> LedgerRepository: ...
 
     async def __aenter__(self) -> Self: ...
 
@@ -93,8 +94,7 @@ class UnitOfWork(Protocol):
     async def commit(self) -> None: ...
 
 
-class UnitOfWorkFactory(Protocol):
-    def __call__(self) -> UnitOfWork: ...
+UnitOfWorkFactory = Callable[[], UnitOfWork]
 
 
 class WalletMetrics(Protocol):
