@@ -224,3 +224,15 @@ def test_score_pulka_malformed() -> None:
                 "cards_per_hand": [9],
             }
         )
+
+
+def test_options_in_table_api_form() -> None:
+    from croupier.joker.conformance import parse_options
+    from croupier.joker.options import Khishti, TookAll
+
+    options = parse_options(
+        {"khishti": -200, "khishti_nine_card_hands": "-500", "took_all": "TOOK_ALL_AS_BID"}
+    )
+    assert options.khishti == Khishti.split(-200, -500)
+    assert options.took_all is TookAll.AS_BID
+    assert parse_options({"khishti_nine_card_hands": 0}).khishti == Khishti()

@@ -7,8 +7,9 @@ replay and is reported in `error` with the state just before it.
 
 Options read from `options` (all optional): `premia`, `moshla` (booleans),
 `multi_premia` (`"others_deducted"` | `"others_not_deducted"`), `khishti` (an integer,
-or `{"short_hands": -200, "nine_card_hands": -500}` for the split scheme) and `took_all`
-(`"hundred_per_card"` | `"as_bid"`).
+or `{"short_hands": -200, "nine_card_hands": -500}` for the split scheme; the table API's
+`khishti_nine_card_hands` gives the same), and `took_all` (`"hundred_per_card"` |
+`"as_bid"`, or the proto's `TOOK_ALL_…` names).
 """
 
 from __future__ import annotations
@@ -66,11 +67,19 @@ def parse_options(raw: object) -> Options:
         if "multi_premia" in raw:
             values["multi_premia"] = MultiPremia(raw["multi_premia"])
         if "took_all" in raw:
-            values["took_all"] = TookAll(raw["took_all"])
+            name = str(raw["took_all"]).lower().removeprefix("took_all_")
+            values["took_all"] = TookAll(name)
     except ValueError as exc:
         raise MalformedScenario(f"options: {exc}") from None
     if "khishti" in raw:
         values["khishti"] = _khishti(raw["khishti"])
+    nine = raw.get("khishti_nine_card_hands")
+    if nine not in (None, 0, "0"):
+        # The proto's split form (protobuf JSON writes int64 as text): 0 = same as khishti.
+        if isinstance(nine, str) and nine.lstrip("-").isdigit():
+            nine = int(nine)
+        short = values.get("khishti", Khishti()).short_hands
+        values["khishti"] = Khishti.split(short, _int(nine, "khishti_nine_card_hands"))
     return Options(**values)
 
 
