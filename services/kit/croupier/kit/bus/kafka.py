@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -137,8 +137,13 @@ class KafkaBus:
         bootstrap_servers: str,
         client_id: str = "croupier",
         stop_grace_seconds: float = 30.0,
+        consumer_options: Mapping[str, Any] | None = None,
     ) -> None:
+        """`consumer_options` go to every `AIOKafkaConsumer` (e.g. `session_timeout_ms`); the
+        delivery settings (group, auto-commit off, earliest, read_committed) cannot be overridden.
+        """
         self._bootstrap_servers = bootstrap_servers
+        self._consumer_options = dict(consumer_options or {})
         self._client_id = client_id
         self._stop_grace_seconds = stop_grace_seconds
         self._producer: Any = None
@@ -264,6 +269,7 @@ class KafkaBus:
         )
         consumer = AIOKafkaConsumer(
             topic,
+            **self._consumer_options,
             bootstrap_servers=self._bootstrap_servers,
             client_id=self._client_id,
             group_id=group,
