@@ -260,3 +260,18 @@ def test_bad_action_through_the_game_leaves_state_unchanged() -> None:
     assert game.check(state, "giorgi", {"action": "bid", "tricks": 0}) is None
     with pytest.raises(IllegalAction):
         game.act(state, "nobody", {"action": "bid", "tricks": 0})
+
+
+def test_bg10_total_is_sum_of_pulka_results_and_highest_total_wins() -> None:
+    state = play_game("totals")
+    outcome = game.result(state)
+    assert outcome is not None
+    for player in PLAYERS:
+        results = [p["players"][player]["sigma"]["result"] for p in outcome.sheet["pulkas"]]
+        assert len(results) == 4
+        assert outcome.totals[player] == sum(results)
+        assert outcome.sheet["pulkas"][-1]["players"][player]["running_total"] == sum(results)
+    assert outcome.totals[outcome.placing[0][0]] == max(outcome.totals.values())
+    hand_points = sum(r.scores[0] for r in state.records)
+    premia = sum(e.premia + e.moshla for e in state.ledger.entries if e.player == PLAYERS[0])
+    assert outcome.totals[PLAYERS[0]] == hand_points + premia

@@ -15,6 +15,11 @@ open questions; each is a table option unless said otherwise):
   players qualify: `others_deducted` (default) or `others_not_deducted`.
 - Not options (fixed by the site's rules): 4 players (OQ 12); a fulfilled pass counts for
   the premia (§2.1, OQ 9); the dealer may not make the bids add up to n (BG 5).
+- Home variants not offered (BG 11; the site does not use them): the wiped hand taken
+  from the next player only, a doubled instead of a repeated best hand, a pass that does
+  not count for the premia, partnerships and 3/5/6-player tables.
+- Totals and winner (BG 10): a player's game total is the sum of his pulka results; the
+  highest total wins, equal totals share a place (`game.result`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@
 - `score_sheet` builds the sheet from the completed hands and the ledger: per-hand cells
   (the moshla's hand crossed out, its points kept — rule 15), a Σ line per finished pulka
   with the pulka result including premia/moshla and the adjustment beside it ("+2.5",
-  "-3"; rule 19, OQ 4), running totals, every number also as text ÷100 (rule 16, OQ 3),
+  "-3"; rule 19, OQ 4), the running total after each pulka (BG 10) and on the bottom
+  line, every number also as text ÷100 (rule 16, OQ 3),
   and the premia colours: green while a player has fulfilled every scored hand of the
   current pulka, red from his first failed hand until the pulka ends, everyone green again
   when the next pulka starts; the bottom-line name is red exactly when the colour is
@@ -159,6 +160,8 @@ def score_sheet(
             else:
                 row["sigma"] = None
                 totals[seat] += hands_sum
+            row["running_total"] = totals[seat]
+            row["running_text"] = format_points(totals[seat])
             if pulka == current_pulka and premia_on:
                 failed = any(not r.outcomes[seat].fulfilled for r in in_pulka)
                 colours[seat] = "red" if failed else "green"
