@@ -1,0 +1,308 @@
+"""deploy/k8s, charts/croupier and services/*/Dockerfile: parse, and hold the properties we rely on.
+
+No cluster, Helm or Docker is needed: the files are read as YAML (and the Dockerfiles as
+text) and checked for what the runbook promises: every Deployment probed over gRPC,
+non-root with a read-only root filesystem and no capabilities, with requests and limits,
+configured by environment (the DSN only from a Secret), scraped by Prometheus; the chart's
+values describe the same services with the same settings as the plain manifests.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+K8S = ROOT / "deploy" / "k8s"
+CHART = ROOT / "charts" / "croupier"
+SERVICES = ("table", "wallet", "lobby", "tournament", "gateway")
+GRPC_PORT = 50051
+METRICS_PORT = 9090
+BASE_ENV = {
+    "CROUPIER_GRPC_PORT",
+    "CROUPIER_METRICS_PORT",
+    "CROUPIER_SHUTDOWN_GRACE_SECONDS",
+    "CROUPIER_LOG_LEVEL",
+}
+
+Document = dict[str, Any]
+
+
+def manifest_files() -> list[pathlib.Path]:
+    return sorted(p for p in K8S.glob("*.yaml") if p.name != "kustomization.yaml")
+
+
+def documents(path: pathlib.Path) -> list[Document]:
+    with path.open() as handle:
+        return [doc for doc in yaml.safe_load_all(handle) if doc is not None]
+
+
+def objects() -> dict[tuple[str, str], Document]:
+    found: dict[tuple[str, str], Document] = {}
+    for path in manifest_files():
+        for doc in documents(path):
+            key = (doc["kind"], doc["metadata"]["name"])
+            assert key not in found, f"{key} defined twice"
+            found[key] = doc
+    return found
+
+
+def deployment(name: str) -> Document:
+    return objects()[("Deployment", name)]
+
+
+def container(name: str) -> Document:
+    (only,) = deployment(name)["spec"]["template"]["spec"]["containers"]
+    return only
+
+
+def env_of(name: str) -> dict[str, Document]:
+    return {item["name"]: item for item in container(name)["env"]}
+
+
+# ---- plain manifests ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", manifest_files(), ids=lambda p: p.name)
+def test_every_manifest_document_parses_and_names_itself(path: pathlib.Path) -> None:
+    docs = documents(path)
+    assert docs, f"{path.name} holds no document"
+    for doc in docs:
+        assert isinstance(doc, dict)
+        assert doc.get("apiVersion") and doc.get("kind"), doc
+        assert doc["metadata"]["name"], doc
+
+
+def test_kustomization_lists_exactly_the_manifest_files() -> None:
+    kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+    assert sorted(kustomization["resources"]) == sorted(p.name for p in manifest_files())
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_each_service_has_a_service_account_deployment_and_service(name: str) -> None:
+    kinds = [doc["kind"] for doc in documents(K8S / f"{name}.yaml")]
+    assert sorted(kinds) == ["Deployment", "Service", "ServiceAccount"]
+    spec = deployment(name)["spec"]["template"]["spec"]
+    assert spec["serviceAccountName"] == name
+    assert spec["automountServiceAccountToken"] is False
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_deployment_has_grpc_readiness_and_liveness_probes(name: str) -> None:
+    server = container(name)
+    ports = {port["name"]: port["containerPort"] for port in server["ports"]}
+    assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT}
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert server[probe]["grpc"]["port"] == ports["grpc"], probe
+    if "startupProbe" in server:
+        assert server["startupProbe"]["grpc"]["port"] == ports["grpc"]
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_deployment_runs_non_root_read_only_without_capabilities(name: str) -> None:
+    pod = deployment(name)["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["runAsUser"] > 0
+    assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
+    security = container(name)["securityContext"]
+    assert security["readOnlyRootFilesystem"] is True
+    assert security["allowPrivilegeEscalation"] is False
+    assert security["capabilities"]["drop"] == ["ALL"]
+    assert "add" not in security["capabilities"]
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_deployment_has_requests_and_limits(name: str) -> None:
+    resources = container(name)["resources"]
+    for bound in ("requests", "limits"):
+        assert set(resources[bound]) == {"cpu", "memory"}, bound
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_deployment_is_configured_by_environment(name: str) -> None:
+    env = env_of(name)
+    assert set(env) >= BASE_ENV
+    assert env["CROUPIER_GRPC_PORT"]["value"] == str(GRPC_PORT)
+    assert env["CROUPIER_METRICS_PORT"]["value"] == str(METRICS_PORT)
+    if "CROUPIER_POSTGRES_DSN" in env:
+        dsn = env["CROUPIER_POSTGRES_DSN"]
+        assert "value" not in dsn, "the DSN holds a password: only from a Secret"
+        assert dsn["valueFrom"]["secretKeyRef"] == {"name": "croupier-postgres", "key": "dsn"}
+    config = objects()[("ConfigMap", "croupier-config")]["data"]
+    for item in env.values():
+        reference = item.get("valueFrom", {}).get("configMapKeyRef")
+        if reference is not None:
+            assert reference["name"] == "croupier-config"
+            assert reference["key"] in config, reference
+
+
+@pytest.mark.parametrize(
+    ("name", "kafka", "postgres"),
+    [
+        ("table", True, False),
+        ("wallet", True, True),
+        ("lobby", True, True),
+        ("tournament", True, True),
+        ("gateway", False, False),
+    ],
+)
+def test_stores_follow_the_architecture(name: str, kafka: bool, postgres: bool) -> None:
+    """ARCHITECTURE.md §5: wallet, tournament, lobby on PostgreSQL; engines on Kafka only."""
+    env = env_of(name)
+    assert ("CROUPIER_KAFKA_BOOTSTRAP" in env) is kafka
+    assert ("CROUPIER_POSTGRES_DSN" in env) is postgres
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_pods_are_annotated_for_prometheus_on_the_metrics_port(name: str) -> None:
+    annotations = deployment(name)["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/scrape"] == "true"
+    assert annotations["prometheus.io/port"] == str(METRICS_PORT)
+    assert annotations["prometheus.io/path"] == "/metrics"
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_service_selects_the_pods_and_exposes_grpc_and_metrics(name: str) -> None:
+    service = objects()[("Service", name)]["spec"]
+    template = deployment(name)["spec"]["template"]
+    selector = deployment(name)["spec"]["selector"]["matchLabels"]
+    assert service["selector"].items() <= template["metadata"]["labels"].items()
+    assert selector.items() <= template["metadata"]["labels"].items()
+    ports = {port["name"]: port for port in service["ports"]}
+    assert ports["grpc"]["port"] == GRPC_PORT
+    assert ports["grpc"]["targetPort"] == "grpc"
+    assert ports["grpc"]["appProtocol"] == "grpc"
+    assert ports["metrics"]["targetPort"] == "metrics"
+
+
+def test_grace_period_outlasts_the_drain() -> None:
+    for name in SERVICES:
+        pod = deployment(name)["spec"]["template"]["spec"]
+        drain = float(env_of(name)["CROUPIER_SHUTDOWN_GRACE_SECONDS"]["value"])
+        assert pod["terminationGracePeriodSeconds"] > drain, name
+
+
+# ---- Helm chart -----------------------------------------------------------------------
+
+
+def chart_values() -> Document:
+    values: Document = yaml.safe_load((CHART / "values.yaml").read_text())
+    return values
+
+
+def test_chart_yaml_parses() -> None:
+    chart = yaml.safe_load((CHART / "Chart.yaml").read_text())
+    assert chart["apiVersion"] == "v2"
+    assert chart["name"] == "croupier"
+    assert chart["type"] == "application"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", chart["version"])
+    assert isinstance(chart["appVersion"], str)
+    # The plain manifests use the same image tag as the chart's default.
+    for name in SERVICES:
+        assert container(name)["image"] == f"croupier/{name}:{chart['appVersion']}"
+
+
+def test_values_have_a_block_per_service_and_global_switches() -> None:
+    values = chart_values()
+    assert set(values["services"]) == set(SERVICES)
+    for name, block in values["services"].items():
+        assert isinstance(block["create"], bool), name
+        assert isinstance(block["replicas"], int), name
+        assert isinstance(block["image"], dict), name
+        assert set(block["resources"]) == {"requests", "limits"}, name
+    global_values = values["global"]
+    for switch in ("prometheusAnnotations", "networkPolicies"):
+        assert isinstance(global_values[switch], bool), switch
+    assert isinstance(global_values["securityContext"]["enable"], bool)
+    assert global_values["ports"] == {"grpc": GRPC_PORT, "metrics": METRICS_PORT}
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_chart_values_match_the_plain_manifests(name: str) -> None:
+    block = chart_values()["services"][name]
+    global_values = chart_values()["global"]
+    assert block["replicas"] == deployment(name)["spec"]["replicas"]
+
+    def canonical(resources: Document) -> Document:
+        return {
+            bound: {k: str(v) for k, v in amounts.items()} for bound, amounts in resources.items()
+        }
+
+    assert canonical(block["resources"]) == canonical(container(name)["resources"])
+    expected_env = set(BASE_ENV) | set(block["env"])
+    if block["kafka"]:
+        expected_env.add("CROUPIER_KAFKA_BOOTSTRAP")
+    if block["postgres"]:
+        expected_env.add("CROUPIER_POSTGRES_DSN")
+    env = env_of(name)
+    assert set(env) == expected_env
+    for key, value in block["env"].items():
+        assert env[key]["value"] == str(value), key
+    assert ("startupProbe" in container(name)) is block["startupProbe"]
+    config = objects()[("ConfigMap", "croupier-config")]["data"]
+    assert config["kafka-bootstrap"] == global_values["kafka"]["bootstrap"]
+    assert config["log-level"] == global_values["logLevel"]
+
+
+def _value_paths(node: Any, prefix: str = "") -> set[str]:
+    paths = {prefix} if prefix else set()
+    if isinstance(node, dict):
+        for key, child in node.items():
+            paths |= _value_paths(child, f"{prefix}.{key}" if prefix else key)
+    return paths
+
+
+def test_templates_only_use_values_that_exist() -> None:
+    values = chart_values()
+    known = _value_paths(values)
+    service_keys = set.intersection(*(set(block) for block in values["services"].values()))
+    templates = sorted((CHART / "templates").glob("*"))
+    assert templates
+    for template in templates:
+        text = template.read_text()
+        assert text.count("{{") == text.count("}}"), template.name
+        for path in re.findall(r"\.Values\.([A-Za-z0-9_.]+)", text):
+            assert path in known, f"{template.name}: .Values.{path}"
+        for path in re.findall(r"\$global\.([A-Za-z0-9_.]+)", text):
+            assert f"global.{path}" in known, f"{template.name}: $global.{path}"
+        for key in re.findall(r"\$service\.([A-Za-z0-9_]+)", text):
+            assert key in service_keys, f"{template.name}: $service.{key}"
+
+
+# ---- Dockerfiles ----------------------------------------------------------------------
+
+
+def dockerfiles() -> list[pathlib.Path]:
+    return sorted((ROOT / "services").glob("*/Dockerfile"))
+
+
+def test_the_table_host_has_a_dockerfile() -> None:
+    assert ROOT / "services" / "table" / "Dockerfile" in dockerfiles()
+
+
+@pytest.mark.parametrize("path", dockerfiles(), ids=lambda p: p.parent.name)
+def test_dockerfile_is_two_stage_non_root_with_one_entrypoint(path: pathlib.Path) -> None:
+    name = path.parent.name
+    lines = [line.strip() for line in path.read_text().splitlines()]
+    instructions = [line for line in lines if line and not line.startswith("#")]
+    assert len([line for line in instructions if line.startswith("FROM ")]) >= 2
+    entrypoints = [line for line in instructions if line.startswith("ENTRYPOINT")]
+    assert entrypoints == [f'ENTRYPOINT ["croupier", "serve", "{name}"]']
+    users = [line.split()[1] for line in instructions if line.startswith("USER ")]
+    assert users, "no USER: the image would run as root"
+    assert users[-1].split(":")[0] not in {"0", "root"}
+    assert "PYTHONUNBUFFERED=1" in path.read_text()
+    assert (K8S / f"{name}.yaml").exists(), f"no deploy/k8s/{name}.yaml for {path}"
+
+
+def test_dockerignore_keeps_the_context_small() -> None:
+    text = (ROOT / ".dockerignore").read_text()
+    rules = [line.strip() for line in text.splitlines() if line.strip() and line[0] != "#"]
+    assert rules[0] == "*", "allow-list: everything is excluded first"
+    for needed in ("!pyproject.toml", "!uv.lock", "!protos/", "!scripts/gen_protos.py"):
+        assert needed in rules, needed
+    assert "!services/" in rules
