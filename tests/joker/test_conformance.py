@@ -78,7 +78,7 @@ def test_awaiting_action_reports_to_act_and_legal() -> None:
     out = run_scenario(doc)
     assert out["status"] == "awaiting_action" and out["to_act"] == "nika"
     assert out["legal"] == {"actions": ["play"], "cards": ["9h"]}  # highest heart
-    assert out["hand_scores"] is None
+    assert out["hand_scores"] == {}
 
 
 @pytest.mark.parametrize(
@@ -167,6 +167,7 @@ def test_nine_card_hand_trump_declared_first() -> None:
     assert out["legal"]["tricks"] == list(range(10))
     doc["actions"] = []
     assert run_scenario(doc)["trump"] is None
+    assert run_scenario(doc)["bids"] == {}
     assert run_scenario(doc)["legal"]["actions"] == ["trump"]
     doc["actions"] = [{"player": "a", "action": "bid", "tricks": 1}]
     assert run_scenario(doc)["error"]["code"] == "wrong_phase"

@@ -5,6 +5,12 @@ hand from an explicit deal; a `score_pulka` document scores one pulka from each 
 bid and tricks. Malformed documents raise `MalformedScenario`; an illegal action stops the
 replay and is reported in `error` with the state just before it.
 
+Output conventions of a `hand` (what a referee writes down): `bids` lists the bids made
+so far; `tricks` has every player (0 until he takes one); `hand_scores` is `{}` until the
+hand is complete; `trump` is null while the nine-card trump is being chosen, `"none"` for
+no trump; `to_act` and `legal` are null once the hand is complete. Extra keys:
+`trump_card`, `trick_winners`.
+
 Options read from `options` (all optional): `premia`, `moshla` (booleans),
 `multi_premia` (`"others_deducted"` | `"others_not_deducted"`), `khishti` (an integer,
 or `{"short_hands": -200, "nine_card_hands": -500}` for the split scheme; the table API's
@@ -158,7 +164,7 @@ def _run_hand(document: dict[str, Any]) -> dict[str, Any]:
             error = {"action_index": index, "code": exc.code, "message": exc.message}
             break
     complete = state.phase is Phase.COMPLETE
-    scores: dict[str, int] | None = None
+    scores: dict[str, int] = {}
     if complete:
         scores = {
             p: hand_score(o, options.khishti, options.took_all)
@@ -172,7 +178,7 @@ def _run_hand(document: dict[str, Any]) -> dict[str, Any]:
         if state.phase is Phase.TRUMP
         else (state.trump.value if state.trump else "none"),
         "trump_card": state.trump_card.code if state.trump_card else None,
-        "bids": dict(zip(players, state.bids, strict=True)),
+        "bids": {p: b for p, b in zip(players, state.bids, strict=True) if b is not None},
         "tricks": dict(zip(players, state.taken, strict=True)),
         "trick_winners": [players[w] for w in state.winners],
         "hand_scores": scores,
