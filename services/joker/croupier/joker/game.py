@@ -322,7 +322,7 @@ def public_view(state: GameState) -> dict[str, Any]:
             "to_act": names[hand.turn] if hand.turn is not None else None,
             "trump_card": hand.trump_card.code if hand.trump_card else None,
             "trump": _trump_text(hand),
-            "bids": {names[s]: b for s, b in enumerate(hand.bids)},
+            "bids": {names[s]: b for s, b in enumerate(hand.bids) if b is not None},
             "tricks": {names[s]: t for s, t in enumerate(hand.taken)},
             "trick": [{"player": names[p.seat], **p.to_json()} for p in hand.trick],
             "played": [
