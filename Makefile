@@ -15,7 +15,7 @@ $(UV):
 
 venv: .venv/.synced
 
-gen/python/.generated: venv $(shell find protos -name '*.proto')
+gen/python/.generated: venv $(shell find protos -name '*.proto') $(wildcard services/*/croupier/*/__init__.py)
 	$(PY) scripts/gen_protos.py
 	touch $@
 

@@ -106,12 +106,14 @@ class ServiceHost:
         log.info("stopped")
         self._stopped.set()
 
-    async def run_until_signalled(self) -> None:
+    async def run_until_signalled(self, on_started: Callable[[], None] | None = None) -> None:
         """Start, then serve until SIGTERM or SIGINT, then drain and stop."""
         loop = asyncio.get_running_loop()
         stop_requested = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop_requested.set)
         await self.start()
+        if on_started is not None:
+            on_started()
         await stop_requested.wait()
         await self.stop()

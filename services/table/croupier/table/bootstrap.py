@@ -12,7 +12,7 @@ from typing import Any
 from croupier.kit.bus.interface import EventBus
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load
-from croupier.table.commandlog import CommandLog, InMemoryCommandLog
+from croupier.table.commandlog import TOPIC, CommandLog, InMemoryCommandLog
 from croupier.table.games import load_engines
 from croupier.table.grpc_api import TableEngineService
 from croupier.table.host import TableHost
@@ -28,6 +28,9 @@ class TableSettings:
     )
     kafka_bootstrap: str = env(
         "CROUPIER_KAFKA_BOOTSTRAP", str, "127.0.0.1:9092", doc="Kafka bootstrap servers"
+    )
+    commands_topic: str = env(
+        "CROUPIER_TABLE_COMMANDS_TOPIC", str, TOPIC, doc="the command log's Kafka topic"
     )
     currency: str = env("CROUPIER_TABLE_CURRENCY", str, "CHIP", doc="default table currency")
 
@@ -59,7 +62,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         from croupier.kit.bus.kafka import KafkaBus
         from croupier.table.kafka_log import KafkaCommandLog
 
-        command_log = KafkaCommandLog(settings.kafka_bootstrap)
+        command_log = KafkaCommandLog(settings.kafka_bootstrap, settings.commands_topic)
         bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap)
     await bus.start()
     host = build_host(command_log, bus, settings.currency)

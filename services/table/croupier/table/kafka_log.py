@@ -49,10 +49,11 @@ class KafkaCommandLog:
         )
         await consumer.start()
         try:
-            partitions = consumer.partitions_for_topic(self._topic)
-            if not partitions:
-                await consumer.topics()  # refresh metadata once
-                partitions = consumer.partitions_for_topic(self._topic) or set()
+            if self._producer is None:
+                raise RuntimeError("KafkaCommandLog.replay before start()")
+            # The producer's metadata request creates the topic if needed and names its
+            # partitions (the consumer's cached metadata would not know a new topic).
+            partitions = await self._producer.partitions_for(self._topic)
             assigned = [TopicPartition(self._topic, p) for p in sorted(partitions)]
             if not assigned:
                 return
@@ -63,7 +64,7 @@ class KafkaCommandLog:
             remaining = {tp for tp in assigned if end_offsets[tp] > 0}
             while remaining:
                 batches = await consumer.getmany(*remaining, timeout_ms=1000)
-                for tp, records in batches.items():
+                for records in batches.values():
                     for record in records:
                         key = (record.key or b"").decode(errors="replace")
                         by_table[key].append(record.value or b"")
