@@ -187,6 +187,12 @@ def _as_pokerkit(state: HandState) -> list[int]:
     return stacks
 
 
+def _deal_board(pk: Any, order: list[int], board_at: int) -> None:
+    count = 3 if not pk.board_cards else 1
+    start = board_at + sum(len(b) for b in pk.board_cards)
+    pk.deal_board("".join(C.names(order[start : start + count])))
+
+
 def play(rng: random.Random, plo_share: float = 0.3) -> Outcome:
     setup = random_setup(rng, plo_share)
     n = setup.n

@@ -1,0 +1,101 @@
+"""The hand history: a complete, replayable JSON record of one hand, and its reader.
+
+The record is a superset of a conformance document (`"game": "poker"`), so the same hand
+can also be fed to `croupier conformance`. It holds the seats and starting stacks, every
+card (hole cards and the undealt stub in order), every accepted action with the chips it
+put in, and the settlement: board, pots with eligible players and winners, returned
+(uncalled) amounts, winnings, final stacks and the hands shown at showdown.
+
+`replay(record)` rebuilds the hand from the inputs alone and checks that it reaches exactly
+the recorded settlement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from croupier.poker import cards as C
+from croupier.poker.engine import apply, start_hand
+from croupier.poker.rules import TableConfig
+from croupier.poker.state import HandState
+
+FORMAT = "croupier.poker.hand-history/1"
+SETTLEMENT_KEYS = ("board", "pots", "returned", "winnings", "stacks", "shown")
+
+
+class HistoryMismatch(ValueError):
+    """Replaying a history did not reproduce what it records."""
+
+
+def record(state: HandState) -> dict[str, Any]:
+    """The history of a hand (finished or not; the settlement keys appear once it is over)."""
+    cfg = state.config
+    doc: dict[str, Any] = {
+        "format": FORMAT,
+        "game": "poker",
+        "variant": cfg.variant,
+        "limit": "pot-limit" if cfg.pot_limit else "no-limit",
+        "short_big_blind": cfg.short_big_blind,
+        "blinds": [cfg.small_blind, cfg.big_blind],
+        "ante": cfg.ante,
+        "players": [
+            {"id": pid, "stack": st} for pid, st in zip(state.ids, state.initial, strict=True)
+        ],
+        "button": state.ids[state.button],
+        "hole_cards": {pid: C.names(h) for pid, h in zip(state.ids, state.hole, strict=True)},
+        "deck": C.names(state.deck),
+        "actions": [dict(a) for a in state.actions],
+        "status": state.status,
+    }
+    if state.result is not None:
+        doc["board"] = C.names(state.board)
+        for key in SETTLEMENT_KEYS[1:]:
+            doc[key] = state.result[key]
+    return doc
+
+
+def start(record: Mapping[str, Any]) -> HandState:
+    """The hand a history describes, before its first action."""
+    config = TableConfig(
+        variant=record["variant"],
+        small_blind=record["blinds"][0],
+        big_blind=record["blinds"][1],
+        ante=record.get("ante", 0),
+        limit=record.get("limit", ""),
+        short_big_blind=record.get("short_big_blind", "full"),
+    )
+    players = [(p["id"], p["stack"]) for p in record["players"]]
+    ids = [p[0] for p in players]
+    hole = [C.parse_all(record["hole_cards"][pid]) for pid in ids]
+    return start_hand(
+        config, players, ids.index(record["button"]), hole, C.parse_all(record["deck"])
+    )
+
+
+def replay(record: Mapping[str, Any]) -> HandState:
+    """Replay a history and check it reproduces the recorded actions and settlement."""
+    state = start(record)
+    for index, action in enumerate(record["actions"]):
+        state, _ = apply(state, action["player"], action)
+        got = state.actions[-1]
+        for key in ("amount", "to"):
+            if key in action and action[key] != got.get(key):
+                raise HistoryMismatch(
+                    f"action {index}: recorded {key} {action[key]}, replay gives {got.get(key)}"
+                )
+    if "pots" in record:
+        if state.result is None:
+            raise HistoryMismatch("the history records a settlement but the hand is not over")
+        mine = record_settlement(state)
+        for key in SETTLEMENT_KEYS:
+            if mine[key] != record[key]:
+                raise HistoryMismatch(f"{key}: recorded {record[key]}, replay gives {mine[key]}")
+    return state
+
+
+def record_settlement(state: HandState) -> dict[str, Any]:
+    assert state.result is not None
+    out = {key: state.result[key] for key in SETTLEMENT_KEYS[1:]}
+    out["board"] = C.names(state.board)
+    return out

@@ -1,0 +1,69 @@
+"""Build poker hands for tests from a few facts (players, button, cards, actions)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from croupier.poker import cards as C
+from croupier.poker.conformance import run_scenario, setup
+from croupier.poker.engine import apply
+from croupier.poker.state import HandState
+
+
+def doc(
+    players: Sequence[tuple[str, int]],
+    button: str,
+    actions: Sequence[tuple[str, str] | tuple[str, str, int]] = (),
+    hole: dict[str, list[str]] | None = None,
+    board: Sequence[str] = (),
+    variant: str = "nlhe",
+    blinds: tuple[int, int] = (1, 2),
+    ante: int = 0,
+    limit: str | None = None,
+) -> dict[str, Any]:
+    """A conformance document; unspecified hole cards and board come from a fixed deck."""
+    count = 4 if variant == "plo" else 2
+    used = {c for cs in (hole or {}).values() for c in cs} | set(board)
+    spare = [c for c in C.NAMES[::-1] if c not in used]  # aces first, deterministic
+    holes: dict[str, list[str]] = {}
+    for pid, _ in players:
+        if hole and pid in hole:
+            holes[pid] = list(hole[pid])
+        else:
+            holes[pid], spare = spare[:count], spare[count:]
+    deck = list(board) + spare
+    out: dict[str, Any] = {
+        "game": "poker",
+        "variant": variant,
+        "blinds": list(blinds),
+        "ante": ante,
+        "players": [{"id": p, "stack": s} for p, s in players],
+        "button": button,
+        "hole_cards": holes,
+        "deck": deck,
+        "actions": [_action(a) for a in actions],
+    }
+    if limit:
+        out["limit"] = limit
+    return out
+
+
+def _action(a: tuple[str, str] | tuple[str, str, int]) -> dict[str, Any]:
+    out: dict[str, Any] = {"player": a[0], "action": a[1]}
+    if len(a) == 3:
+        out["to"] = a[2]
+    return out
+
+
+def run(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    return run_scenario(doc(*args, **kwargs))
+
+
+def state_after(*args: Any, **kwargs: Any) -> HandState:
+    """The engine state after the document's actions (all must be legal)."""
+    d = doc(*args, **kwargs)
+    state = setup(d)
+    for a in d["actions"]:
+        state, _ = apply(state, a["player"], a)
+    return state

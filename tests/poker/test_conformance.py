@@ -1,0 +1,85 @@
+"""Conformance vectors (public examples + our own) replayed through `run_scenario`.
+
+Compared the way ../shared/conformance/check.py compares: exact JSON values of the keys
+status, stacks, board, pots, returned, winnings (or the error's action index).
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from croupier.kit.scenario import MalformedScenario
+from croupier.poker.conformance import run_scenario
+
+VECTORS = pathlib.Path(__file__).parent / "vectors"
+NAMES = sorted(p.name[:-5] for p in VECTORS.glob("*.json") if not p.name.endswith(".expected.json"))
+KEYS = ("status", "stacks", "board", "pots", "returned", "winnings")
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CHECK = ROOT.parent / "shared" / "conformance" / "check.py"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_vector(name: str) -> None:
+    document = json.loads((VECTORS / f"{name}.json").read_text())
+    expected = json.loads((VECTORS / f"{name}.expected.json").read_text())
+    out = run_scenario(document)
+    if isinstance(expected.get("error"), dict):
+        assert out["error"] is not None
+        assert out["error"]["action_index"] == expected["error"]["action_index"]
+        assert out["board"] == expected["board"]
+        assert out["status"] == expected["status"]
+        return
+    assert out["error"] is None
+    for key in KEYS:
+        if key in expected:
+            assert json.dumps(out[key], sort_keys=True) == json.dumps(
+                expected[key], sort_keys=True
+            ), key
+
+
+def test_public_examples_pass_through_the_command() -> None:
+    """`check.py poker` runs the public examples through `.venv/bin/croupier conformance`."""
+    if not CHECK.exists():
+        pytest.fail(f"missing {CHECK}")
+    proc = subprocess.run(
+        [sys.executable, str(CHECK), "poker"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 failed" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"variant": "stud"},
+        {"blinds": [1]},
+        {"button": "nobody"},
+        {"hole_cards": {"a": ["Zz", "As"], "b": ["Kd", "Kc"]}},
+        {"players": [{"id": "a", "stack": 0}, {"id": "b", "stack": 10}]},
+        {"variant": "naiko"},
+    ],
+)
+def test_malformed_documents_raise(change: dict[str, object]) -> None:
+    document = {
+        "game": "poker",
+        "variant": "nlhe",
+        "blinds": [1, 2],
+        "ante": 0,
+        "players": [{"id": "a", "stack": 10}, {"id": "b", "stack": 10}],
+        "button": "a",
+        "hole_cards": {"a": ["As", "Ah"], "b": ["Kd", "Kc"]},
+        "deck": ["2c", "3c", "4c", "5c", "6c"],
+        "actions": [],
+    }
+    document.update(change)
+    with pytest.raises(MalformedScenario):
+        run_scenario(document)
