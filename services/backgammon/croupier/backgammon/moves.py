@@ -402,6 +402,7 @@ def parse_play(text: str) -> list[Move]:
             if current and not expect_point:
                 chains.append(current)
                 current = []
+                expect_point = True
             continue
         m = _TOKEN.match(stripped, pos)
         if not m:
@@ -432,6 +433,7 @@ def parse_play(text: str) -> list[Move]:
         elif comma is not None and current and not expect_point:
             chains.append(current)
             current = []
+            expect_point = True
     if expect_point and current:
         raise IllegalPlay(f"trailing '/' in {text!r}")
     if current:
