@@ -57,6 +57,7 @@ def deployment(name: str) -> Document:
 
 def container(name: str) -> Document:
     (only,) = deployment(name)["spec"]["template"]["spec"]["containers"]
+    assert isinstance(only, dict)
     return only
 
 
@@ -297,6 +298,14 @@ def test_dockerfile_is_two_stage_non_root_with_one_entrypoint(path: pathlib.Path
     assert users[-1].split(":")[0] not in {"0", "root"}
     assert "PYTHONUNBUFFERED=1" in path.read_text()
     assert (K8S / f"{name}.yaml").exists(), f"no deploy/k8s/{name}.yaml for {path}"
+
+
+@pytest.mark.parametrize("path", dockerfiles(), ids=lambda p: p.parent.name)
+def test_dockerfile_entrypoint_names_a_registered_service(path: pathlib.Path) -> None:
+    """The image runs `croupier serve <folder>`: that name must be a `croupier serve` choice."""
+    from croupier.cli.serve import SERVICE_MODULES
+
+    assert path.parent.name in SERVICE_MODULES, sorted(SERVICE_MODULES)
 
 
 def test_dockerignore_keeps_the_context_small() -> None:
