@@ -1,0 +1,123 @@
+"""The shape a thin table-host adapter needs: seeded deals and one set of functions for both
+families (`croupier.table.engine.GameEngine` is implemented on top of these later).
+
+- `start(rules, players, dealer, seed)`: deal from a 32-byte seed with
+  `croupier.kit.fairness.shuffled(deck, seed, "deck")`, one card at a time from the
+  dealer's left, then the up-card, then the stock;
+- `apply`, `legal_actions`, `view`, `timeout_action`, `outcome`: dispatch to the family's
+  state machine; `settle_round`: exact integer chips (seed 000 §10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from croupier.kit.fairness import shuffled
+from croupier.rummy import knock_game, laydown_game
+from croupier.rummy.cards import Card, standard_deck
+from croupier.rummy.knock_game import GinState
+from croupier.rummy.laydown_game import LaydownState
+from croupier.rummy.outcome import RoundOutcome
+from croupier.rummy.settlement import Settlement, settle
+from croupier.rummy.variant import Family, VariantRules
+from croupier.table.engine import Event
+
+__all__ = [
+    "RoundState",
+    "apply",
+    "deal_cards",
+    "legal_actions",
+    "outcome",
+    "settle_round",
+    "start",
+    "timeout_action",
+    "to_act",
+    "view",
+]
+
+RoundState = GinState | LaydownState
+
+
+def deal_cards(
+    rules: VariantRules, players: Sequence[str], dealer: str, deck: Sequence[Card]
+) -> tuple[dict[str, list[Card]], Card, list[Card]]:
+    """Hands, up-card and stock (top first) from a deck in dealing order."""
+    cards = list(deck)
+    count = rules.dealt(len(players))
+    first = (list(players).index(dealer) + 1) % len(players)
+    order = [players[(first + step) % len(players)] for step in range(len(players))]
+    hands: dict[str, list[Card]] = {player: [] for player in players}
+    position = 0
+    for _ in range(count):
+        for player in order:
+            hands[player].append(cards[position])
+            position += 1
+    upcard = cards[position]
+    return hands, upcard, cards[position + 1 :]
+
+
+def start(rules: VariantRules, players: Sequence[str], dealer: str, seed: bytes) -> RoundState:
+    """A new round dealt from `seed` (the only randomness; see croupier.kit.fairness)."""
+    deck = shuffled(standard_deck(rules.decks, rules.jokers), seed, "deck")
+    hands, upcard, stock = deal_cards(rules, players, dealer, deck)
+    if rules.family is Family.KNOCK:
+        return knock_game.deal(rules, players, dealer, hands, upcard, stock)
+    return laydown_game.deal(rules, players, dealer, hands, upcard, stock)
+
+
+def apply(
+    state: RoundState, player: str, action: Mapping[str, Any]
+) -> tuple[RoundState, list[Event]]:
+    if isinstance(state, GinState):
+        return knock_game.apply(state, player, action)
+    return laydown_game.apply(state, player, action)
+
+
+def to_act(state: RoundState) -> str | None:
+    return state.to_act
+
+
+def legal_actions(state: RoundState, player: str) -> dict[str, Any]:
+    if isinstance(state, GinState):
+        return knock_game.legal_actions(state, player)
+    return laydown_game.legal_actions(state, player)
+
+
+def view(state: RoundState, player: str) -> dict[str, Any]:
+    if isinstance(state, GinState):
+        return knock_game.view(state, player)
+    return laydown_game.view(state, player)
+
+
+def timeout_action(state: RoundState, player: str) -> dict[str, Any]:
+    if isinstance(state, GinState):
+        return knock_game.timeout_action(state, player)
+    return laydown_game.timeout_action(state, player)
+
+
+def outcome(state: RoundState) -> RoundOutcome | None:
+    return state.result
+
+
+def settle_round(
+    state: RoundState,
+    *,
+    round_fee: int,
+    chip_ratio: int,
+    chips: Mapping[str, int],
+    limit_to_winner_risk: bool = True,
+) -> Settlement | None:
+    """The chips of a finished round (None while it runs)."""
+    result = state.result
+    if result is None:
+        return None
+    return settle(
+        players=state.players,
+        winner=result.winner,
+        penalty=result.penalty,
+        round_fee=round_fee,
+        chip_ratio=chip_ratio,
+        chips=chips,
+        limit_to_winner_risk=limit_to_winner_risk,
+    )
