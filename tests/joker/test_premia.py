@@ -36,7 +36,7 @@ def settle(rows: dict[str, Sequence[Cell]], options: Options | None = None) -> P
 
 
 # §4.1: Giorgi fulfils everything; Nika, Ana and Levan each fail one hand.
-GIORGI = [150, 200, 100, 250]
+GIORGI: list[Cell] = [150, 200, 100, 250]
 NIKA: list[Cell] = [100, "f20", 300, 50]
 ANA: list[Cell] = ["f20", 150, 50, "f20"]
 LEVAN: list[Cell] = [250, 150, "f30", 200]
@@ -79,8 +79,13 @@ def test_vector_6_ana_and_levan_each_lose_their_own_best() -> None:
 
 
 def test_vector_7_rule_11_two_qualifiers_both_table_rules() -> None:
-    ana_clean = [50, 150, 200, 100]
-    rows = {"giorgi": GIORGI, "nika": NIKA, "ana": ana_clean, "levan": LEVAN}
+    ana_clean: list[Cell] = [50, 150, 200, 100]
+    rows: dict[str, Sequence[Cell]] = {
+        "giorgi": GIORGI,
+        "nika": NIKA,
+        "ana": ana_clean,
+        "levan": LEVAN,
+    }
     deducted = settle(rows)
     assert deducted.of("giorgi").premia == 250
     assert deducted.of("ana").premia == 200

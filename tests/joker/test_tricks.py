@@ -18,7 +18,7 @@ def trick(*plays: str | tuple[str, str] | tuple[str, str, str]) -> list[Play]:
         if isinstance(spec, str):
             built.append(Play(seat, card(spec)))
         else:
-            suit = Suit(spec[2]) if len(spec) == 3 else None  # type: ignore[misc]
+            suit = Suit(spec[2]) if len(spec) == 3 else None
             built.append(Play(seat, card(spec[0]), JokerUse(spec[1]), suit))
     return built
 
