@@ -15,6 +15,7 @@ SUBCOMMAND_MODULES = (
     "croupier.cli.conformance",
     "croupier.cli.run",
     "croupier.cli.serve",
+    "croupier.cli.verify",
 )
 
 

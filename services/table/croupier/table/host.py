@@ -25,11 +25,12 @@ from typing import Any
 import structlog
 
 from croupier.kit.bus.envelope import make_envelope
-from croupier.kit.fairness import commitment, new_seed
-from croupier.table import metrics
-from croupier.table.clocks import Clocks, ClockSettings
+from croupier.kit.fairness import new_seed
+from croupier.table import history, metrics
+from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import CommandLog, LogEntry, ReplayedTable
 from croupier.table.engine import JSON, GameEngine, Rejected
+from croupier.table.history import initial_state
 from croupier.table.sink import (
     EVENTS_TOPIC,
     WALLET_REQUESTS_TOPIC,
@@ -65,6 +66,7 @@ class ViewSnapshot:
     view: JSON
     turn_seconds_left: float
     closed: bool
+    last_finished_hand: int
 
 
 @dataclass
@@ -77,6 +79,7 @@ class _Table:
     watchers: dict[str, set[asyncio.Queue[ViewSnapshot | None]]] = field(default_factory=dict)
     disconnected_at_ms: dict[str, int] = field(default_factory=dict)
     timer: asyncio.Task[None] | None = None
+    last_settlement: Settlement | None = None
 
 
 class TableHost:
@@ -139,9 +142,8 @@ class TableHost:
         metrics.PLAYERS_SEATED.labels(table.state.game).inc(len(table.state.seated))
         # The host may have died between logging a hand's end and asking for its
         # settlement: ask again (the wallet applies each idempotency key once).
-        last = self._last_settlement(table)
-        if last is not None:
-            await self._request_settlement(table, last)
+        if table.last_settlement is not None:
+            await self._request_settlement(table, table.last_settlement)
         async with table.lock:
             await self._after_commit(table)
 
@@ -154,7 +156,7 @@ class TableHost:
             raise TableVoided(
                 f"engine version mismatch: log {opening.engine_version}, host {engine.version}"
             )
-        table = _Table(engine, self._initial_state(engine, opening), [opening])
+        table = _Table(engine, initial_state(engine, opening), [opening])
         table.seen_commands[opening.command_id] = opening.index
         for entry in entries[1:]:
             outcome = step(engine, table.state, entry)
@@ -208,7 +210,7 @@ class TableHost:
             engine=engine.name,
             engine_version=engine.version,
         )
-        table = _Table(engine, self._initial_state(engine, opening), [opening])
+        table = _Table(engine, initial_state(engine, opening), [opening])
         await self._append(table, opening)
         table.seen_commands[opening.command_id] = 1
         self._tables[table_id] = table
@@ -292,6 +294,8 @@ class TableHost:
         table.state = outcome.state
         table.entries.append(entry)
         table.seen_commands[entry.command_id] = entry.index
+        if outcome.settlement is not None:
+            table.last_settlement = outcome.settlement
 
     async def _after_commit(self, table: _Table) -> None:
         """Deal the next hand if one can start, wake the views, re-arm the clock."""
@@ -359,21 +363,6 @@ class TableHost:
         )
         await self._publisher.publish(topic, envelope)
 
-    def _last_settlement(self, table: _Table) -> Settlement | None:
-        state = table.state
-        if state.settled_hand == 0:
-            return None
-        # Recompute from the log: replay up to the entry that ended the settled hand.
-        engine = table.engine
-        replay_state = self._initial_state(engine, table.entries[0])
-        last: Settlement | None = None
-        for entry in table.entries[1:]:
-            outcome = step(engine, replay_state, entry)
-            replay_state = outcome.state
-            if outcome.settlement is not None:
-                last = outcome.settlement
-        return last
-
     # ---- clocks ---------------------------------------------------------------------
 
     def _arm_clock(self, table: _Table) -> None:
@@ -415,7 +404,9 @@ class TableHost:
             view = table.engine.public_view(state.engine_state)
         deadline = state.clocks.deadline_ms(player) if player else None
         left = max(0.0, (deadline - self._now_ms()) / 1000) if deadline is not None else 0.0
-        return ViewSnapshot(state.table_id, state.index, state.seated, view, left, state.closed)
+        return ViewSnapshot(
+            state.table_id, state.index, state.seated, view, left, state.closed, state.settled_hand
+        )
 
     async def watch(self, table_id: str, player: str) -> AsyncIterator[ViewSnapshot]:
         """The viewer's view now, then after every change, until the table closes."""
@@ -455,51 +446,7 @@ class TableHost:
     def hand_history(self, table_id: str, hand_number: int) -> JSON:
         """Everything needed to re-derive and replay a finished hand (`croupier verify`)."""
         table = self._table(table_id)
-        if not 1 <= hand_number <= table.state.settled_hand:
-            raise Rejected("not_found", f"hand {hand_number} of this table has not finished")
-        entries: list[JSON] = []
-        seed_hex = ""
-        result: Settlement | None = None
-        state = self._initial_state(table.engine, table.entries[0])
-        hands_seen = 0
-        for entry in table.entries:
-            entries.append(
-                {
-                    "index": entry.index,
-                    "command_id": entry.command_id,
-                    "kind": entry.kind,
-                    "player": entry.player,
-                    "body": entry.body,
-                    "at_ms": entry.at_ms,
-                }
-            )
-            if entry.kind == "open":
-                continue
-            outcome = step(table.engine, state, entry)
-            state = outcome.state
-            if entry.kind == "start_hand":
-                hands_seen += 1
-                seed_hex = str(entry.body["seed"])
-            if outcome.settlement is not None and outcome.settlement.hand_number == hand_number:
-                result = outcome.settlement
-                break
-        assert result is not None
-        seed = bytes.fromhex(seed_hex)
-        return {
-            "table_id": table_id,
-            "game": table.state.game,
-            "engine": table.engine.name,
-            "engine_version": table.engine.version,
-            "hand_number": hand_number,
-            "seed_sha256": commitment(seed),
-            "seed": seed_hex,
-            "dealt": table.engine.randomness(seed),
-            "commands": entries,
-            "result": {
-                "deltas": dict(result.result.deltas),
-                "commission": dict(result.result.commission),
-            },
-        }
+        return history.build(table.engine, table.entries, hand_number)
 
     # ---- helpers --------------------------------------------------------------------
 
@@ -534,21 +481,3 @@ class TableHost:
     def _require_seated(table: _Table, player: str) -> None:
         if player not in table.state.seated:
             raise Rejected("not_found", f"player {player!r} is not seated at this table")
-
-    @staticmethod
-    def _initial_state(engine: GameEngine[Any], opening: LogEntry) -> TableState:
-        clock = opening.body.get("clock", {})
-        settings = ClockSettings(
-            turn_ms=int(clock.get("turn_ms", 30_000)),
-            reserve_ms=int(clock.get("reserve_ms", 0)),
-            reconnect_ms=int(clock.get("reconnect_ms", 60_000)),
-        )
-        options = dict(opening.body.get("options", {}))
-        return TableState(
-            table_id=opening.table_id,
-            game=str(opening.body["game"]),
-            options=options,
-            engine_state=engine.open(options),
-            clocks=Clocks(settings),
-            index=opening.index,
-        )
