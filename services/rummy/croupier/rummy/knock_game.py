@@ -108,6 +108,9 @@ def _set_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, 
 def apply(state: GinState, player: str, action: Mapping[str, Any]) -> tuple[GinState, list[Event]]:
     """Apply one action of `player`; raises RummyError (state unchanged) when illegal."""
     if state.phase is GinPhase.OVER:
+        ended_by_gin = state.result is not None and state.result.ending is Ending.GIN
+        if ended_by_gin and action.get("action") == "layoff":
+            raise RummyError("layoff_on_gin", "no lay-offs on gin")
         raise RummyError("hand_over", "the hand is over")
     if player not in state.players:
         raise RummyError("not_your_turn", f"{player!r} is not at this table")
@@ -301,8 +304,6 @@ def _knock(state: GinState, action: Mapping[str, Any]) -> tuple[GinState, list[E
 
 def _layoff(state: GinState, action: Mapping[str, Any]) -> tuple[GinState, list[Event]]:
     if state.phase is not GinPhase.LAYOFF:
-        if state.result is not None and state.result.ending is Ending.GIN:
-            raise RummyError("layoff_on_gin", "no lay-offs on gin")
         raise RummyError("wrong_phase", "lay-offs follow a knock")
     card = action_card(action)
     index = action.get("meld")
