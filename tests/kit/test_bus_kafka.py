@@ -16,6 +16,7 @@ from google.protobuf import wrappers_pb2
 from croupier.kit.bus import (
     DLQ_REASON_HEADER,
     Envelope,
+    InMemoryDeduplicator,
     KafkaBus,
     SubjectSequencer,
     dead_letter_topic,
@@ -164,6 +165,40 @@ async def test_undecodable_message_goes_to_the_dlq_and_the_partition_moves_on(
     assert headers["croupier-dlq-position"] == b"partition 0 offset 1"
     # The dead-lettered message was committed like the others: a restart will not see it again.
     assert await committed_total(kafka_bootstrap, topic, group) == 4
+
+
+class FlakyDeduplicator(InMemoryDeduplicator):
+    """Its store is unreachable for the first `failures` look-ups."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def seen(self, consumer: str, envelope_id: str) -> bool:
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("deduplication store unreachable")
+        return await super().seen(consumer, envelope_id)
+
+
+async def test_consumer_survives_a_failing_deduplicator_and_skips_nothing(
+    kafka_bootstrap: str, unique: Callable[[str], str]
+) -> None:
+    topic, group = unique("bus"), unique("group")
+    received: list[int] = []
+
+    async def handler(item: Envelope) -> None:
+        received.append(item.sequence)
+
+    async with KafkaBus(bootstrap_servers=kafka_bootstrap) as bus:
+        await bus.create_topics([topic], partitions=1)
+        await bus.publish_many([(topic, envelope("s", n)) for n in (1, 2, 3)])
+        await bus.subscribe(
+            topic, group=group, handler=handler, deduplicator=FlakyDeduplicator(failures=2)
+        )
+        await until(lambda: len(received) >= 3)
+        await asyncio.sleep(0.3)
+    assert received == [1, 2, 3]
 
 
 # A consumer process that applies each envelope's amount to a balance in PostgreSQL, deduplicating

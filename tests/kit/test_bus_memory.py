@@ -221,3 +221,32 @@ async def test_publishing_on_a_stopped_bus_is_an_error() -> None:
     await bus.start()
     await bus.stop()
     await bus.stop()
+
+
+class FlakyDeduplicator(InMemoryDeduplicator):
+    """Its store is unreachable for the first `failures` look-ups."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def seen(self, consumer: str, envelope_id: str) -> bool:
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("deduplication store unreachable")
+        return await super().seen(consumer, envelope_id)
+
+
+async def test_a_failing_deduplicator_delays_delivery_but_loses_nothing() -> None:
+    received: list[int] = []
+    async with InMemoryBus() as bus:
+        for number in (1, 2):
+            await bus.publish(TOPIC, envelope("s", number))
+        await bus.subscribe(
+            TOPIC,
+            group="g",
+            handler=lambda e: _append_int(received, e.sequence),
+            deduplicator=FlakyDeduplicator(failures=1),
+        )
+        await until(lambda: len(received) == 2)
+    assert received == [1, 2]

@@ -107,14 +107,23 @@ class _KafkaSubscription:
             for record in records:
                 if self._stopping:
                     break
-                await self._delivery.deliver(
-                    RawMessage(
-                        topic=record.topic,
-                        key=record.key,
-                        value=record.value,
-                        position=f"partition {record.partition} offset {record.offset}",
+                try:
+                    await self._delivery.deliver(
+                        RawMessage(
+                            topic=record.topic,
+                            key=record.key,
+                            value=record.value,
+                            position=f"partition {record.partition} offset {record.offset}",
+                        )
                     )
-                )
+                except Exception:  # noqa: BLE001 - e.g. the deduplicator's database is down
+                    # Not dealt with: fetch it again after a pause; never skip it, never die.
+                    _log.exception(
+                        "delivery from %s at offset %d failed; retrying", partition, record.offset
+                    )
+                    self._consumer.seek(partition, record.offset)
+                    await asyncio.sleep(_ERROR_BACKOFF_SECONDS)
+                    return
                 next_offset = record.offset + 1
         finally:
             if next_offset is not None:

@@ -10,6 +10,7 @@ Nothing survives the process.
 from __future__ import annotations
 
 import asyncio
+import logging
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,10 @@ from croupier.kit.bus.delivery import TYPE_HEADER, Delivery, RawMessage, dead_le
 from croupier.kit.bus.interface import Handler, dead_letter_topic
 
 __all__ = ["InMemoryBus", "StoredMessage"]
+
+_log = logging.getLogger(__name__)
+
+_ERROR_BACKOFF_SECONDS = 0.5
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -185,14 +190,21 @@ class InMemoryBus:
                 stored = log[group.position]
                 index = zlib.crc32(stored.key or b"") % len(group.members)
                 member = group.members[index]
-                await member.delivery.deliver(
-                    RawMessage(
-                        topic=group.topic,
-                        key=stored.key,
-                        value=stored.value,
-                        position=f"offset {group.position}",
+                try:
+                    await member.delivery.deliver(
+                        RawMessage(
+                            topic=group.topic,
+                            key=stored.key,
+                            value=stored.value,
+                            position=f"offset {group.position}",
+                        )
                     )
-                )
+                except Exception:  # noqa: BLE001 - e.g. the deduplicator failed: retry, never skip
+                    _log.exception(
+                        "delivery on %s at %d failed; retrying", group.topic, group.position
+                    )
+                    await asyncio.sleep(_ERROR_BACKOFF_SECONDS)
+                    continue
                 group.position += 1
 
     def _require_running(self) -> None:
