@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Mapping
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Self
 
@@ -30,13 +31,21 @@ from croupier.wallet.core.model import (
 from croupier.wallet.core.money import Currency, CurrencyKind
 from croupier.wallet.service.ports import DuplicateTransferId, RetryableConflict, StatementLine
 
-__all__ = ["OutboxEncoder", "PostgresLedger", "PostgresUnitOfWork", "create_pool"]
+__all__ = [
+    "OutboxEncoder",
+    "PostgresLedger",
+    "PostgresRequestLog",
+    "PostgresUnitOfWork",
+    "create_pool",
+]
 
-#: Turns one posted transfer into (topic, key, payload) for the outbox.
-OutboxEncoder = Callable[[Transfer], tuple[str, str, bytes]]
+#: Turns one posted transfer and its sequence number on its subject (the debit account's
+#: posting count) into (topic, key, serialized Envelope) for the outbox.
+OutboxEncoder = Callable[[Transfer, int], tuple[str, str, bytes]]
 
 _ACCOUNT_COLUMNS = (
-    "account_id, kind, currency, owner, posted, debits_pending, credits_pending, opened_at"
+    "account_id, kind, currency, owner, posted, debits_pending, credits_pending, posting_count,"
+    " opened_at"
 )
 _TRANSFER_COLUMNS = (
     "transfer_id, debit_account_id, credit_account_id, currency, amount, kind, status, is_hold,"
@@ -68,6 +77,7 @@ def _account(row: Mapping[str, Any]) -> Account:
         posted=row["posted"],
         debits_pending=row["debits_pending"],
         credits_pending=row["credits_pending"],
+        posting_count=row["posting_count"],
         opened_at=row["opened_at"],
     )
 
@@ -105,10 +115,12 @@ class PostgresLedger:
         *,
         currencies: dict[str, Currency],
         outbox_encoder: OutboxEncoder | None,
+        notify_channel: str = "",
     ) -> None:
         self._db = connection
         self._currencies = currencies
         self._encode = outbox_encoder
+        self._notify_channel = notify_channel
 
     async def currency(self, code: str) -> Currency | None:
         if code not in self._currencies:
@@ -265,27 +277,30 @@ class PostgresLedger:
         changed = ledger.changed_accounts
         if changed:
             await self._db.execute(
-                """UPDATE accounts a SET posted = u.p, debits_pending = u.dp, credits_pending = u.cp
-                   FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[])
-                        AS u(i, p, dp, cp)
+                """UPDATE accounts a SET posted = u.p, debits_pending = u.dp,
+                                         credits_pending = u.cp, posting_count = u.n
+                   FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
+                        AS u(i, p, dp, cp, n)
                    WHERE a.account_id = u.i""",
                 [a.account_id for a in changed],
                 [a.posted for a in changed],
                 [a.debits_pending for a in changed],
                 [a.credits_pending for a in changed],
+                [a.posting_count for a in changed],
             )
         posted = ledger.posted_transfers
         if posted and self._encode is not None:
-            rows = [self._encode(t) for t in posted]
+            sequence = {(p.transfer_id, p.account_id): p.sequence for p in postings}
+            rows = [self._encode(t, sequence[t.transfer_id, t.debit_account_id]) for t in posted]
             await self._db.execute(
-                """INSERT INTO outbox (topic, message_key, payload, created_at)
-                   SELECT t, k, p, $4
-                   FROM unnest($1::text[], $2::text[], $3::bytea[]) AS u(t, k, p)""",
+                """INSERT INTO outbox (topic, key, envelope)
+                   SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[])""",
                 [r[0] for r in rows],
                 [r[1] for r in rows],
                 [r[2] for r in rows],
-                max(t.resolved_at or t.created_at for t in posted),
             )
+            if self._notify_channel:
+                await self._db.execute("SELECT pg_notify($1, '')", self._notify_channel)
 
     async def statement(
         self, account_id: str, *, after_posting_id: int, limit: int
@@ -331,10 +346,12 @@ class PostgresUnitOfWork:
         *,
         currencies: dict[str, Currency],
         outbox_encoder: OutboxEncoder | None = None,
+        notify_channel: str = "",
     ) -> None:
         self._pool = pool
         self._currencies = currencies
         self._encoder = outbox_encoder
+        self._notify_channel = notify_channel
         self._connection: asyncpg.Connection | None = None
         self._transaction: Any = None
         self._committed = False
@@ -348,7 +365,10 @@ class PostgresUnitOfWork:
             await self._pool.release(self._connection)
             raise
         self.ledger = PostgresLedger(
-            self._connection, currencies=self._currencies, outbox_encoder=self._encoder
+            self._connection,
+            currencies=self._currencies,
+            outbox_encoder=self._encoder,
+            notify_channel=self._notify_channel,
         )
         return self
 
@@ -375,11 +395,48 @@ class PostgresUnitOfWork:
 
     @staticmethod
     def factory(
-        pool: asyncpg.Pool, *, outbox_encoder: OutboxEncoder | None = None
+        pool: asyncpg.Pool,
+        *,
+        outbox_encoder: OutboxEncoder | None = None,
+        notify_channel: str = "",
     ) -> Callable[[], PostgresUnitOfWork]:
         currencies: dict[str, Currency] = {}
 
         def make() -> PostgresUnitOfWork:
-            return PostgresUnitOfWork(pool, currencies=currencies, outbox_encoder=outbox_encoder)
+            return PostgresUnitOfWork(
+                pool,
+                currencies=currencies,
+                outbox_encoder=outbox_encoder,
+                notify_channel=notify_channel,
+            )
 
         return make
+
+
+class PostgresRequestLog:
+    """The `handled_requests` table: which Kafka requests were applied or dead-lettered."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def outcome(self, envelope_id: str) -> tuple[str, str] | None:
+        async with self._pool.acquire() as db:
+            row = await db.fetchrow(
+                "SELECT outcome, reason FROM handled_requests WHERE envelope_id = $1", envelope_id
+            )
+        return None if row is None else (row["outcome"], row["reason"])
+
+    async def record(
+        self, envelope_id: str, request_type: str, outcome: str, reason: str, now: datetime
+    ) -> None:
+        async with self._pool.acquire() as db:
+            await db.execute(
+                """INSERT INTO handled_requests (envelope_id, request_type, outcome, reason,
+                                                 handled_at)
+                   VALUES ($1, $2, $3, $4, $5) ON CONFLICT (envelope_id) DO NOTHING""",
+                envelope_id,
+                request_type,
+                outcome,
+                reason,
+                now,
+            )

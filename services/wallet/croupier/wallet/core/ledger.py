@@ -194,9 +194,13 @@ class LedgerSlice:
     def _move(self, transfer: Transfer, amount: int, now: datetime) -> None:
         debit = self.account(transfer.debit_account_id)
         self._require_available(debit, amount)
-        debit = self._replace(debit, posted=debit.posted - amount)
+        debit = self._replace(
+            debit, posted=debit.posted - amount, posting_count=debit.posting_count + 1
+        )
         credit = self.account(transfer.credit_account_id)
-        credit = self._replace(credit, posted=credit.posted + amount)
+        credit = self._replace(
+            credit, posted=credit.posted + amount, posting_count=credit.posting_count + 1
+        )
         for account, signed in ((debit, -amount), (credit, amount)):
             self.postings.append(
                 Posting(
@@ -206,6 +210,7 @@ class LedgerSlice:
                     amount=signed,
                     balance_after=account.posted,
                     posted_at=now,
+                    sequence=account.posting_count,
                 )
             )
 
@@ -216,12 +221,14 @@ class LedgerSlice:
         posted: int | None = None,
         debits_pending: int | None = None,
         credits_pending: int | None = None,
+        posting_count: int | None = None,
     ) -> Account:
         updated = dataclasses.replace(
             account,
             posted=account.posted if posted is None else posted,
             debits_pending=account.debits_pending if debits_pending is None else debits_pending,
             credits_pending=account.credits_pending if credits_pending is None else credits_pending,
+            posting_count=account.posting_count if posting_count is None else posting_count,
         )
         self._accounts[account.account_id] = updated
         self._dirty.add(account.account_id)

@@ -38,7 +38,8 @@ class AccountKind(StrEnum):
     PLAYER_CHIPS = "player_chips"
     """A player's virtual chips (currency CHIP)."""
     TABLE_ESCROW = "table_escrow"
-    """Money on a table or in a game: buy-ins and stakes while play is on."""
+    """Money on a table or in a game. Owner `<table>`: the table's pot (stake holds, a hand
+    being settled); owner `<table>/<player>`: that player's seat (bought-in money)."""
     TOURNAMENT_POOL = "tournament_pool"
     """A tournament's prize pool: entries and rebuys until the payouts."""
     HOUSE_COMMISSION = "house_commission"
@@ -80,6 +81,8 @@ class TransferKind(StrEnum):
     BUY_IN = "buy_in"
     CASH_OUT = "cash_out"
     STAKE_HOLD = "stake_hold"
+    STAKE = "stake"
+    """Chips lost in a hand: a seat's money into the table pot."""
     WINNINGS = "winnings"
     COMMISSION = "commission"
     RAKE = "rake"
@@ -135,6 +138,7 @@ class Account:
     posted: int = 0
     debits_pending: int = 0
     credits_pending: int = 0
+    posting_count: int = 0
     opened_at: datetime
 
     @property
@@ -252,3 +256,5 @@ class Posting:
     amount: int
     balance_after: int
     posted_at: datetime
+    #: 1 for the account's first posting, 2 for the next… (event sequence per account).
+    sequence: int = 0

@@ -19,6 +19,7 @@ __all__ = [
     "CommissionRule",
     "SettlementAmounts",
     "backgammon_rule",
+    "check_engine_result",
     "no_commission",
     "rake_rule",
     "settlement_amounts",
@@ -101,3 +102,45 @@ def settlement_amounts(
                 raise UnbalancedSettlement(f"commission {fee} on a gain of {delta} is impossible")
             winnings[player] = (delta - fee, fee)
     return SettlementAmounts(losses=losses, winnings=winnings)
+
+
+def check_engine_result(
+    deltas: Mapping[str, int],
+    commission: Mapping[str, int],
+    currency: Currency,
+    expected: CommissionRule | None,
+) -> None:
+    """Check a table engine's result (deltas after commission, commission per player).
+
+    Σ deltas + Σ commission = 0 (no chip created or lost); commission ≥ 0 and only on real
+    money; with `expected` (the wallet's own rule for the game, e.g. backgammon), each
+    winner's commission must be what the wallet computes on their gain: the wallet is the
+    one home of money math, and a disagreeing engine is a bug to stop, not to pay out.
+    """
+    if not deltas:
+        raise InvalidRequest("the result names no players")
+    for player, value in (*deltas.items(), *commission.items()):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidRequest(f"amounts of {player!r} must be integers (minor units)")
+    unknown = sorted(set(commission) - set(deltas))
+    if unknown:
+        raise InvalidRequest(f"commission for players not in the result: {unknown}")
+    if any(value < 0 for value in commission.values()):
+        raise UnbalancedSettlement("commission cannot be negative")
+    total = sum(deltas.values()) + sum(commission.values())
+    if total != 0:
+        raise UnbalancedSettlement(
+            f"deltas plus commission add up to {total}, not 0: chips would be created or lost"
+        )
+    if not currency.carries_commission and any(commission.values()):
+        raise UnbalancedSettlement(f"{currency.code} carries no commission")
+    if expected is not None:
+        for player, delta in deltas.items():
+            charged = commission.get(player, 0)
+            gain = delta + charged
+            wanted = expected(gain, currency) if gain > 0 else 0
+            if charged != wanted:
+                raise UnbalancedSettlement(
+                    f"commission of {player!r} is {charged}, the wallet computes {wanted} "
+                    f"on a gain of {gain}"
+                )

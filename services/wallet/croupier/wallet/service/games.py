@@ -22,7 +22,13 @@ from croupier.wallet.core.model import (
     check_id,
 )
 from croupier.wallet.core.money import CurrencyKind
-from croupier.wallet.core.settlement import CommissionRule, no_commission, settlement_amounts
+from croupier.wallet.core.settlement import (
+    CommissionRule,
+    backgammon_rule,
+    check_engine_result,
+    no_commission,
+    settlement_amounts,
+)
 from croupier.wallet.service.ledger import BatchResult, LedgerService
 from croupier.wallet.service.operations import (
     Apply,
@@ -97,15 +103,20 @@ class GameMoney:
         )
         return await self.ledger.transfer(spec)
 
+    def _seat(self, table_id: str, player: str) -> str:
+        return f"{table_id}/{player}"
+
     async def buy_in(
         self, *, transfer_id: str, player: str, game: str, table_id: str, currency: str, amount: int
     ) -> tuple[Transfer, bool]:
-        """Move money onto a table (posted): player → table escrow."""
-        escrow = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        """Move money onto a table (posted): player → their seat account at the table."""
+        seat = await self._account(
+            AccountKind.TABLE_ESCROW, self._seat(table_id, check_id(player, "player")), currency
+        )
         spec = TransferSpec(
             transfer_id=transfer_id,
             debit_account_id=await self._player(player, currency),
-            credit_account_id=escrow,
+            credit_account_id=seat,
             amount=amount,
             currency=currency,
             kind=TransferKind.BUY_IN,
@@ -114,13 +125,30 @@ class GameMoney:
         return await self.ledger.transfer(spec)
 
     async def cash_out(
-        self, *, transfer_id: str, player: str, game: str, table_id: str, currency: str, amount: int
+        self,
+        *,
+        transfer_id: str,
+        player: str,
+        game: str,
+        table_id: str,
+        currency: str,
+        amount: int | None = None,
     ) -> tuple[Transfer, bool]:
-        """Move money off a table: table escrow → player."""
-        escrow = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        """Move money off a table: seat → player; `amount=None` takes the whole seat."""
+        seat = await self._account(
+            AccountKind.TABLE_ESCROW, self._seat(table_id, check_id(player, "player")), currency
+        )
+        if amount is None:
+            try:
+                return (await self.ledger.transfer_record(transfer_id)), True
+            except TransferNotFound:
+                pass
+            amount = (await self.ledger.account(seat)).available
+            if amount <= 0:
+                raise UnbalancedSettlement(f"{player!r} has nothing to cash out at {table_id!r}")
         spec = TransferSpec(
             transfer_id=transfer_id,
-            debit_account_id=escrow,
+            debit_account_id=seat,
             credit_account_id=await self._player(player, currency),
             amount=amount,
             currency=currency,
@@ -128,6 +156,93 @@ class GameMoney:
             references=References(game=game, table_id=table_id),
         )
         return await self.ledger.transfer(spec)
+
+    async def settle_result(
+        self,
+        *,
+        settlement_id: str,
+        game: str,
+        table_id: str,
+        currency: str,
+        deltas: Mapping[str, int],
+        commission: Mapping[str, int],
+        hand_id: str = "",
+    ) -> BatchResult:
+        """Settle a table-hosted hand from the engine's result, between the players' seats.
+
+        `deltas` are after commission and `commission` is per player (Σ both = 0), as the
+        table host sends them. Losers' seats pay into the table pot, the pot pays winners'
+        seats and the house; the pot ends empty. For backgammon the commission is checked
+        against the wallet's own calculator (seed 001).
+        """
+        check_id(settlement_id, "settlement_id")
+        currency_info = await self.ledger.currency(currency)
+        expected = backgammon_rule if game == "backgammon" else None
+        check_engine_result(deltas, commission, currency_info, expected)
+        pot = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        refs = References(game=game, table_id=table_id, hand_id=hand_id)
+        seats = {
+            p: account_id_for(
+                AccountKind.TABLE_ESCROW, self._seat(table_id, check_id(p, "player")), currency
+            )
+            for p in deltas
+        }
+        ops: list[Operation] = []
+        for player, delta in sorted(deltas.items()):
+            if delta < 0:
+                ops.append(
+                    Apply(
+                        self._spec(
+                            f"{settlement_id}:stake:{player}",
+                            seats[player],
+                            pot,
+                            -delta,
+                            currency,
+                            TransferKind.STAKE,
+                            refs,
+                        )
+                    )
+                )
+        for player, delta in sorted(deltas.items()):
+            if delta > 0:
+                seat = await self._account(
+                    AccountKind.TABLE_ESCROW, self._seat(table_id, player), currency
+                )
+                ops.append(
+                    Apply(
+                        self._spec(
+                            f"{settlement_id}:win:{player}",
+                            pot,
+                            seat,
+                            delta,
+                            currency,
+                            TransferKind.WINNINGS,
+                            refs,
+                        )
+                    )
+                )
+        if any(commission.values()):
+            house = await self._account(AccountKind.HOUSE_COMMISSION, game, currency)
+            for player, fee in sorted(commission.items()):
+                if fee:
+                    ops.append(
+                        Apply(
+                            self._spec(
+                                f"{settlement_id}:commission:{player}",
+                                pot,
+                                house,
+                                fee,
+                                currency,
+                                TransferKind.COMMISSION,
+                                refs,
+                            )
+                        )
+                    )
+        if not ops:
+            # A hand with no money moving (everyone broke even): nothing to record.
+            return BatchResult(transfers=(), replayed=True)
+        ops.append(ExpectPosted(account_id=pot, posted=0))
+        return await self.ledger.execute(ops, batch_id=settlement_id, operation="settle_result")
 
     async def settle_game(
         self,
@@ -207,40 +322,63 @@ class GameMoney:
                 )
         return await self.ledger.execute(ops, batch_id=settlement_id, operation="settle_game")
 
-    async def crash_refund_table(self, *, table_id: str, game: str, currency: str) -> CrashRefund:
-        """Void a crashed table's holds and return each player's buy-ins less cash-outs."""
-        escrow = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+    async def crash_refund_table(
+        self, *, table_id: str, game: str, currency: str = ""
+    ) -> CrashRefund:
+        """A crashed table: void its holds and return every seat's money to its player.
+
+        `currency=""` refunds every currency the table used. The pot must end empty (a
+        hand's settlement is atomic, so it does, unless stake holds were posted and never
+        settled: then nothing applies and an operator must look).
+        """
+        check_id(table_id, "table_id")
+        if not currency:
+            used = sorted({t.currency for t in await self._find(table_id=table_id)})
+            parts = [
+                await self.crash_refund_table(table_id=table_id, game=game, currency=code)
+                for code in used
+            ]
+            return CrashRefund(
+                voided=tuple(t for p in parts for t in p.voided),
+                refunds=tuple(t for p in parts for t in p.refunds),
+                replayed=all(p.replayed for p in parts),
+            )
+        pot = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
         transfers = await self._find(table_id=table_id)
         ops: list[Operation] = []
-        net: dict[str, int] = {}
+        seats: dict[str, str] = {}  # seat account → player account
         for t in transfers:
             if t.currency != currency:
                 continue
-            if t.status is TransferStatus.PENDING and t.credit_account_id == escrow:
+            if t.status is TransferStatus.PENDING:
                 ops.append(VoidHold(transfer_id=t.transfer_id))
-            elif t.kind is TransferKind.BUY_IN and t.status is TransferStatus.POSTED:
-                net[t.debit_account_id] = net.get(t.debit_account_id, 0) + (t.posted_amount or 0)
-            elif t.kind is TransferKind.CASH_OUT:
-                net[t.credit_account_id] = net.get(t.credit_account_id, 0) - (t.posted_amount or 0)
+            elif t.kind is TransferKind.BUY_IN:
+                seats[t.credit_account_id] = t.debit_account_id
         refs = References(game=game, table_id=table_id)
-        refunds = [
-            Apply(
-                self._spec(
-                    f"crash:{table_id}:{currency}:{account}",
-                    escrow,
-                    account,
-                    amount,
-                    currency,
-                    TransferKind.CRASH_REFUND,
-                    refs,
+        for seat, player_account in sorted(seats.items()):
+            refund_id = f"crash:{seat}"
+            if await self._existing([refund_id]):
+                continue
+            left = (await self.ledger.account(seat)).posted
+            if left > 0:
+                ops.append(
+                    Apply(
+                        self._spec(
+                            refund_id,
+                            seat,
+                            player_account,
+                            left,
+                            currency,
+                            TransferKind.CRASH_REFUND,
+                            refs,
+                        )
+                    )
                 )
-            )
-            for account, amount in sorted(net.items())
-            if amount > 0
-        ]
-        already = await self._existing([op.spec.transfer_id for op in refunds])
-        refunds = [op for op in refunds if op.spec.transfer_id not in already]
-        return await self._crash(ops + list(refunds), game, currency, escrow)
+        for seat in sorted(seats):
+            ops.append(ExpectPosted(account_id=seat, posted=0))
+        if ops:
+            ops.append(ExpectPosted(account_id=pot, posted=0))
+        return await self._crash(ops, game, currency)
 
     async def crash_refund_tournament(
         self, *, tournament_id: str, game: str, currency: str
@@ -265,14 +403,13 @@ class GameMoney:
                             kind=TransferKind.CRASH_REFUND,
                         )
                     )
-        return await self._crash(ops, game, currency, pool)
+        if ops:
+            ops.append(ExpectPosted(account_id=pool, posted=0))
+        return await self._crash(ops, game, currency)
 
-    async def _crash(
-        self, ops: list[Operation], game: str, currency: str, empty_account: str
-    ) -> CrashRefund:
-        if not ops:
+    async def _crash(self, ops: list[Operation], game: str, currency: str) -> CrashRefund:
+        if not any(isinstance(op, Apply | VoidHold | Reverse) for op in ops):
             return CrashRefund(voided=(), refunds=(), replayed=True)
-        ops.append(ExpectPosted(account_id=empty_account, posted=0))
         result = await self.ledger.execute(ops, operation="crash_refund")
         voided = tuple(t for t in result.transfers if t.status is TransferStatus.VOIDED)
         refunds = tuple(t for t in result.transfers if t.kind is TransferKind.CRASH_REFUND)

@@ -22,6 +22,8 @@ CREATE TABLE accounts (
     posted           bigint NOT NULL DEFAULT 0,
     debits_pending   bigint NOT NULL DEFAULT 0 CHECK (debits_pending >= 0),
     credits_pending  bigint NOT NULL DEFAULT 0 CHECK (credits_pending >= 0),
+    -- Number of postings so far: the per-account sequence of published transfer events.
+    posting_count    bigint NOT NULL DEFAULT 0 CHECK (posting_count >= 0),
     opened_at        timestamptz NOT NULL,
     UNIQUE (account_id, currency),
     UNIQUE (kind, owner, currency),
@@ -119,17 +121,18 @@ CREATE TRIGGER postings_no_truncate BEFORE TRUNCATE ON postings
 CREATE TRIGGER transfers_no_truncate BEFORE TRUNCATE ON transfers
     FOR EACH STATEMENT EXECUTE FUNCTION append_only_guard();
 
--- Transactional outbox: one row per event to publish (croupier.wallet.transfers).
+-- Transactional outbox (layout of croupier.kit.outbox, relayed by its OutboxRelay) for
+-- croupier.wallet.transfers: one envelope per posted transfer.
 CREATE TABLE outbox (
-    outbox_id     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     topic         text NOT NULL,
-    message_key   text NOT NULL,
-    payload       bytea NOT NULL,
-    created_at    timestamptz NOT NULL,
+    key           text NOT NULL,
+    envelope      bytea NOT NULL,
+    created_at    timestamptz NOT NULL DEFAULT now(),
     published_at  timestamptz
 );
 
-CREATE INDEX outbox_unpublished ON outbox (outbox_id) WHERE published_at IS NULL;
+CREATE INDEX outbox_unpublished ON outbox (id) WHERE published_at IS NULL;
 
 -- Kafka requests already handled (by envelope id), and the ones dead-lettered.
 CREATE TABLE handled_requests (

@@ -1,0 +1,447 @@
+"""`croupier.wallet.v1.Wallet` over gRPC: validate, translate, call one handler, translate back.
+
+No rules here. Ledger errors become the kit's status errors by their `category`
+(invalid → INVALID_ARGUMENT, not_found → NOT_FOUND, precondition → FAILED_PRECONDITION,
+conflict → ALREADY_EXISTS); the kit's interceptor answers with the code and message.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+
+from croupier.kit.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    ServiceError,
+)
+from croupier.wallet.core.errors import InvalidRequest, LedgerError
+from croupier.wallet.core.model import Transfer
+from croupier.wallet.entrypoints import translate as tr
+from croupier.wallet.service.games import CrashRefund, GameMoney
+from croupier.wallet.service.ledger import BatchResult, LedgerService
+from croupier.wallet.service.reports import ReportService
+from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
+
+if TYPE_CHECKING:
+    from croupier.kit.context import Context
+
+__all__ = ["SERVICE_NAME", "WalletService", "to_service_error"]
+
+SERVICE_NAME = wallet_pb2.DESCRIPTOR.services_by_name["Wallet"].full_name
+
+_STATUS: dict[str, type[ServiceError]] = {
+    "invalid": InvalidArgument,
+    "not_found": NotFound,
+    "precondition": FailedPrecondition,
+    "conflict": AlreadyExists,
+}
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def to_service_error(error: LedgerError) -> ServiceError:
+    return _STATUS[error.category](error.message)
+
+
+def _ledger_errors(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    @functools.wraps(method)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(*args, **kwargs)
+        except LedgerError as error:
+            raise to_service_error(error) from error
+
+    return wrapper
+
+
+def _records(transfers: tuple[Transfer, ...] | list[Transfer]) -> list[wallet_pb2.TransferRecord]:
+    return [tr.transfer_to_proto(t) for t in transfers]
+
+
+def _required(value: str, name: str) -> str:
+    if not value:
+        raise InvalidRequest(f"{name} is required")
+    return value
+
+
+def _currency(value: str) -> str:
+    return _required(value, "currency")
+
+
+class WalletService(wallet_pb2_grpc.WalletServicer):
+    def __init__(self, ledger: LedgerService, games: GameMoney, reports: ReportService) -> None:
+        self._ledger = ledger
+        self._games = games
+        self._reports = reports
+
+    # -- accounts and transfers ----------------------------------------------------------
+
+    @_ledger_errors
+    async def OpenAccount(
+        self, request: wallet_pb2.OpenAccountRequest, context: Context
+    ) -> wallet_pb2.OpenAccountResponse:
+        account = await self._ledger.open_account(
+            tr.account_kind_from_proto(request.kind),
+            _required(request.owner, "owner"),
+            _currency(request.currency),
+        )
+        return wallet_pb2.OpenAccountResponse(account=tr.account_to_proto(account))
+
+    @_ledger_errors
+    async def GetAccount(
+        self, request: wallet_pb2.GetAccountRequest, context: Context
+    ) -> wallet_pb2.GetAccountResponse:
+        account = await self._ledger.account(_required(request.account_id, "account_id"))
+        return wallet_pb2.GetAccountResponse(account=tr.account_to_proto(account))
+
+    @_ledger_errors
+    async def GetBalance(
+        self, request: wallet_pb2.GetBalanceRequest, context: Context
+    ) -> wallet_pb2.GetBalanceResponse:
+        account = await self._ledger.account(_required(request.account_id, "account_id"))
+        return wallet_pb2.GetBalanceResponse(
+            balance=tr.money(account.posted, account.currency),
+            available=tr.money(account.available, account.currency),
+            held=tr.money(account.debits_pending, account.currency),
+        )
+
+    @_ledger_errors
+    async def Transfer(
+        self, request: wallet_pb2.TransferRequest, context: Context
+    ) -> wallet_pb2.TransferResponse:
+        spec = tr.new_transfer_from_proto(request.transfer, pending=False)
+        transfer, replayed = await self._ledger.transfer(spec)
+        return wallet_pb2.TransferResponse(
+            transfer=tr.transfer_to_proto(transfer), replayed=replayed
+        )
+
+    @_ledger_errors
+    async def Hold(
+        self, request: wallet_pb2.HoldRequest, context: Context
+    ) -> wallet_pb2.HoldResponse:
+        spec = tr.new_transfer_from_proto(request.transfer, pending=True)
+        transfer, replayed = await self._ledger.transfer(spec)
+        return wallet_pb2.HoldResponse(transfer=tr.transfer_to_proto(transfer), replayed=replayed)
+
+    @_ledger_errors
+    async def PostHold(
+        self, request: wallet_pb2.PostHoldRequest, context: Context
+    ) -> wallet_pb2.PostHoldResponse:
+        transfer, replayed = await self._ledger.post(
+            _required(request.transfer_id, "transfer_id"), tr.post_amount(request.amount_minor)
+        )
+        return wallet_pb2.PostHoldResponse(
+            transfer=tr.transfer_to_proto(transfer), replayed=replayed
+        )
+
+    @_ledger_errors
+    async def VoidHold(
+        self, request: wallet_pb2.VoidHoldRequest, context: Context
+    ) -> wallet_pb2.VoidHoldResponse:
+        transfer, replayed = await self._ledger.void(_required(request.transfer_id, "transfer_id"))
+        return wallet_pb2.VoidHoldResponse(
+            transfer=tr.transfer_to_proto(transfer), replayed=replayed
+        )
+
+    @_ledger_errors
+    async def Reverse(
+        self, request: wallet_pb2.ReverseRequest, context: Context
+    ) -> wallet_pb2.ReverseResponse:
+        transfer, replayed = await self._ledger.reverse(
+            _required(request.original_transfer_id, "original_transfer_id"),
+            _required(request.transfer_id, "transfer_id"),
+            dict(request.metadata),
+        )
+        return wallet_pb2.ReverseResponse(
+            transfer=tr.transfer_to_proto(transfer), replayed=replayed
+        )
+
+    @_ledger_errors
+    async def TransferBatch(
+        self, request: wallet_pb2.TransferBatchRequest, context: Context
+    ) -> wallet_pb2.TransferBatchResponse:
+        result = await self._ledger.execute(
+            tr.batch_from_proto(request), batch_id=request.batch_id, operation="batch"
+        )
+        return wallet_pb2.TransferBatchResponse(
+            transfers=_records(result.transfers), replayed=result.replayed
+        )
+
+    @_ledger_errors
+    async def GetTransfer(
+        self, request: wallet_pb2.GetTransferRequest, context: Context
+    ) -> wallet_pb2.GetTransferResponse:
+        transfer = await self._ledger.transfer_record(_required(request.transfer_id, "transfer_id"))
+        return wallet_pb2.GetTransferResponse(transfer=tr.transfer_to_proto(transfer))
+
+    @_ledger_errors
+    async def GetStatement(
+        self, request: wallet_pb2.GetStatementRequest, context: Context
+    ) -> wallet_pb2.GetStatementResponse:
+        statement = await self._ledger.statement(
+            _required(request.account_id, "account_id"),
+            page_size=request.page.page_size,
+            page_token=request.page.page_token,
+        )
+        return wallet_pb2.GetStatementResponse(
+            account=tr.account_to_proto(statement.account),
+            lines=[
+                wallet_pb2.StatementLine(
+                    transfer_id=line.posting.transfer_id,
+                    kind=tr.transfer_kind_to_proto(line.kind),
+                    amount_minor=line.posting.amount,
+                    balance_after_minor=line.posting.balance_after,
+                    counter_account_id=line.counter_account_id,
+                    posted_at=tr.timestamp(line.posting.posted_at),
+                )
+                for line in statement.lines
+            ],
+            next_page_token=statement.next_page_token,
+        )
+
+    # -- games ---------------------------------------------------------------------------
+
+    @_ledger_errors
+    async def HoldStake(
+        self, request: wallet_pb2.HoldStakeRequest, context: Context
+    ) -> wallet_pb2.HoldStakeResponse:
+        amount, currency = tr.amount_from_proto(request.amount, "amount")
+        transfer, replayed = await self._games.hold_stake(
+            transfer_id=_required(request.transfer_id, "transfer_id"),
+            player=_required(request.player_id, "player_id"),
+            game=tr.game_from_proto(request.game),
+            table_id=_required(request.table_id, "table_id"),
+            currency=currency,
+            amount=amount,
+            hand_id=request.hand_id,
+        )
+        return wallet_pb2.HoldStakeResponse(
+            transfer=tr.transfer_to_proto(transfer), replayed=replayed
+        )
+
+    @_ledger_errors
+    async def BuyIn(
+        self, request: wallet_pb2.BuyInRequest, context: Context
+    ) -> wallet_pb2.BuyInResponse:
+        amount, currency = tr.amount_from_proto(request.amount, "amount")
+        transfer, replayed = await self._games.buy_in(
+            transfer_id=_required(request.transfer_id, "transfer_id"),
+            player=_required(request.player_id, "player_id"),
+            game=tr.game_from_proto(request.game),
+            table_id=_required(request.table_id, "table_id"),
+            currency=currency,
+            amount=amount,
+        )
+        return wallet_pb2.BuyInResponse(transfer=tr.transfer_to_proto(transfer), replayed=replayed)
+
+    @_ledger_errors
+    async def CashOut(
+        self, request: wallet_pb2.CashOutRequest, context: Context
+    ) -> wallet_pb2.CashOutResponse:
+        currency = _currency(request.amount.currency)
+        if request.amount.amount_minor < 0:
+            raise InvalidRequest("amount.amount_minor must be ≥ 0 (0 = the whole seat)")
+        transfer, replayed = await self._games.cash_out(
+            transfer_id=_required(request.transfer_id, "transfer_id"),
+            player=_required(request.player_id, "player_id"),
+            game=tr.game_from_proto(request.game),
+            table_id=_required(request.table_id, "table_id"),
+            currency=currency,
+            amount=request.amount.amount_minor or None,
+        )
+        return wallet_pb2.CashOutResponse(
+            transfer=tr.transfer_to_proto(transfer), replayed=replayed
+        )
+
+    @_ledger_errors
+    async def SettleGame(
+        self, request: wallet_pb2.SettleGameRequest, context: Context
+    ) -> wallet_pb2.SettleGameResponse:
+        result = await settle_game(self._games, request)
+        return wallet_pb2.SettleGameResponse(
+            transfers=_records(result.transfers), replayed=result.replayed
+        )
+
+    @_ledger_errors
+    async def EnterTournament(
+        self, request: wallet_pb2.EnterTournamentRequest, context: Context
+    ) -> wallet_pb2.EnterTournamentResponse:
+        buy_in, currency = request.buy_in.amount_minor, _currency(request.buy_in.currency)
+        if request.fee.currency and request.fee.currency != currency:
+            raise InvalidRequest("fee.currency must be the buy-in's currency")
+        if buy_in < 0 or request.fee.amount_minor < 0:
+            raise InvalidRequest("buy_in and fee must be ≥ 0")
+        result = await self._games.register(
+            entry_id=_required(request.entry_id, "entry_id"),
+            tournament_id=_required(request.tournament_id, "tournament_id"),
+            game=tr.game_from_proto(request.game),
+            player=_required(request.player_id, "player_id"),
+            currency=currency,
+            buy_in=buy_in,
+            fee=request.fee.amount_minor,
+            rebuy=request.rebuy,
+        )
+        return wallet_pb2.EnterTournamentResponse(
+            transfers=_records(result.transfers), replayed=result.replayed
+        )
+
+    @_ledger_errors
+    async def RefundTournamentEntry(
+        self, request: wallet_pb2.RefundTournamentEntryRequest, context: Context
+    ) -> wallet_pb2.RefundTournamentEntryResponse:
+        result = await self._games.unregister(
+            entry_id=_required(request.entry_id, "entry_id"),
+            refund_id=_required(request.refund_id, "refund_id"),
+        )
+        return wallet_pb2.RefundTournamentEntryResponse(
+            transfers=_records(result.transfers), replayed=result.replayed
+        )
+
+    @_ledger_errors
+    async def PayTournamentPrizes(
+        self, request: wallet_pb2.PayTournamentPrizesRequest, context: Context
+    ) -> wallet_pb2.PayTournamentPrizesResponse:
+        result = await pay_prizes(self._games, request)
+        return wallet_pb2.PayTournamentPrizesResponse(
+            transfers=_records(result.transfers), replayed=result.replayed
+        )
+
+    @_ledger_errors
+    async def RefundCrashedTable(
+        self, request: wallet_pb2.RefundCrashedTableRequest, context: Context
+    ) -> wallet_pb2.RefundCrashedTableResponse:
+        refund = await self._games.crash_refund_table(
+            table_id=_required(request.table_id, "table_id"),
+            game=tr.game_from_proto(request.game),
+            currency=_currency(request.currency),
+        )
+        return wallet_pb2.RefundCrashedTableResponse(**_crash_fields(refund))
+
+    @_ledger_errors
+    async def RefundCrashedTournament(
+        self, request: wallet_pb2.RefundCrashedTournamentRequest, context: Context
+    ) -> wallet_pb2.RefundCrashedTournamentResponse:
+        refund = await self._games.crash_refund_tournament(
+            tournament_id=_required(request.tournament_id, "tournament_id"),
+            game=tr.game_from_proto(request.game),
+            currency=_currency(request.currency),
+        )
+        return wallet_pb2.RefundCrashedTournamentResponse(**_crash_fields(refund))
+
+    # -- finance -------------------------------------------------------------------------
+
+    @_ledger_errors
+    async def ExportJournal(
+        self, request: wallet_pb2.ExportJournalRequest, context: Context
+    ) -> wallet_pb2.ExportJournalResponse:
+        formats = {wallet_pb2.EXPORT_FORMAT_CSV: "csv", wallet_pb2.EXPORT_FORMAT_PARQUET: "parquet"}
+        if request.format not in formats:
+            raise InvalidRequest("format is required: EXPORT_FORMAT_CSV or EXPORT_FORMAT_PARQUET")
+        export = await self._reports.journal(
+            tr.datetime_from_proto(getattr(request, "from"), "from"),
+            tr.datetime_from_proto(request.to, "to"),
+            currency=request.currency,
+            fmt=formats[request.format],
+        )
+        return wallet_pb2.ExportJournalResponse(
+            content=export.content,
+            media_type=export.media_type,
+            sha256=export.sha256,
+            rows=export.rows,
+        )
+
+    @_ledger_errors
+    async def GetTrialBalance(
+        self, request: wallet_pb2.GetTrialBalanceRequest, context: Context
+    ) -> wallet_pb2.GetTrialBalanceResponse:
+        at = (
+            tr.datetime_from_proto(request.at, "at")
+            if request.HasField("at")
+            else datetime.now(UTC)
+        )
+        lines = await self._reports.trial_balance(at, currency=request.currency)
+        totals: dict[str, int] = {}
+        for line in lines:
+            totals[line.currency] = totals.get(line.currency, 0) + line.balance
+        return wallet_pb2.GetTrialBalanceResponse(
+            lines=[
+                wallet_pb2.TrialBalanceLine(
+                    account_id=line.account_id,
+                    kind=tr.account_kind_to_proto(line.kind),
+                    currency=line.currency,
+                    balance_minor=line.balance,
+                )
+                for line in lines
+            ],
+            balanced=all(total == 0 for total in totals.values()),
+        )
+
+    @_ledger_errors
+    async def GetReconciliationReport(
+        self, request: wallet_pb2.GetReconciliationReportRequest, context: Context
+    ) -> wallet_pb2.GetReconciliationReportResponse:
+        try:
+            day = date.fromisoformat(_required(request.day, "day"))
+        except ValueError:
+            raise InvalidRequest(f"day must be YYYY-MM-DD, got {request.day!r}") from None
+        text, digest, balanced = await self._reports.reconciliation(
+            day, _currency(request.currency)
+        )
+        return wallet_pb2.GetReconciliationReportResponse(
+            report_json=text, sha256=digest, balanced=balanced
+        )
+
+
+def _crash_fields(refund: CrashRefund) -> dict[str, Any]:
+    return {
+        "voided_holds": _records(refund.voided),
+        "refunds": _records(refund.refunds),
+        "replayed": refund.replayed,
+    }
+
+
+async def settle_game(games: GameMoney, request: wallet_pb2.SettleGameRequest) -> BatchResult:
+    """Shared by the gRPC method and the Kafka consumer."""
+    holds: dict[str, str] = {}
+    deltas: dict[str, int] = {}
+    for index, result in enumerate(request.results):
+        player = _required(result.player_id, f"results[{index}].player_id")
+        if player in deltas:
+            raise InvalidRequest(f"player {player!r} appears twice in results")
+        holds[player] = _required(result.hold_transfer_id, f"results[{index}].hold_transfer_id")
+        deltas[player] = result.delta_minor
+    return await games.settle_game(
+        settlement_id=_required(request.settlement_id, "settlement_id"),
+        game=tr.game_from_proto(request.game),
+        table_id=_required(request.table_id, "table_id"),
+        hand_id=request.hand_id,
+        currency=_currency(request.currency),
+        holds=holds,
+        deltas=deltas,
+        commission=tr.commission_from_proto(request.commission),
+    )
+
+
+async def pay_prizes(
+    games: GameMoney, request: wallet_pb2.PayTournamentPrizesRequest
+) -> BatchResult:
+    prizes: dict[str, int] = {}
+    for index, prize in enumerate(request.prizes):
+        player = _required(prize.player_id, f"prizes[{index}].player_id")
+        if player in prizes:
+            raise InvalidRequest(f"player {player!r} appears twice in prizes")
+        prizes[player] = prize.amount_minor
+    return await games.pay_prizes(
+        payout_id=_required(request.payout_id, "payout_id"),
+        tournament_id=_required(request.tournament_id, "tournament_id"),
+        game=tr.game_from_proto(request.game),
+        currency=_currency(request.currency),
+        prizes=prizes,
+        final=request.final,
+    )

@@ -1,0 +1,252 @@
+"""Proto ↔ core translation (the only place that knows both), with input validation.
+
+Everything a client can get wrong in a message raises `InvalidRequest` with a message
+naming the field, so the gRPC layer answers INVALID_ARGUMENT before touching the ledger.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from croupier.common.v1 import common_pb2
+from croupier.wallet.core.commission import FlatRake, PercentRake
+from croupier.wallet.core.errors import InvalidRequest
+from croupier.wallet.core.model import (
+    Account,
+    AccountKind,
+    References,
+    Transfer,
+    TransferKind,
+    TransferSpec,
+    TransferStatus,
+)
+from croupier.wallet.core.settlement import (
+    CommissionRule,
+    backgammon_rule,
+    no_commission,
+    rake_rule,
+)
+from croupier.wallet.service.operations import Apply, Operation, PostHold, Reverse, VoidHold
+from croupier.wallet.v1 import wallet_pb2
+
+__all__ = [
+    "account_kind_from_proto",
+    "account_to_proto",
+    "amount_from_proto",
+    "batch_from_proto",
+    "commission_from_proto",
+    "game_from_proto",
+    "game_to_proto",
+    "new_transfer_from_proto",
+    "transfer_to_proto",
+]
+
+_GAMES: dict[int, str] = {
+    common_pb2.GAME_POKER: "poker",
+    common_pb2.GAME_BACKGAMMON: "backgammon",
+    common_pb2.GAME_RUMMY: "rummy",
+    common_pb2.GAME_JOKER: "joker",
+}
+_GAME_VALUES: dict[str, common_pb2.Game.ValueType] = {
+    "poker": common_pb2.GAME_POKER,
+    "backgammon": common_pb2.GAME_BACKGAMMON,
+    "rummy": common_pb2.GAME_RUMMY,
+    "joker": common_pb2.GAME_JOKER,
+}
+
+
+def _enum_name(prefix: str, value: str) -> str:
+    return f"{prefix}_{value.upper()}"
+
+
+def game_from_proto(value: int, *, required: bool = True) -> str:
+    if value in _GAMES:
+        return _GAMES[value]
+    if not required and value == common_pb2.GAME_UNSPECIFIED:
+        return ""
+    raise InvalidRequest("game is required: GAME_POKER, GAME_BACKGAMMON, GAME_RUMMY or GAME_JOKER")
+
+
+def game_to_proto(game: str) -> common_pb2.Game.ValueType:
+    return _GAME_VALUES.get(game, common_pb2.GAME_UNSPECIFIED)
+
+
+def account_kind_from_proto(value: int) -> AccountKind:
+    for kind in AccountKind:
+        if wallet_pb2.AccountKind.Value(_enum_name("ACCOUNT_KIND", kind.value)) == value:
+            return kind
+    raise InvalidRequest("kind is required, e.g. ACCOUNT_KIND_PLAYER_CASH")
+
+
+def account_kind_to_proto(kind: AccountKind) -> wallet_pb2.AccountKind.ValueType:
+    return wallet_pb2.AccountKind.Value(_enum_name("ACCOUNT_KIND", kind.value))
+
+
+def transfer_kind_from_proto(value: int) -> TransferKind:
+    if value == wallet_pb2.TRANSFER_KIND_UNSPECIFIED:
+        raise InvalidRequest("transfer kind is required, e.g. TRANSFER_KIND_DEPOSIT")
+    try:
+        name = wallet_pb2.TransferKind.Name(value)  # type: ignore[arg-type]
+    except ValueError:
+        raise InvalidRequest(f"unknown transfer kind {value}") from None
+    return TransferKind(name.removeprefix("TRANSFER_KIND_").lower())
+
+
+def transfer_kind_to_proto(kind: TransferKind) -> wallet_pb2.TransferKind.ValueType:
+    return wallet_pb2.TransferKind.Value(_enum_name("TRANSFER_KIND", kind.value))
+
+
+def _status_to_proto(status: TransferStatus) -> wallet_pb2.TransferStatus.ValueType:
+    return wallet_pb2.TransferStatus.Value(_enum_name("TRANSFER_STATUS", status.value))
+
+
+def timestamp(value: datetime | None) -> Timestamp | None:
+    if value is None:
+        return None
+    stamp = Timestamp()
+    stamp.FromDatetime(value.astimezone(UTC))
+    return stamp
+
+
+def datetime_from_proto(value: Timestamp, field: str) -> datetime:
+    if value.seconds == 0 and value.nanos == 0:
+        raise InvalidRequest(f"{field} is required")
+    return value.ToDatetime(tzinfo=UTC)
+
+
+def amount_from_proto(money: common_pb2.Money, field: str) -> tuple[int, str]:
+    if not money.currency:
+        raise InvalidRequest(f"{field}.currency is required (e.g. USD, PLAY, CHIP)")
+    if money.amount_minor <= 0:
+        raise InvalidRequest(
+            f"{field}.amount_minor must be greater than zero, got {money.amount_minor}"
+        )
+    return money.amount_minor, money.currency
+
+
+def money(amount: int, currency: str) -> common_pb2.Money:
+    return common_pb2.Money(amount_minor=amount, currency=currency)
+
+
+def references_from_proto(refs: wallet_pb2.References) -> References:
+    return References(
+        game=game_from_proto(refs.game, required=False),
+        table_id=refs.table_id,
+        hand_id=refs.hand_id,
+        tournament_id=refs.tournament_id,
+    )
+
+
+def new_transfer_from_proto(message: wallet_pb2.NewTransfer, *, pending: bool) -> TransferSpec:
+    if not message.transfer_id:
+        raise InvalidRequest("transfer_id is required: choose a unique id (the idempotency key)")
+    if not message.HasField("amount"):
+        raise InvalidRequest("amount is required")
+    amount, currency = amount_from_proto(message.amount, "amount")
+    spec = TransferSpec(
+        transfer_id=message.transfer_id,
+        debit_account_id=message.debit_account_id,
+        credit_account_id=message.credit_account_id,
+        amount=amount,
+        currency=currency,
+        kind=transfer_kind_from_proto(message.kind),
+        pending=pending,
+        references=references_from_proto(message.references),
+        metadata=dict(message.metadata),
+    )
+    spec.validate()
+    return spec
+
+
+def batch_from_proto(request: wallet_pb2.TransferBatchRequest) -> list[Operation]:
+    operations: list[Operation] = []
+    for index, op in enumerate(request.operations):
+        which = op.WhichOneof("operation")
+        try:
+            if which == "transfer":
+                operations.append(Apply(new_transfer_from_proto(op.transfer, pending=False)))
+            elif which == "hold":
+                operations.append(Apply(new_transfer_from_proto(op.hold, pending=True)))
+            elif which == "post_hold":
+                operations.append(
+                    PostHold(
+                        transfer_id=op.post_hold.transfer_id,
+                        amount=post_amount(op.post_hold.amount_minor),
+                    )
+                )
+            elif which == "void_hold":
+                operations.append(VoidHold(transfer_id=op.void_hold.transfer_id))
+            elif which == "reverse":
+                operations.append(
+                    Reverse(
+                        original_id=op.reverse.original_transfer_id,
+                        transfer_id=op.reverse.transfer_id,
+                        metadata=dict(op.reverse.metadata),
+                    )
+                )
+            else:
+                raise InvalidRequest("operation is empty")
+        except InvalidRequest as error:
+            raise InvalidRequest(f"operations[{index}]: {error.message}") from None
+    return operations
+
+
+def post_amount(amount_minor: int) -> int | None:
+    if amount_minor < 0:
+        raise InvalidRequest(f"amount_minor must be ≥ 0 (0 = the whole hold), got {amount_minor}")
+    return amount_minor or None
+
+
+def commission_from_proto(rule: wallet_pb2.CommissionRule) -> CommissionRule:
+    which = rule.WhichOneof("rule")
+    if which == "backgammon":
+        return backgammon_rule
+    if which == "percent_rake":
+        cap = rule.percent_rake.cap_minor or None
+        return rake_rule(PercentRake(basis_points=rule.percent_rake.basis_points, cap=cap))
+    if which == "flat_rake":
+        return rake_rule(FlatRake(amount=rule.flat_rake.amount_minor))
+    if which == "none":
+        return no_commission
+    raise InvalidRequest("commission is required: backgammon, percent_rake, flat_rake or none")
+
+
+def account_to_proto(account: Account) -> wallet_pb2.Account:
+    return wallet_pb2.Account(
+        account_id=account.account_id,
+        kind=account_kind_to_proto(account.kind),
+        currency=account.currency,
+        owner=account.owner,
+        posted_minor=account.posted,
+        debits_pending_minor=account.debits_pending,
+        credits_pending_minor=account.credits_pending,
+        available_minor=account.available,
+        opened_at=timestamp(account.opened_at),
+    )
+
+
+def transfer_to_proto(transfer: Transfer) -> wallet_pb2.TransferRecord:
+    record = wallet_pb2.TransferRecord(
+        transfer_id=transfer.transfer_id,
+        debit_account_id=transfer.debit_account_id,
+        credit_account_id=transfer.credit_account_id,
+        amount=money(transfer.amount, transfer.currency),
+        kind=transfer_kind_to_proto(transfer.kind),
+        status=_status_to_proto(transfer.status),
+        is_hold=transfer.is_hold,
+        references=wallet_pb2.References(
+            game=game_to_proto(transfer.references.game),
+            table_id=transfer.references.table_id,
+            hand_id=transfer.references.hand_id,
+            tournament_id=transfer.references.tournament_id,
+        ),
+        metadata=dict(transfer.metadata),
+        reversal_of=transfer.reversal_of,
+        created_at=timestamp(transfer.created_at),
+        resolved_at=timestamp(transfer.resolved_at),
+    )
+    if transfer.posted_amount is not None:
+        record.posted_amount.CopyFrom(money(transfer.posted_amount, transfer.currency))
+    return record
