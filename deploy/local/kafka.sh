@@ -54,8 +54,12 @@ fetch_libs() {
   log "fetching the Kafka broker jars from Maven Central (first time only)..."
   rm -rf "$libs" "$libs.tmp"
   mkdir -p "$state"
-  mvn -q -B -Dstyle.color=never -f "$here/kafka/pom.xml" dependency:copy-dependencies \
-    -DoutputDirectory="$libs.tmp" -DincludeScope=runtime
+  if ! mvn -q -B -Dstyle.color=never -f "$here/kafka/pom.xml" dependency:copy-dependencies \
+      -DoutputDirectory="$libs.tmp" -DincludeScope=runtime >"$state/mvn.log" 2>&1; then
+    log "mvn could not fetch the broker jars:"
+    cat "$state/mvn.log" >&2
+    exit 1
+  fi
   rm -rf "$here/kafka/target"
   mv "$libs.tmp" "$libs"
   echo "$want" >"$stamp"
