@@ -43,9 +43,14 @@ GAME_TYPES = {
 @dataclass(frozen=True)
 class JokerTable:
     options: Options
-    seats: tuple[str, ...] = ()
+    # Seat number → player; the game's clockwise order is the order of seat numbers.
+    seats: tuple[tuple[int, str], ...] = ()
     game: game.GameState | None = None
     hands_started: int = 0
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return tuple(player for _, player in sorted(self.seats))
 
 
 def _options(raw: JSON) -> Options:
@@ -84,7 +89,7 @@ class JokerEngine:
         if isinstance(command, UnseatPlayer):
             if state.game is not None:
                 raise Rejected("failed_precondition", "a Joker game cannot lose a player")
-            seats = tuple(p for p in state.seats if p != command.player)
+            seats = tuple((n, p) for n, p in state.seats if p != command.player)
             return replace(state, seats=seats), [Event("player_left", {"player": command.player})]
         if isinstance(command, StartHand):
             return self._start(state, command.seed)
@@ -100,18 +105,22 @@ class JokerEngine:
 
     @staticmethod
     def _seat(state: JokerTable, command: SeatPlayer) -> JokerTable:
+        if not 0 <= command.seat < SEATS:
+            raise Rejected("invalid_argument", f"a Joker table has seats 0 to {SEATS - 1}")
         if state.game is not None or len(state.seats) >= SEATS:
             raise Rejected("failed_precondition", "the table is full")
-        if command.player in state.seats:
+        if command.player in state.players:
             raise Rejected("failed_precondition", f"{command.player!r} is already seated")
-        return replace(state, seats=(*state.seats, command.player))
+        if any(n == command.seat for n, _ in state.seats):
+            raise Rejected("failed_precondition", f"seat {command.seat} is taken")
+        return replace(state, seats=(*state.seats, (command.seat, command.player)))
 
     def _start(self, state: JokerTable, seed: bytes) -> tuple[JokerTable, list[Event]]:
         current = state.game
         if current is None:
             if len(state.seats) != SEATS:
                 raise Rejected("failed_precondition", "a Joker game needs 4 seated players")
-            current = game.new_game(game_id="", players=state.seats, options=state.options)
+            current = game.new_game(game_id="", players=state.players, options=state.options)
         try:
             started, events = game.start_hand(current, seed)
         except IllegalAction as exc:
@@ -138,7 +147,7 @@ class JokerEngine:
 
     def public_view(self, state: JokerTable) -> JSON:
         if state.game is None:
-            return {"players": list(state.seats), "options": state.options.describe()}
+            return {"players": list(state.players), "options": state.options.describe()}
         return game.public_view(state.game)
 
     def timeout_action(self, state: JokerTable, player: str) -> JSON:
@@ -166,7 +175,7 @@ class JokerEngine:
 
     def snapshot(self, state: JokerTable) -> JSON:
         return {
-            "seats": list(state.seats),
+            "seats": [list(seat) for seat in state.seats],
             "hands_started": state.hands_started,
             "game": None if state.game is None else game.snapshot(state.game),
         }

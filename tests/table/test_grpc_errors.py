@@ -1,0 +1,127 @@
+"""Bad input to the TableEngine gRPC service: the right status, a clear message, no change."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+
+from croupier.kit.bus.memory import InMemoryBus
+from croupier.kit.server import ServiceHost
+from croupier.kit.settings import ServerSettings
+from croupier.table.bootstrap import build_host, table_service
+from croupier.table.commandlog import InMemoryCommandLog
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+
+PLAYERS = ["giorgi", "nika", "ana", "levan"]
+
+
+@pytest.fixture
+async def stub() -> AsyncIterator[table_pb2_grpc.TableEngineStub]:
+    bus = InMemoryBus()
+    await bus.start()
+    host = build_host(InMemoryCommandLog(), bus)
+    await host.start()
+    server = ServiceHost(
+        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
+        services=[table_service(host)],
+        on_stop=[host.stop, bus.stop],
+        serve_metrics_endpoint=False,
+    )
+    await server.start()
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        yield table_pb2_grpc.TableEngineStub(channel)
+    await server.stop()
+
+
+async def open_table(stub: table_pb2_grpc.TableEngineStub) -> str:
+    response = await stub.OpenTable(table_pb2.OpenTableRequest(game="joker", options_json="{}"))
+    for seat, player in enumerate(PLAYERS):
+        await stub.SeatPlayer(
+            table_pb2.SeatPlayerRequest(table_id=response.table_id, player_id=player, seat=seat)
+        )
+    return response.table_id
+
+
+async def status_of(call: object) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call  # type: ignore[misc]
+    return caught.value.code(), caught.value.details() or ""
+
+
+async def test_unknown_table_is_not_found(stub: table_pb2_grpc.TableEngineStub) -> None:
+    code, details = await status_of(
+        stub.Act(
+            table_pb2.ActRequest(
+                table_id="missing", player_id="giorgi", command_id="c", action_json="{}"
+            )
+        )
+    )
+    assert code == grpc.StatusCode.NOT_FOUND
+    assert details == "no table with id 'missing'"
+
+
+async def test_unknown_game_is_invalid_argument(stub: table_pb2_grpc.TableEngineStub) -> None:
+    code, details = await status_of(stub.OpenTable(table_pb2.OpenTableRequest(game="chess")))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "unknown game 'chess'" in details
+
+
+async def test_seat_taken_and_seat_out_of_range(stub: table_pb2_grpc.TableEngineStub) -> None:
+    table_id = (
+        await stub.OpenTable(table_pb2.OpenTableRequest(game="joker", options_json="{}"))
+    ).table_id
+    await stub.SeatPlayer(table_pb2.SeatPlayerRequest(table_id=table_id, player_id="a", seat=1))
+    code, details = await status_of(
+        stub.SeatPlayer(table_pb2.SeatPlayerRequest(table_id=table_id, player_id="b", seat=1))
+    )
+    assert (code, details) == (grpc.StatusCode.FAILED_PRECONDITION, "seat 1 is taken")
+    code, details = await status_of(
+        stub.SeatPlayer(table_pb2.SeatPlayerRequest(table_id=table_id, player_id="b", seat=9))
+    )
+    assert (code, details) == (grpc.StatusCode.INVALID_ARGUMENT, "a Joker table has seats 0 to 3")
+
+
+async def test_bad_actions_leave_the_table_unchanged(
+    stub: table_pb2_grpc.TableEngineStub,
+) -> None:
+    table_id = await open_table(stub)
+    before = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))
+    to_act = json.loads(before.view.view_json)["hand"]["to_act"]
+    other = next(p for p in PLAYERS if p != to_act)
+
+    def act(player: str, action_json: str, command_id: str = "c1") -> object:
+        return stub.Act(
+            table_pb2.ActRequest(
+                table_id=table_id, player_id=player, command_id=command_id, action_json=action_json
+            )
+        )
+
+    cases = [
+        (act(other, '{"action": "bid", "tricks": 0}'), grpc.StatusCode.FAILED_PRECONDITION),
+        (act(to_act, "{not json"), grpc.StatusCode.INVALID_ARGUMENT),
+        (act(to_act, "[1, 2]"), grpc.StatusCode.INVALID_ARGUMENT),
+        (act(to_act, '{"action": "juggle"}'), grpc.StatusCode.INVALID_ARGUMENT),
+        (act(to_act, "", command_id=""), grpc.StatusCode.INVALID_ARGUMENT),
+        (act("mallory", '{"action": "bid", "tricks": 0}'), grpc.StatusCode.NOT_FOUND),
+    ]
+    for call, expected in cases:
+        code, details = await status_of(call)
+        assert code == expected, details
+        assert details
+    after = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))
+    assert after.view.version == before.view.version
+    assert after.view.view_json == before.view.view_json
+
+
+async def test_action_of_another_game_is_invalid_argument(
+    stub: table_pb2_grpc.TableEngineStub,
+) -> None:
+    table_id = await open_table(stub)
+    request = table_pb2.ActRequest(table_id=table_id, player_id="giorgi", command_id="c")
+    request.action.poker.to = 5
+    code, details = await status_of(stub.Act(request))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert details == "this is a joker table; got a poker action"
