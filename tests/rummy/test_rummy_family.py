@@ -198,7 +198,8 @@ def test_until_opened_a_taken_discard_must_be_melded_that_turn() -> None:
             upcard="9s",
         )
     )
-    assert ok["error"] is None and ok["status"] == "awaiting_action"
+    assert ok["error"] is None
+    assert (ok["ending"], ok["winner"]) == ("hand", "p1")  # opened with it, went out
 
 
 def test_layoff_needs_an_opening() -> None:
