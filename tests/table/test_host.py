@@ -146,7 +146,7 @@ async def test_unknown_table_and_unseated_player_are_not_found(bus: InMemoryBus)
         await host.act(table_id, "mallory", "c", {"action": "bid", "tricks": 0})
     assert stranger.value.code == "not_found"
     with pytest.raises(Rejected) as full:
-        await host.seat(table_id, "mallory", 5, 0)
+        await host.seat(table_id, "mallory", 3, 0)
     assert full.value.code == "failed_precondition"
 
 
