@@ -249,3 +249,24 @@ async def test_crash_between_publish_and_mark_republishes_the_same_ids_and_dedup
 async def _unpublished(pool: asyncpg.Pool, outbox: Outbox) -> int:
     async with pool.acquire() as connection:
         return await outbox.unpublished(connection)
+
+
+async def test_relay_wakes_on_commit_without_waiting_for_its_poll(
+    pool: asyncpg.Pool, outbox: Outbox
+) -> None:
+    """`add` notifies at commit: with a 60 s poll interval the event still goes out at once."""
+    received: list[Envelope] = []
+
+    async def handler(got: Envelope) -> None:
+        received.append(got)
+
+    item = envelope("table-3", 1)
+    async with InMemoryBus() as bus:
+        await bus.subscribe("croupier.table.events", group="g", handler=handler)
+        async with OutboxRelay(pool=pool, outbox=outbox, bus=bus, poll_interval_seconds=60):
+            await asyncio.sleep(0.2)  # the relay has found nothing and is waiting
+            await take_seat(pool, outbox, "croupier.table.events", item)
+            async with asyncio.timeout(5):
+                while not received:  # noqa: ASYNC110 - waiting for the consumer
+                    await asyncio.sleep(0.01)
+    assert received == [item]
