@@ -163,7 +163,7 @@ class State:
         )
 
 
-def new_table(options: Options, players: tuple[str, str] | list[str]) -> State:
+def new_table(options: Options, players: tuple[str, ...] | list[str]) -> State:
     """A table with no game started yet (phase `idle`)."""
     options.validate()
     if len(players) != 2 or players[0] == players[1]:

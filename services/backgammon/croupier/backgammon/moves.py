@@ -234,32 +234,39 @@ def _doubles_static(
                 j -= d
     cand = sorted(reach, reverse=True)
     n = len(cand)
-    delta = _DELTA
+    step = [_DELTA[i][i - d + 1] if i >= d else 0 for i in range(24)]
     hitbit = _HIT
     found: list[dict[int, tuple[Side, tuple[Move, ...]]]] = [{}, {}, {}, {}, {}]
-    path: list[Move] = []
+    found4 = found[4]
+    path: list[int] = []  # source indices, only when tracking
+
+    def moves() -> tuple[Move, ...]:
+        return tuple((i + 1, i + 1 - d) for i in path)
 
     def rec(depth: int, first: int, key: int) -> bool:
-        """Extend by one move from cand[first:]; record leaves; True if any move was made."""
+        """Extend by one move from cand[first:]; record leaves; True if any move was made.
+
+        Each multiset of sources is one distinct result (the number of checkers leaving
+        each point determines the position), so the four-move leaves need no dedupe."""
         moved = False
+        last = depth == 3
         for c in range(first, n):
             i = cand[c]
             if not p[i]:
                 continue
             moved = True
             j = i - d
-            k = key + delta[i][j + 1]
+            k = key + step[i]
             if blot[j]:
                 k |= hitbit[j]
             p[i] -= 1
             p[j] += 1
             if track:
-                path.append((i + 1, j + 1))
-            if depth == 3:
-                if k not in found[4]:
-                    found[4][k] = (tuple(p), tuple(path))
+                path.append(i)
+            if last:
+                found4[k] = (tuple(p), moves() if track else ())
             elif not rec(depth + 1, c, k) and k not in found[depth + 1]:
-                found[depth + 1][k] = (tuple(p), tuple(path))
+                found[depth + 1][k] = (tuple(p), moves() if track else ())
             if track:
                 path.pop()
             p[j] -= 1
@@ -296,7 +303,19 @@ def legal_positions(board: Board, d1: int, d2: int) -> list[Board]:
     found = _generate(board, d1, d2, False)
     if not found:
         return [board]
-    return [_board_of(board, key, side) for key, (side, _) in found.items()]
+    opp = board[0]
+    result: list[Board] = []
+    hit_sides: dict[int, Side] = {}
+    for key, (side, _) in found.items():
+        hits = key >> 100
+        if not hits:
+            result.append((opp, side))
+            continue
+        after = hit_sides.get(hits)
+        if after is None:
+            after = hit_sides[hits] = _board_of(board, key, side)[0]
+        result.append((after, side))
+    return result
 
 
 def count_legal_positions(board: Board, d1: int, d2: int) -> int:

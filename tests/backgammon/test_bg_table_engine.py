@@ -1,0 +1,93 @@
+"""The table-host adapter: seats, seeded games, random legal play to the end, settlement."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from croupier.backgammon.table_engine import ENGINE, BackgammonTable
+from croupier.kit.fairness import FairStream
+from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand
+
+
+def seated(options: dict[str, Any]) -> BackgammonTable:
+    state = ENGINE.open(options)
+    for seat, player in enumerate(("ann", "bob")):
+        state, _ = ENGINE.apply(state, SeatPlayer(player, seat))
+    return state
+
+
+def play_out(state: BackgammonTable, rng: random.Random, limit: int = 2000) -> BackgammonTable:
+    """Random legal actions (never doubling) until the host could start the next game."""
+    for _ in range(limit):
+        if ENGINE.result(state) is not None:
+            return state
+        (player,) = ENGINE.to_act(state)
+        legal = ENGINE.legal_actions(state, player)
+        if "move" in legal["actions"]:
+            action = {"action": "move", "play": rng.choice(legal["plays"])}
+        elif "roll" in legal["actions"]:
+            action = {"action": "roll"}
+        else:
+            action = {"action": legal["actions"][0]}
+        state, _ = ENGINE.apply(state, Act(player, action))
+    raise AssertionError("the game did not end")
+
+
+def test_single_games_settle_with_commission() -> None:
+    state = seated({"mode": "MODE_SINGLE", "stake": "100", "max_win": "300"})
+    assert ENGINE.can_start_hand(state)
+    rng = random.Random(5)
+    for number in range(1, 4):
+        state, events = ENGINE.apply(state, StartHand(bytes([number]) * 32))
+        assert events[0].type == "game_started"
+        state = play_out(state, rng)
+        result = ENGINE.result(state)
+        assert result is not None and result.hand_number == number
+        assert sum(result.deltas.values()) == -sum(result.commission.values())
+        assert min(result.deltas.values()) in (-100, -200, -300)
+        assert ENGINE.can_start_hand(state)
+
+
+def test_series_pays_the_stake_once_at_the_end() -> None:
+    state = seated({"mode": "MODE_SERIES", "stake": 1000, "points": 3})
+    rng = random.Random(9)
+    paid = []
+    games = 0
+    while ENGINE.can_start_hand(state):
+        games += 1
+        state, _ = ENGINE.apply(state, StartHand(bytes([games]) * 32))
+        state = play_out(state, rng)
+        result = ENGINE.result(state)
+        assert result is not None
+        paid.append(dict(result.deltas))
+    assert all(d == {} for d in paid[:-1])
+    assert sorted(paid[-1].values()) == [-1000, 1000 - 2 * 65]
+    assert ENGINE.public_view(state)["score"]
+
+
+def test_seeded_dice_cannot_be_chosen_and_history_lists_them() -> None:
+    state = seated({"mode": "single", "stake": 100})
+    seed = bytes(range(32))
+    state, _ = ENGINE.apply(state, StartHand(seed))
+    (player,) = ENGINE.to_act(state)
+    play = ENGINE.legal_actions(state, player)["plays"][0]
+    state, _ = ENGINE.apply(state, Act(player, {"action": "move", "play": play}))
+    (player,) = ENGINE.to_act(state)
+    with pytest.raises(Rejected):
+        ENGINE.apply(state, Act(player, {"action": "roll", "dice": [6, 6]}))
+    stream = FairStream(seed, "dice")
+    assert ENGINE.randomness(seed)[:10] == [stream.die() for _ in range(10)]
+
+
+def test_timeout_loses_the_game() -> None:
+    state = seated({"mode": "single", "stake": 100})
+    state, _ = ENGINE.apply(state, StartHand(bytes(32)))
+    (player,) = ENGINE.to_act(state)
+    state, _ = ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player)))
+    result = ENGINE.result(state)
+    assert result is not None
+    assert result.deltas[player] == -100
+    assert "seed" not in ENGINE.view(state, player)
