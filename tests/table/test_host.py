@@ -212,3 +212,37 @@ async def test_engine_version_mismatch_voids_the_table(bus: InMemoryBus) -> None
     host = make_host(log, bus, FakeClock())
     await host.start()
     assert "engine version mismatch" in host.voided["t-old"]
+
+
+async def test_disconnected_player_keeps_the_seat_within_the_window(bus: InMemoryBus) -> None:
+    host = TableHost(
+        engines=load_engines(), command_log=InMemoryCommandLog(), publisher=bus, seeds=Seeds("r")
+    )
+    await host.start()
+    table_id = await open_full_table(host, ClockSettings(turn_ms=3_600_000, reconnect_ms=100))
+    stream = host.watch(table_id, "nika")
+    first = await anext(stream)
+    assert first.view["hand"]["own_cards"]
+    await stream.aclose()  # the connection drops
+    assert host.is_disconnected(table_id, "nika")
+    back = await host.reconnect(table_id, "nika")
+    assert not host.is_disconnected(table_id, "nika")
+    assert back.view["hand"]["own_cards"] == first.view["hand"]["own_cards"]
+    await asyncio.sleep(0.2)  # past the window: still seated (came back in time)
+    assert "nika" in host.view(table_id, "").seated
+    await host.stop()
+
+
+async def test_after_the_window_the_game_decides_what_leaving_means(bus: InMemoryBus) -> None:
+    log = InMemoryCommandLog()
+    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("w"))
+    await host.start()
+    table_id = await open_full_table(host, ClockSettings(turn_ms=3_600_000, reconnect_ms=50))
+    stream = host.watch(table_id, "ana")
+    await anext(stream)
+    await stream.aclose()
+    await asyncio.sleep(0.2)
+    # A Joker game cannot lose a player: the engine refuses, the seat stays, nothing logged.
+    assert "ana" in host.view(table_id, "").seated
+    assert not [e for e in await logged_entries(log) if e.kind == "unseat"]
+    await host.stop()

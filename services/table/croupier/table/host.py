@@ -102,6 +102,7 @@ class TableHost:
         self._seeds = seeds
         self._currency = currency
         self._tables: dict[str, _Table] = {}
+        self._background: set[asyncio.Task[None]] = set()
         self.voided: dict[str, str] = {}
 
     # ---- lifecycle ------------------------------------------------------------------
@@ -111,6 +112,8 @@ class TableHost:
         await self.rebuild()
 
     async def stop(self) -> None:
+        for task in self._background:
+            task.cancel()
         for table in self._tables.values():
             if table.timer is not None:
                 table.timer.cancel()
@@ -423,7 +426,30 @@ class TableHost:
         finally:
             table.watchers[player].discard(queue)
             if player in table.state.seated and not table.watchers[player]:
-                table.disconnected_at_ms[player] = self._now_ms()
+                self._disconnected(table, player)
+
+    def _disconnected(self, table: _Table, player: str) -> None:
+        """The player's last view stream closed: the seat is kept for the reconnection
+        window (the clock keeps running meanwhile); then the game decides what leaving
+        means (the engine's `UnseatPlayer`: a fold and sit-out, a forfeit, or a refusal
+        when the game cannot lose a player, whose turns are then played by the clock)."""
+        since = self._now_ms()
+        table.disconnected_at_ms[player] = since
+        window = table.state.clocks.settings.reconnect_ms
+        task = asyncio.create_task(self._abandon_after(table, player, since, window))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _abandon_after(self, table: _Table, player: str, since: int, window: int) -> None:
+        await asyncio.sleep(window / 1000)
+        if table.disconnected_at_ms.get(player) != since or player not in table.state.seated:
+            return  # back in time, or already gone
+        try:
+            await self._submit(table, "unseat", player, {}, command_id=f"abandon:{player}:{since}")
+        except (Rejected, LogUnavailable, TableVoided) as exc:
+            log.info("abandoned seat kept", table_id=table.state.table_id, reason=str(exc))
+            return
+        metrics.PLAYERS_SEATED.labels(table.state.game).dec()
 
     async def reconnect(self, table_id: str, player: str) -> ViewSnapshot:
         table = self._table(table_id)
