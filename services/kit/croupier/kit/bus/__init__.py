@@ -5,7 +5,13 @@ semantics (see `interface`). Consumers deduplicate by envelope id (`Deduplicator
 """
 
 from croupier.kit.bus.dedup import Deduplicator, InMemoryDeduplicator, PostgresDeduplicator
-from croupier.kit.bus.delivery import DLQ_REASON_HEADER
+from croupier.kit.bus.delivery import (
+    DLQ_GROUP_HEADER,
+    DLQ_POSITION_HEADER,
+    DLQ_REASON_HEADER,
+    DLQ_TOPIC_HEADER,
+    TYPE_HEADER,
+)
 from croupier.kit.bus.envelope import (
     Envelope,
     EnvelopeDecodeError,
@@ -18,7 +24,11 @@ from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.bus.memory import InMemoryBus
 
 __all__ = [
+    "DLQ_GROUP_HEADER",
+    "DLQ_POSITION_HEADER",
     "DLQ_REASON_HEADER",
+    "DLQ_TOPIC_HEADER",
+    "TYPE_HEADER",
     "Deduplicator",
     "Envelope",
     "EnvelopeDecodeError",

@@ -15,7 +15,11 @@ from croupier.kit.bus.envelope import EnvelopeDecodeError, decode_envelope
 from croupier.kit.bus.interface import Handler
 
 __all__ = [
+    "DLQ_GROUP_HEADER",
+    "DLQ_POSITION_HEADER",
     "DLQ_REASON_HEADER",
+    "DLQ_TOPIC_HEADER",
+    "TYPE_HEADER",
     "DeadLetter",
     "Delivery",
     "RawMessage",
