@@ -8,6 +8,7 @@ the same way.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,7 +27,7 @@ from croupier.wallet.adapters.parquet import journal_parquet
 from croupier.wallet.adapters.postgres import PostgresRequestLog, PostgresUnitOfWork, create_pool
 from croupier.wallet.adapters.reports_pg import PostgresReportSource
 from croupier.wallet.entrypoints.consumer import REQUESTS_TOPIC, WalletRequestHandler
-from croupier.wallet.entrypoints.events import encode_transfer_posted
+from croupier.wallet.entrypoints.events import TRANSFERS_TOPIC, encode_transfer_posted
 from croupier.wallet.entrypoints.grpc_api import SERVICE_NAME, WalletService
 from croupier.wallet.service.games import GameMoney
 from croupier.wallet.service.ledger import LedgerService
@@ -52,6 +53,7 @@ class WalletSettings:
         "CROUPIER_KAFKA_BOOTSTRAP", str, "127.0.0.1:9092", doc="Kafka bootstrap servers"
     )
     requests_topic: str = env("CROUPIER_WALLET_REQUESTS_TOPIC", str, REQUESTS_TOPIC)
+    transfers_topic: str = env("CROUPIER_WALLET_TRANSFERS_TOPIC", str, TRANSFERS_TOPIC)
     consumer_group: str = env("CROUPIER_WALLET_CONSUMER_GROUP", str, "croupier-wallet")
 
 
@@ -105,15 +107,15 @@ async def build_wallet(
     registry: CollectorRegistry,
     clock: Callable[[], datetime] = utc_now,
     requests_topic: str = REQUESTS_TOPIC,
+    transfers_topic: str = TRANSFERS_TOPIC,
     consumer_group: str = "croupier-wallet",
     consume: bool = True,
 ) -> Wallet:
     """Wire the wallet on `pool`. With a bus: relay the outbox and consume requests."""
     outbox = Outbox(schema=schema)
     metrics = PrometheusWalletMetrics(registry)
-    uow = PostgresUnitOfWork.factory(
-        pool, outbox_encoder=encode_transfer_posted, notify_channel=outbox.channel
-    )
+    encoder = functools.partial(encode_transfer_posted, topic=transfers_topic)
+    uow = PostgresUnitOfWork.factory(pool, outbox_encoder=encoder, notify_channel=outbox.channel)
     ledger = LedgerService(unit_of_work=uow, clock=clock, metrics=metrics)
     games = GameMoney(ledger)
     reports = ReportService(PostgresReportSource(pool), parquet_writer=journal_parquet)
@@ -168,6 +170,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         bus=bus,
         registry=REGISTRY,
         requests_topic=settings.requests_topic,
+        transfers_topic=settings.transfers_topic,
         consumer_group=settings.consumer_group,
     )
     return [wallet.service()], [wallet.stop, bus.stop, pool.close]

@@ -20,7 +20,9 @@ def transfer_envelope_id(transfer_id: str) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"croupier-wallet/transfer/{transfer_id}"))
 
 
-def encode_transfer_posted(transfer: Transfer, sequence: int) -> tuple[str, str, bytes]:
+def encode_transfer_posted(
+    transfer: Transfer, sequence: int, *, topic: str = TRANSFERS_TOPIC
+) -> tuple[str, str, bytes]:
     """The outbox row of a posted transfer: subject = the debit account, whose postings
     number the events (`sequence`), so one account's events stay in order."""
     envelope = make_envelope(
@@ -32,4 +34,4 @@ def encode_transfer_posted(transfer: Transfer, sequence: int) -> tuple[str, str,
         envelope_id=transfer_envelope_id(transfer.transfer_id),
         now=transfer.resolved_at or transfer.created_at,
     )
-    return TRANSFERS_TOPIC, envelope.subject, envelope.SerializeToString()
+    return topic, envelope.subject, envelope.SerializeToString()
