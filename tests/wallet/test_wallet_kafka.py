@@ -68,7 +68,7 @@ def expected_seats(hands: int) -> dict[str, int]:
 
 async def until(condition: Callable[[], object], within: float = 40.0) -> None:
     async with asyncio.timeout(within):
-        while not await condition():  # type: ignore[misc]
+        while not await condition():  # type: ignore[misc]  # noqa: ASYNC110 - polling the database
             await asyncio.sleep(0.05)
 
 
