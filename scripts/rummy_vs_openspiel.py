@@ -89,6 +89,30 @@ def _min_after_discard(state: GinState) -> int:
     )
 
 
+def _classify_decision(
+    report: Report, seed: bytes, state: GinState, theirs: int, ours: int
+) -> None:
+    """A differing 11-card deadwood: is ours the exact minimum (brute force)?"""
+    rules = state.rules
+    hand = state.hands[state.turn]
+    exact = min(
+        brute_force_min_deadwood(remove_cards(hand, [c]) or (), rules.melds, rules.values)
+        for c in set(hand)
+    )
+    line = (
+        f"seed={seed.hex()}: 11-card deadwood ours={ours} openspiel={theirs} "
+        f"hand={' '.join(card_name(c) for c in hand)}"
+    )
+    if exact == ours < theirs:
+        # OpenSpiel's MinDeadwood takes one best 11-card meld group, then drops its
+        # highest deadwood card: with ties between groups it can miss the exact minimum.
+        report.openspiel_inexact += 1
+        report.inexact_examples.append(line)
+    else:
+        report.decision_mismatches += 1
+        report.disagreements.append(line)
+
+
 def play_one(seed: bytes, oklahoma: bool, report: Report) -> None:
     rules = oklahoma_gin.RULES if oklahoma else gin.RULES
     players = ["p0", "p1"]  # p0 is the non-dealer: OpenSpiel's player 0 acts first
@@ -108,25 +132,7 @@ def play_one(seed: bytes, oklahoma: bool, report: Report) -> None:
             report.decision_checks += 1
             theirs_now, ours_now = spiel.deadwood()[seat], _min_after_discard(state)
             if theirs_now != ours_now:
-                exact = min(
-                    brute_force_min_deadwood(
-                        remove_cards(state.hands[seat], [c]) or (), rules.melds, rules.values
-                    )
-                    for c in set(state.hands[seat])
-                )
-                if exact == ours_now and ours_now < theirs_now:
-                    # OpenSpiel's MinDeadwood takes one best 11-card meld group, then drops
-                    # its highest deadwood card: with ties it can miss the exact minimum.
-                    report.openspiel_inexact += 1
-                    continue_check = True
-                else:
-                    continue_check = False
-                report.decision_mismatches += 0 if continue_check else 1
-                hand = " ".join(card_name(c) for c in state.hands[seat])
-                (report.inexact_examples if continue_check else report.disagreements).append(
-                    f"seed={seed.hex()}: 11-card deadwood ours={ours_now} "
-                    f"openspiel={theirs_now} hand={hand}"
-                )
+                _classify_decision(report, seed, state, theirs_now, ours_now)
         action = gin_bot_action(state, knock_at)
         kind = action["action"]
         if kind == "pass" and state.phase is GinPhase.FIRST_UPCARD:
@@ -203,7 +209,11 @@ def cross_check(hands: int, oklahoma: bool = False, label: str = "cross-check") 
     started = time.perf_counter()
     for index in range(hands):
         seed = hashlib.sha256(f"{label}:{oklahoma}:{index}".encode()).digest()
-        play_one(seed, oklahoma, report)
+        try:
+            play_one(seed, oklahoma, report)
+        except Exception as exc:  # noqa: BLE001 - an OpenSpiel refusal is a disagreement
+            report.hands += 1
+            report.disagreements.append(f"seed={seed.hex()}: {type(exc).__name__}: {exc}")
     report.seconds = time.perf_counter() - started
     return report
 
