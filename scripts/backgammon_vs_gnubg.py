@@ -163,7 +163,7 @@ def main(argv: list[str]) -> int:
                 return 1
             with open(dst) as fh:
                 answers = json.load(fh)
-        set_mismatch = board_mismatch = parse_failures = gnubg_strings = 0
+        set_mismatch = board_mismatch = parse_failures = gnubg_strings = same_text = 0
         examples: list[str] = []
         for s, answer in zip(samples, answers, strict=True):
             pid = position_id(s.board)
@@ -175,8 +175,10 @@ def main(argv: list[str]) -> int:
                 set_mismatch += 1
                 if len(examples) < 10:
                     examples.append(f"{pid} {s.d1}-{s.d2}")
+            canonical = {position_id(p.board): p.notation for p in legal_plays(s.board, s.d1, s.d2)}
             for text, want in answer["moves"]:
                 gnubg_strings += 1
+                same_text += canonical.get(want) == text
                 try:
                     got = position_id(match_play(s.board, s.d1, s.d2, text))
                 except IllegalPlay:
@@ -192,6 +194,7 @@ def main(argv: list[str]) -> int:
         print(f"- boards gnubg read differently: {board_mismatch}")
         print(f"- gnubg move strings checked through our parser: {gnubg_strings}")
         print(f"- gnubg move strings we reject or map elsewhere: **{parse_failures}**")
+        print(f"- of those, written exactly as our canonical notation: {same_text}")
         for line in examples:
             print(f"  - {line}")
         print(f"- gnubg time: {elapsed:.0f} s")

@@ -45,13 +45,13 @@ class IllegalPlay(ValueError):
     """A written play that cannot be parsed or does not lead to a legal position."""
 
 
-# Keys: the mover's side as 4-bit counts (index i at bits 4i..4i+3, i = 0..24, 24 = bar)
-# plus one bit per hit point index j at bit 100 + j. Moving i -> j adds _DELTA[i][j + 1]
-# (j = -1 is off).
+# Keys: the mover's side as one byte per slot (index i at bits 8i..8i+7, i = 0..24,
+# 24 = bar; the bytes of the side tuple read little-endian) plus one bit per hit point
+# index j at bit 200 + j. Moving i -> j adds _DELTA[i][j + 1] (j = -1 is off).
 _DELTA = [
-    [(1 << (4 * j) if j >= 0 else 0) - (1 << (4 * i)) for j in range(-1, 25)] for i in range(25)
+    [(1 << (8 * j) if j >= 0 else 0) - (1 << (8 * i)) for j in range(-1, 25)] for i in range(25)
 ]
-_HIT = [1 << (100 + j) for j in range(25)]
+_HIT = [1 << (200 + j) for j in range(25)]
 
 
 def _generate(
@@ -60,18 +60,16 @@ def _generate(
     """Every distinct legal result: key -> (mover side after the play, first move sequence).
 
     Sides use gnubg's layout (index i = point i + 1, index 24 = bar); the hit points are in
-    the key (`key >> 100`). Moves in the sequences are written as points (25 = bar, 0 =
+    the key (`key >> 200`). Moves in the sequences are written as points (25 = bar, 0 =
     off). An empty dict means no checker can move.
     """
     mover, opp = board[1], board[0]
     p = list(mover)
-    blocked = [opp[23 - j] >= 2 for j in range(24)]
-    blot = [opp[23 - j] == 1 for j in range(24)]
+    held = opp[23::-1]  # opponent checkers on the mover's point index j
+    blocked = [n > 1 for n in held]
+    blot = [n == 1 for n in held]
     outside = sum(p[6:])  # checkers not yet home (bar included)
-    key0 = 0
-    for i in range(25):
-        if p[i]:
-            key0 |= p[i] << (4 * i)
+    key0 = int.from_bytes(bytes(p), "little")
     delta = _DELTA
     hitbit = _HIT
     seen: dict[int, tuple[Side, tuple[Move, ...]]] = {}
@@ -281,7 +279,7 @@ def _doubles_static(
 
 
 def _board_of(board: Board, key: int, side: Side) -> Board:
-    hits = key >> 100
+    hits = key >> 200
     if not hits:
         return (board[0], side)
     opp = list(board[0])
@@ -307,7 +305,7 @@ def legal_positions(board: Board, d1: int, d2: int) -> list[Board]:
     result: list[Board] = []
     hit_sides: dict[int, Side] = {}
     for key, (side, _) in found.items():
-        hits = key >> 100
+        hits = key >> 200
         if not hits:
             result.append((opp, side))
             continue
