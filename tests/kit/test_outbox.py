@@ -270,3 +270,39 @@ async def test_relay_wakes_on_commit_without_waiting_for_its_poll(
                 while not received:  # noqa: ASYNC110 - waiting for the consumer
                     await asyncio.sleep(0.01)
     assert received == [item]
+
+
+class BrokerDownOnce:
+    """An in-memory bus whose first publish fails, as during a broker restart."""
+
+    def __init__(self, bus: InMemoryBus) -> None:
+        self.bus = bus
+        self.failed = False
+
+    async def publish_many(self, messages: Sequence[tuple[str, Envelope]]) -> None:
+        if not self.failed:
+            self.failed = True
+            raise ConnectionRefusedError("broker unreachable")
+        await self.bus.publish_many(messages)
+
+
+async def test_running_relay_survives_a_failed_publish_and_retries(
+    pool: asyncpg.Pool, outbox: Outbox
+) -> None:
+    received: list[Envelope] = []
+
+    async def handler(got: Envelope) -> None:
+        received.append(got)
+
+    item = envelope("table-4", 1)
+    await take_seat(pool, outbox, "croupier.table.events", item)
+    async with InMemoryBus() as bus:
+        await bus.subscribe("croupier.table.events", group="g", handler=handler)
+        flaky = BrokerDownOnce(bus)
+        relay = OutboxRelay(pool=pool, outbox=outbox, bus=flaky, poll_interval_seconds=0.1)  # type: ignore[arg-type]
+        async with relay:
+            async with asyncio.timeout(10):
+                while not received:  # noqa: ASYNC110 - waiting for the consumer
+                    await asyncio.sleep(0.02)
+    assert flaky.failed
+    assert received == [item]

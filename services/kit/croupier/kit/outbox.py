@@ -198,9 +198,8 @@ class OutboxRelay:
             self._wake.clear()
             try:
                 published = await self.relay_once()
-            except (OSError, asyncpg.PostgresError, RuntimeError) as error:
-                # RuntimeError covers aiokafka's KafkaError; the rows stay unpublished.
-                _log.warning("outbox relay of %s failed, retrying: %s", self._outbox.table, error)
+            except Exception:  # noqa: BLE001 - database or broker trouble: the rows stay unpublished
+                _log.exception("outbox relay of %s failed; retrying", self._outbox.table)
                 await asyncio.sleep(_ERROR_BACKOFF_SECONDS)
                 continue
             if published == self._batch_size:
