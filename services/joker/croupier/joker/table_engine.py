@@ -4,6 +4,13 @@ Translation only, no rules: the table's four seats fill up, the first `StartHand
 the game (`croupier.joker.game`) and every later one deals the next hand; clock expiries
 play `game.timeout_action`. A finished game settles points, not money: its `HandResult`
 has no deltas and carries the totals and the placing.
+
+Table options arrive either as JSON in the conformance notation or as the
+`croupier.joker.v1.Options` message turned into JSON by the host
+(`json_format.MessageToDict(..., preserving_proto_field_name=True)`: enums by name,
+int64 as text, fields at their default left out); `table_options` reads both and refuses
+anything else by name. The engine is also a `croupier.table.grpc_api.ProtoCodec`: it reads
+`croupier.joker.v1.Action` and writes `croupier.joker.v1.View`.
 """
 
 from __future__ import annotations
@@ -12,12 +19,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from google.protobuf.message import Message
+
+from croupier.common.v1 import common_pb2
 from croupier.joker import game
-from croupier.joker.cards import DECK
+from croupier.joker.cards import DECK, Suit, UnknownCard, card
 from croupier.joker.conformance import parse_options
 from croupier.joker.errors import IllegalAction
 from croupier.joker.hand import SEATS
 from croupier.joker.options import GameType, Options
+from croupier.joker.v1 import joker_pb2
 from croupier.kit.fairness import shuffled
 from croupier.kit.scenario import MalformedScenario
 from croupier.table.engine import (
@@ -31,6 +42,9 @@ from croupier.table.engine import (
     StartHand,
     UnseatPlayer,
 )
+from croupier.table.v1 import table_pb2
+
+# ---- table options -------------------------------------------------------------------
 
 GAME_TYPES = {
     "standard": GameType.STANDARD,
@@ -38,6 +52,77 @@ GAME_TYPES = {
     "GAME_TYPE_STANDARD": GameType.STANDARD,
     "GAME_TYPE_NINES": GameType.NINES,
 }
+# The clock is the host's (OpenTableRequest.clock); `currency` is read by the host.
+HOST_OPTIONS = ("turn_seconds", "reconnect_seconds", "currency")
+ENGINE_OPTIONS = (
+    "game_type",
+    "khishti",
+    "khishti_nine_card_hands",
+    "premia",
+    "moshla",
+    "multi_premia",
+    "took_all",
+)
+TOOK_ALL_NAMES = ("hundred_per_card", "as_bid", "TOOK_ALL_HUNDRED_PER_CARD", "TOOK_ALL_AS_BID")
+MULTI_PREMIA_NAMES = ("others_deducted", "others_not_deducted")
+# A khishti is a penalty: from KHISHTI_LIMIT (−100 on the sheet) to 0 points.
+KHISHTI_LIMIT = -10_000
+
+
+def _invalid(message: str) -> Rejected:
+    return Rejected("invalid_argument", message)
+
+
+def _points(value: object, name: str) -> int:
+    """An integer number of points; protobuf JSON writes int64 as text ("-500")."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not text.lstrip("-").isdigit():
+            raise _invalid(f"options.{name} must be an integer, got {value!r}")
+        value = int(text)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _invalid(f"options.{name} must be an integer, got {value!r}")
+    if not KHISHTI_LIMIT <= value <= 0:
+        raise _invalid(f"options.{name} is a penalty: from {KHISHTI_LIMIT} to 0 points")
+    return value
+
+
+def table_options(raw: JSON) -> Options:
+    """A Joker table's options from the JSON notation or the protobuf `Options` as JSON.
+
+    Absent keys take the site's defaults; an unknown key, a wrong type or an unknown enum
+    name is refused (`invalid_argument`) with the key named.
+    """
+    unknown = sorted(set(raw) - set(ENGINE_OPTIONS) - set(HOST_OPTIONS))
+    if unknown:
+        known = ", ".join(ENGINE_OPTIONS)
+        raise _invalid(f"unknown Joker option(s) {', '.join(unknown)}; known: {known}")
+    values = {k: v for k, v in raw.items() if k in ENGINE_OPTIONS and k != "game_type"}
+    if "khishti" in values and not isinstance(values["khishti"], dict):
+        values["khishti"] = _points(values["khishti"], "khishti")
+    elif isinstance(values.get("khishti"), dict):
+        split = values["khishti"]
+        extra = sorted(set(split) - {"short_hands", "nine_card_hands"})
+        if extra:
+            raise _invalid(f"options.khishti has short_hands and nine_card_hands, not {extra}")
+        values["khishti"] = {k: _points(v, f"khishti.{k}") for k, v in split.items()}
+    nine = values.get("khishti_nine_card_hands")
+    if nine is not None:
+        values["khishti_nine_card_hands"] = _points(nine, "khishti_nine_card_hands")
+    for name, allowed in (("took_all", TOOK_ALL_NAMES), ("multi_premia", MULTI_PREMIA_NAMES)):
+        if name in values and values[name] not in allowed:
+            raise _invalid(f"options.{name} is {' or '.join(allowed)}, got {values[name]!r}")
+    try:
+        options = parse_options(values)
+    except MalformedScenario as exc:
+        raise _invalid(str(exc)) from exc
+    kind = raw.get("game_type", "standard")
+    if not isinstance(kind, str) or kind not in GAME_TYPES:
+        raise _invalid(
+            f"options.game_type is standard or nines (GAME_TYPE_STANDARD, GAME_TYPE_NINES), "
+            f"got {kind!r}"
+        )
+    return replace(options, game_type=GAME_TYPES[kind])
 
 
 @dataclass(frozen=True)
@@ -53,21 +138,6 @@ class JokerTable:
         return tuple(player for _, player in sorted(self.seats))
 
 
-def _options(raw: JSON) -> Options:
-    values = {k: v for k, v in raw.items() if k not in ("game_type", "turn_seconds")}
-    values.pop("reconnect_seconds", None)
-    if "khishti" in values and isinstance(values["khishti"], str):
-        values["khishti"] = int(values["khishti"])  # protobuf JSON writes int64 as text
-    try:
-        options = parse_options(values)
-    except MalformedScenario as exc:
-        raise Rejected("invalid_argument", str(exc)) from exc
-    kind = str(raw.get("game_type", "standard"))
-    if kind not in GAME_TYPES:
-        raise Rejected("invalid_argument", "game_type must be 'standard' or 'nines'")
-    return replace(options, game_type=GAME_TYPES[kind])
-
-
 def _rejected(exc: IllegalAction) -> Rejected:
     return Rejected(exc.status, exc.message)
 
@@ -81,7 +151,7 @@ class JokerEngine:
     version = "1"
 
     def open(self, options: JSON) -> JokerTable:
-        return JokerTable(options=_options(options))
+        return JokerTable(options=table_options(options))
 
     def apply(self, state: JokerTable, command: Command) -> tuple[JokerTable, list[Event]]:
         if isinstance(command, SeatPlayer):
@@ -179,6 +249,206 @@ class JokerEngine:
             "hands_started": state.hands_started,
             "game": None if state.game is None else game.snapshot(state.game),
         }
+
+    # ---- protobuf (croupier.table.grpc_api.ProtoCodec) --------------------------------
+
+    def action_from_message(self, message: Message) -> JSON:
+        return action_from_message(message)
+
+    def view_to_message(self, view: JSON) -> table_pb2.GameView:
+        return table_pb2.GameView(joker=view_message(view))
+
+
+# ---- protobuf actions and views --------------------------------------------------------
+
+SUIT_NAMES = tuple(s.value for s in Suit)
+JOKER_USES = {
+    joker_pb2.JOKER_USE_HIGH: "high",
+    joker_pb2.JOKER_USE_TAKE: "take",
+    joker_pb2.JOKER_USE_UNDER: "under",
+}
+USE_ENUMS = {name: number for number, name in JOKER_USES.items()}
+ACTION_ENUMS = {
+    "bid": joker_pb2.ACTION_KIND_BID,
+    "trump": joker_pb2.ACTION_KIND_TRUMP,
+    "play": joker_pb2.ACTION_KIND_PLAY,
+}
+PHASES = {
+    "trump": joker_pb2.PHASE_TRUMP,
+    "bidding": joker_pb2.PHASE_BIDDING,
+    "playing": joker_pb2.PHASE_PLAYING,
+    "complete": joker_pb2.PHASE_COMPLETE,
+}
+COLOURS = {"green": joker_pb2.PREMIA_COLOUR_GREEN, "red": joker_pb2.PREMIA_COLOUR_RED}
+
+
+def _stray(message: joker_pb2.Action, allowed: set[str], what: str) -> None:
+    """Refuse fields that do not belong to this kind of action (a client bug otherwise)."""
+    present = {field.name for field, _ in message.ListFields()} - {"kind"} - allowed
+    if present:
+        names = ", ".join(sorted(present))
+        raise _invalid(f"{what} does not carry {names}")
+
+
+def action_from_message(message: Message) -> JSON:
+    """A `croupier.joker.v1.Action` in the conformance notation; refuses malformed ones.
+
+    BID carries `tricks` (0 = pass); TRUMP carries `suit` ("c", "d", "h", "s" or "none");
+    PLAY carries `card` and, for a joker, `joker` (its use) and, when led, `suit`.
+    Whether the action is legal now is the engine's decision, not this function's.
+    """
+    if not isinstance(message, joker_pb2.Action):
+        raise _invalid(f"a Joker action is a croupier.joker.v1.Action, not {type(message)}")
+    kind = message.kind
+    if kind == joker_pb2.ACTION_KIND_BID:
+        _stray(message, {"tricks"}, "a bid")
+        return {"action": "bid", "tricks": message.tricks}
+    if kind == joker_pb2.ACTION_KIND_TRUMP:
+        _stray(message, {"suit"}, "a trump declaration")
+        if message.suit not in (*SUIT_NAMES, "none"):
+            raise _invalid(
+                f"a trump declaration names suit c, d, h, s or none, got {message.suit!r}"
+            )
+        return {"action": "trump", "suit": message.suit}
+    if kind == joker_pb2.ACTION_KIND_PLAY:
+        _stray(message, {"card", "joker", "suit"}, "a play")
+        code = message.card.code
+        if not code:
+            raise _invalid("a play carries card (its code, e.g. 'Ah' or 'X1')")
+        try:
+            card(code)
+        except UnknownCard as exc:
+            raise _invalid(str(exc)) from None
+        action: JSON = {"action": "play", "card": code}
+        if message.joker != joker_pb2.JOKER_USE_UNSPECIFIED:
+            if message.joker not in JOKER_USES:
+                raise _invalid(
+                    f"joker use {message.joker} is unknown: JOKER_USE_HIGH, JOKER_USE_TAKE "
+                    "or JOKER_USE_UNDER"
+                )
+            action["joker"] = JOKER_USES[message.joker]
+        if message.suit:
+            if message.suit not in SUIT_NAMES:
+                raise _invalid(f"a led joker names suit c, d, h or s, got {message.suit!r}")
+            action["suit"] = message.suit
+        return action
+    if kind == joker_pb2.ACTION_KIND_UNSPECIFIED:
+        raise _invalid(
+            "action kind is required: ACTION_KIND_BID, ACTION_KIND_TRUMP or ACTION_KIND_PLAY"
+        )
+    raise _invalid(
+        f"action kind {kind} is unknown: ACTION_KIND_BID, ACTION_KIND_TRUMP or ACTION_KIND_PLAY"
+    )
+
+
+def _card(code: str) -> common_pb2.Card:
+    return common_pb2.Card(code=code)
+
+
+def _played(play: JSON) -> joker_pb2.PlayedCard:
+    return joker_pb2.PlayedCard(
+        player=play.get("player", ""),
+        card=_card(play["card"]),
+        joker=USE_ENUMS.get(play.get("joker", ""), joker_pb2.JOKER_USE_UNSPECIFIED),
+        suit=play.get("suit") or "",
+    )
+
+
+def _legal(legal: JSON) -> joker_pb2.Legal:
+    return joker_pb2.Legal(
+        actions=[ACTION_ENUMS[a] for a in legal.get("actions", [])],
+        tricks=legal.get("tricks", []),
+        cards=[_card(c) for c in legal.get("cards", [])],
+        joker_uses=[USE_ENUMS[u] for u in legal.get("joker", [])],
+        suits=legal.get("suits", []),
+    )
+
+
+def _sheet(sheet: JSON) -> joker_pb2.ScoreSheet:
+    message = joker_pb2.ScoreSheet()
+    for pulka in sheet.get("pulkas", []):
+        rows = message.pulkas.add()
+        for player, row in pulka["players"].items():
+            target = rows.rows[player]
+            target.sum = row["sum"]
+            for cell in row["hands"]:
+                target.hands.append(
+                    joker_pb2.SheetCell(
+                        hand=cell["hand"] + 1,
+                        cards=cell["cards"],
+                        bid=cell["bid"],
+                        took=cell["took"],
+                        points=cell["points"],
+                        text=cell["text"],
+                        fulfilled=cell["fulfilled"],
+                        khishti=cell["khishti"],
+                        crossed_out=cell["crossed_out"],
+                    )
+                )
+            sigma = row.get("sigma")
+            if sigma is not None:
+                target.sigma.CopyFrom(
+                    joker_pb2.SigmaLine(
+                        result=sigma["result"],
+                        text=sigma["text"],
+                        premia=sigma["premia"],
+                        moshla=sigma["moshla"],
+                        adjustment=sigma["adjustment"] or "",
+                    )
+                )
+    for player, line in sheet.get("bottom", {}).items():
+        message.bottom[player].CopyFrom(
+            joker_pb2.BottomLine(
+                total=line["total"],
+                text=line["text"],
+                colour=COLOURS.get(line["colour"] or "", joker_pb2.PREMIA_COLOUR_UNSPECIFIED),
+                name_red=line["name_red"],
+            )
+        )
+    return message
+
+
+def view_message(view: JSON) -> joker_pb2.View:
+    """`croupier.joker.v1.View` from the engine's view JSON (a player's or a spectator's).
+
+    Copies, never adds: the viewer's own cards appear only when the JSON view has them.
+    Hand and pulka numbers are 1-based in the message (0 = no hand dealt yet).
+    """
+    message = joker_pb2.View(
+        description=view.get("options", ""),
+        players=view.get("players", []),
+        game_over=bool(view.get("over", False)),
+    )
+    if "legal" in view:
+        message.legal.CopyFrom(_legal(view["legal"]))
+    sheet = view.get("sheet")
+    if sheet is not None:
+        message.sheet.CopyFrom(_sheet(sheet))
+        for player, line in sheet.get("bottom", {}).items():
+            message.totals[player] = line["total"]
+    hand = view.get("hand")
+    if hand is None:
+        return message
+    message.hand.extend(_card(c) for c in hand.get("own_cards", []))
+    if hand.get("trump_card"):
+        message.trump_card.CopyFrom(_card(hand["trump_card"]))
+    message.trump = hand.get("trump") or ""
+    message.bids.update(hand["bids"])
+    message.tricks.update(hand["tricks"])
+    message.trick.extend(_card(p["card"]) for p in hand["trick"])
+    message.current_trick.extend(_played(p) for p in hand["trick"])
+    for trick in hand["played"]:
+        message.played.append(
+            joker_pb2.Trick(cards=[_played(p) for p in trick["cards"]], winner=trick["winner"])
+        )
+    message.to_act = hand.get("to_act") or ""
+    message.phase = PHASES[hand["phase"]]
+    message.dealer = hand["dealer"]
+    message.cards_per_player = hand["cards"]
+    message.hand_number = hand["number"] + 1
+    message.pulka = hand["pulka"] + 1
+    message.cards_left.update({p: n for p, n in hand["cards_left"].items() if n is not None})
+    return message
 
 
 ENGINE = JokerEngine()
