@@ -13,10 +13,11 @@ from typing import Any
 from croupier.rummy.arrangement import best_arrangement
 from croupier.rummy.cards import Card, card_name, card_names
 from croupier.rummy.knock_game import GinPhase, GinState
-from croupier.rummy.melds import InvalidMeld, lay_off
+from croupier.rummy.laydown_game import LaydownPhase, LaydownState
+from croupier.rummy.melds import InvalidMeld, build_meld, lay_off
 from croupier.rummy.notation import remove_cards
 
-__all__ = ["gin_bot_action"]
+__all__ = ["gin_bot_action", "laydown_bot_action"]
 
 
 def _deadwood(state: GinState, cards: tuple[Card, ...]) -> int:
@@ -77,3 +78,44 @@ def gin_bot_action(state: GinState, knock_at: int | None = None) -> dict[str, An
     if best is None:
         return {"action": "pass"}
     return {"action": "layoff", "card": card_name(best[1]), "meld": best[2]}
+
+
+def laydown_bot_action(state: LaydownState) -> dict[str, Any]:
+    """A simple rummy-family player: draws from the stock, lays its best melds once they
+    reach the opening minimum, lays off what fits, discards its highest deadwood card."""
+    if state.phase is LaydownPhase.DRAW:
+        return {"action": "draw", "from": "stock"}
+    rules = state.rules
+    seat = state.turn
+    hand = state.hands[seat]
+    arrangement = best_arrangement(hand, rules.melds, rules.values)
+    opened = state.opened[seat] or state.laid_this_turn
+    if arrangement.melds:
+        melds = [
+            build_meld([(card, None) for card in meld], rules.melds) for meld in arrangement.melds
+        ]
+        value = sum(rules.opening_value(m.stands_for, m.low, m.kind) for m in melds)
+        if opened or state.opening_value + value >= rules.opening_minimum:
+            written = [card_names(meld.cards) for meld in melds]
+            left = arrangement.deadwood_cards
+            if not left:
+                return {"action": "out", "melds": written}
+            if len(left) == 1 and left[0] not in state.taken:
+                return {"action": "out", "melds": written, "discard": card_name(left[0])}
+            return {"action": "meld", "melds": written}
+    if opened:
+        for card in sorted(set(hand)):
+            for index, meld in enumerate(state.table_melds):
+                try:
+                    lay_off(meld, card, None, rules.melds)
+                except InvalidMeld:
+                    continue
+                if len(hand) > 1 or card not in state.taken:
+                    return {"action": "layoff", "card": card_name(card), "meld": index}
+    choices = (
+        [card for card in arrangement.deadwood_cards if card not in state.taken]
+        or [card for card in hand if card not in state.taken]
+        or list(hand)
+    )
+    worst = max(choices, key=lambda card: (rules.values[card], card))
+    return {"action": "discard", "card": card_name(worst)}
