@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from croupier.poker import history
-from croupier.poker.engine import apply, player_options, start_hand
+from croupier.poker.engine import apply, player_options, start_hand, view
 from croupier.poker.rules import TableConfig
 from croupier.poker.state import HandState
 
@@ -54,9 +54,9 @@ def play(state: HandState, choices: list[int]) -> HandState:
         choice = choices[i] if i < len(choices) else 1  # then check or call
         i += 1
         action = pick(state, choice)
-        before = history.record(state)
+        before = (history.record(state), view(state, None))
         new, _ = apply(state, state.ids[state.to_act], action)
-        assert history.record(state) == before  # the input state is never changed
+        assert (history.record(state), view(state, None)) == before  # input never changed
         assert min(new.stacks) >= 0
         state = new
     return state

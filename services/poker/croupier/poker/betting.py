@@ -11,6 +11,12 @@ from typing import NamedTuple
 
 from croupier.poker.state import HandState
 
+# ROTATIONS[n][after]: the seats clockwise after `after`, ending with `after` itself.
+ROTATIONS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple((a + k) % n for k in range(1, n + 1)) for a in range(n)) if n else ()
+    for n in range(10)
+)
+
 
 class Options(NamedTuple):
     """What the player to act may do: the queryable legal actions (rule 18)."""
@@ -35,9 +41,10 @@ def _someone_else_can_bet(s: HandState, p: int) -> bool:
     stacks = s.stacks
     bets = s.bets
     cur = s.current_bet
-    return any(
-        i != p and not folded[i] and stacks[i] > 0 and bets[i] + stacks[i] > cur for i in range(s.n)
-    )
+    for i in range(s.n):
+        if i != p and not folded[i] and stacks[i] > 0 and bets[i] + stacks[i] > cur:
+            return True
+    return False
 
 
 def max_to_uncapped(s: HandState, p: int) -> int:
@@ -51,6 +58,16 @@ def pot_limit_to(s: HandState, p: int) -> int:
 
 
 def options(s: HandState, p: int) -> Options:
+    """The options of seat p (cached on the state for the player to act)."""
+    if p == s.to_act:
+        cached: Options | None = s.cache
+        if cached is None:
+            cached = s.cache = _options(s, p)
+        return cached
+    return _options(s, p)
+
+
+def _options(s: HandState, p: int) -> Options:
     stack = s.stacks[p]
     bet = s.bets[p]
     owe = s.current_bet - bet
@@ -93,23 +110,23 @@ def next_actor(s: HandState, after: int) -> int:
 
     Rule 21: when at most one player can still bet and he has matched every other bet, the
     round is over (no one is left to bet against)."""
-    n = s.n
     folded = s.folded
     stacks = s.stacks
-    able = [i for i in range(n) if not folded[i] and stacks[i] > 0]
-    if not able:
-        return -1
-    if len(able) == 1:
-        p = able[0]
-        others = max(b for i, b in enumerate(s.bets) if i != p)
-        if s.bets[p] >= others:
-            return -1
-        return p
-    acted = s.acted
     bets = s.bets
+    acted = s.acted
     cur = s.current_bet
-    for k in range(1, n + 1):
-        i = (after + k) % n
-        if not folded[i] and stacks[i] > 0 and (not acted[i] or bets[i] < cur):
-            return i
+    able = 0
+    lone = cand = -1
+    for i in ROTATIONS[s.n][after]:
+        if not folded[i] and stacks[i] > 0:
+            able += 1
+            lone = i
+            if cand < 0 and (not acted[i] or bets[i] < cur):
+                cand = i
+    if able != 1:
+        return cand
+    mine = bets[lone]
+    for i in range(s.n):
+        if i != lone and bets[i] > mine:
+            return lone
     return -1

@@ -16,8 +16,8 @@ from typing import Any
 
 from croupier.kit.fairness import shuffled
 from croupier.poker import cards as C
-from croupier.poker.betting import Options, next_actor, options
-from croupier.poker.evaluator import hand_value
+from croupier.poker.betting import ROTATIONS, Options, next_actor, options
+from croupier.poker.evaluator import omaha_value, seven
 from croupier.poker.pots import Pot, award, layers, uncalled
 from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, IllegalAction, TableConfig
 from croupier.poker.state import (
@@ -62,10 +62,11 @@ def start_hand(
         raise ValueError("the button must be a seat index")
     if len(hole) != n or any(len(h) != config.hole_count for h in hole):
         raise ValueError(f"each player needs exactly {config.hole_count} hole cards")
-    used = [c for h in hole for c in h] + list(deck)
+    used = [c for h in hole for c in h]
+    used.extend(deck)
     if len(set(used)) != len(used):
         raise ValueError("a card appears twice")
-    if any(not 0 <= c < 52 for c in used):
+    if min(used) < 0 or max(used) > 51:
         raise ValueError("not a card")
 
     s = object.__new__(HandState)
@@ -93,6 +94,7 @@ def start_hand(
     s.status = AWAITING
     s.actions = ()
     s.result = None
+    s.cache = None
     if config.ante:
         for i in range(n):
             a = min(config.ante, stacks[i])
@@ -230,7 +232,8 @@ def apply(s: HandState, player: str, action: Mapping[str, Any]) -> tuple[HandSta
     o = options(s, p)
     if kind == "fold":
         t = s.copy()
-        t.folded[p] = True
+        t.folded = folded = s.folded[:]
+        folded[p] = True
         t.acted[p] = True
         entry: dict[str, Any] = {"player": player, "action": "fold"}
     elif kind == "check":
@@ -335,11 +338,7 @@ def _put(t: HandState, p: int, amount: int) -> None:
 def _advance(t: HandState, last: int, events: list[Event]) -> None:
     """After an action by `last`: next actor, next street, run-out or the end of the hand."""
     folded = t.folded
-    live = 0
-    for f in folded:
-        if not f:
-            live += 1
-    if live == 1:  # rule 12: everyone else folded
+    if folded.count(False) == 1:  # rule 12: everyone else folded
         _finish(t, events, showdown=False)
         return
     nxt = next_actor(t, last)
@@ -368,7 +367,7 @@ def _next_street(t: HandState, events: list[Event]) -> None:
     if len(cards) < count:
         raise ValueError("the deck ran out of cards for the board")
     t.deck_pos += count
-    t.board.extend(cards)
+    t.board = t.board + list(cards)
     t.street += 1
     n = t.n
     t.bets = [0] * n
@@ -404,33 +403,44 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
         contrib[seat] -= back
         stacks[seat] += back
         returned[ids[seat]] = back
-    order = t.clockwise_from_button(list(range(n)))
+    order = ROTATIONS[n][t.button]
     live = [not f for f in t.folded]
     pots = layers(contrib, live, order)
     shown: dict[str, list[str]] = {}
     if showdown:  # rule 22: every remaining hand is shown
         board = t.board
-        omaha = t.config.omaha
-        values: dict[int, int] = {}
-        for i in order:
-            if live[i]:
-                values[i] = hand_value(t.hole[i], board, omaha)
-                shown[ids[i]] = C.names(t.hole[i])
+        hole = t.hole
+        names = C.NAMES
+        values = [0] * n
+        if t.config.omaha:
+            for i in order:
+                if live[i]:
+                    values[i] = omaha_value(hole[i], board)
+                    shown[ids[i]] = [names[c] for c in hole[i]]
+        else:
+            b1, b2, b3, b4, b5 = board
+            for i in order:
+                if live[i]:
+                    h1, h2 = hole[i]
+                    values[i] = seven(h1, h2, b1, b2, b3, b4, b5)
+                    shown[ids[i]] = [names[h1], names[h2]]
         pots = award(pots, values.__getitem__)
     else:
         pots = award(pots, lambda i: 0)
-    winnings: dict[str, int] = {}
+    won = [0] * n
     for pot in pots:
         for w, share in zip(pot.winners, pot.shares, strict=True):
-            stacks[w] += share
-            winnings[ids[w]] = winnings.get(ids[w], 0) + share
+            won[w] += share
+    winnings = {ids[i]: won[i] for i in order if won[i]}
+    for i in range(n):
+        stacks[i] += won[i]
     t.status = COMPLETE
     t.to_act = -1
     pots_json = _pots_json(t, pots)
     t.result = {
         "pots": pots_json,
         "returned": returned,
-        "winnings": {ids[i]: winnings[ids[i]] for i in order if ids[i] in winnings},
+        "winnings": winnings,
         "stacks": {ids[i]: stacks[i] for i in range(n)},
         "deltas": {ids[i]: stacks[i] - t.initial[i] for i in range(n)},
         "shown": shown,

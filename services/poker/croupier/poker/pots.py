@@ -7,11 +7,10 @@ Pure functions over plain lists so that property tests can drive them directly.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Pot:
+class Pot(NamedTuple):
     amount: int
     eligible: tuple[int, ...]  # seats, clockwise from the button's left
     winners: tuple[int, ...] = ()  # seats, clockwise from the button's left
@@ -46,9 +45,8 @@ def layers(contrib: Sequence[int], live: Sequence[bool], order: Sequence[int]) -
         for c in contrib:
             if c > prev:
                 amount += (c if c < level else level) - prev
-        eligible = tuple(i for i in order if live[i] and contrib[i] >= level)
         if amount:
-            pots.append(Pot(amount, eligible))
+            pots.append(Pot(amount, tuple([i for i in order if live[i] and contrib[i] >= level])))
         prev = level
     return pots
 
@@ -63,12 +61,18 @@ def split(amount: int, winners: Sequence[int]) -> tuple[int, ...]:
 def award(pots: Sequence[Pot], value: Callable[[int], int]) -> list[Pot]:
     """Rule 23: each pot to its eligible player(s) with the best hand value."""
     done: list[Pot] = []
-    for pot in pots:
-        if len(pot.eligible) == 1:
-            winners: tuple[int, ...] = pot.eligible
-        else:
-            values = [value(i) for i in pot.eligible]
-            best = max(values)
-            winners = tuple(i for i, v in zip(pot.eligible, values, strict=True) if v == best)
-        done.append(Pot(pot.amount, pot.eligible, winners, split(pot.amount, winners)))
+    for amount, eligible, _, _ in pots:
+        if len(eligible) == 1:
+            done.append(Pot(amount, eligible, eligible, (amount,)))
+            continue
+        best = -1
+        winners: list[int] = []
+        for i in eligible:
+            v = value(i)
+            if v > best:
+                best = v
+                winners = [i]
+            elif v == best:
+                winners.append(i)
+        done.append(Pot(amount, eligible, tuple(winners), split(amount, winners)))
     return done

@@ -29,6 +29,7 @@ class HandState:
         "bets",
         "board",
         "button",
+        "cache",
         "config",
         "contrib",
         "current_bet",
@@ -74,8 +75,12 @@ class HandState:
     status: str
     actions: tuple[dict[str, Any], ...]  # every accepted action, with the chips it put in
     result: dict[str, Any] | None
+    cache: Any  # derived data for the player to act (betting.Options), rebuilt after a copy
 
     def copy(self) -> HandState:
+        """A copy to change. The lists changed by most actions (stacks, bets, contrib, acted,
+        acted_level) are copied; `board`, `folded` and `pot_capped` are shared and must be
+        replaced by a new list, never changed in place."""
         s = object.__new__(HandState)
         s.config = self.config
         s.ids = self.ids
@@ -87,14 +92,14 @@ class HandState:
         s.hole = self.hole
         s.deck = self.deck
         s.deck_pos = self.deck_pos
-        s.board = self.board[:]
+        s.board = self.board  # shared: replaced, never changed in place
         s.stacks = self.stacks[:]
         s.bets = self.bets[:]
         s.contrib = self.contrib[:]
-        s.folded = self.folded[:]
+        s.folded = self.folded  # shared: copy before changing (copy-on-write)
         s.acted = self.acted[:]
         s.acted_level = self.acted_level[:]
-        s.pot_capped = self.pot_capped[:]
+        s.pot_capped = self.pot_capped  # shared: copy before changing (copy-on-write)
         s.street = self.street
         s.current_bet = self.current_bet
         s.last_full = self.last_full
@@ -102,6 +107,7 @@ class HandState:
         s.status = self.status
         s.actions = self.actions
         s.result = self.result
+        s.cache = None
         return s
 
     # Read-only accessors -------------------------------------------------------------

@@ -1,0 +1,293 @@
+"""Poker engine and evaluator throughput, against named peers measured in the same run.
+
+1. Complete hands per second, 6-max No-Limit Hold'em, showdown included. The same random
+   hands (seats, stacks 10-300 big blinds, deck order) and the same random legal action
+   sequences (drawn once, untimed, from this engine's legal actions) are played by:
+   - `croupier.poker` (this engine): `start_hand`, then per step the legal options query and
+     `apply` (immutable copy-on-apply state, events, settlement);
+   - `croupier.poker, live random agent`: the same hands with the action drawn at each step;
+   - `pokerkit` (peer): `create_state`, `deal_hole`, `deal_board`, the same queries
+     (call amount, min/max raise-to) and the same actions.
+2. 7-card evaluations per second, one call per hand: our `evaluator.seven` (phevaluator's C
+   function called directly) and `holdem_value`, vs phevaluator's public API, eval7, pkrbot
+   and treys (peers). None of them has a batch API; `holdem_value` over a list is the loop.
+3. Pot-Limit Omaha (4 hole x 5 board) evaluations per second: our `omaha_value` vs
+   phevaluator's public `evaluate_omaha_cards` and a brute force over the 60 eval7 5-card
+   evaluations (peers).
+
+Usage: `.venv/bin/python -m benchmarks.poker [--hands N] [--evals N]` (defaults 1000, 300000).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+import warnings
+from collections.abc import Callable
+from itertools import combinations
+from typing import Any
+
+from croupier.poker import cards as C
+from croupier.poker import evaluator
+from croupier.poker.engine import apply, player_options, start_hand
+from croupier.poker.rules import TableConfig
+from croupier.poker.state import HandState
+
+warnings.simplefilter("ignore")
+
+CONFIG = TableConfig("nlhe", 1, 2, 0)
+SEATS = 6
+
+
+def make_hands(count: int, seed: int) -> list[tuple[list[int], int, list[int]]]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        stacks = [rng.randint(20, 600) for _ in range(SEATS)]
+        order = list(range(52))
+        rng.shuffle(order)
+        out.append((stacks, rng.randrange(SEATS), order))
+    return out
+
+
+def start(hand: tuple[list[int], int, list[int]]) -> HandState:
+    stacks, button, order = hand
+    hole = [[0, 0] for _ in range(SEATS)]
+    for j in range(SEATS):  # seat by seat from the button's left, as PokerKit deals
+        hole[(button + 1 + j) % SEATS] = order[2 * j : 2 * j + 2]
+    players = [(f"p{i}", s) for i, s in enumerate(stacks)]
+    return start_hand(CONFIG, players, button, hole, order[2 * SEATS :])
+
+
+def choose(rng: random.Random, state: HandState) -> dict[str, Any]:
+    o = player_options(state, state.ids[state.to_act])
+    assert o is not None
+    r = rng.random()
+    if "call" in o.actions and r < 0.25:
+        return {"action": "fold"}
+    if ("raise" in o.actions or "bet" in o.actions) and r < 0.42:
+        kind = "raise" if "raise" in o.actions else "bet"
+        return {"action": kind, "to": rng.randint(o.min_to, o.max_to)}
+    return {"action": "check"} if "check" in o.actions else {"action": "call"}
+
+
+def scripts(hands: list[Any], seed: int) -> list[list[tuple[str, dict[str, Any]]]]:
+    rng = random.Random(seed)
+    out = []
+    for hand in hands:
+        state = start(hand)
+        steps = []
+        while state.result is None:
+            player = state.ids[state.to_act]
+            action = choose(rng, state)
+            steps.append((player, action))
+            state, _ = apply(state, player, action)
+        out.append(steps)
+    return out
+
+
+def run_ours(hands: list[Any], plans: list[list[tuple[str, dict[str, Any]]]]) -> int:
+    showdowns = 0
+    for hand, steps in zip(hands, plans, strict=True):
+        state = start(hand)
+        for player, action in steps:
+            player_options(state, player)
+            state, _ = apply(state, player, action)
+        assert state.result is not None
+        showdowns += bool(state.result["shown"])
+    return showdowns
+
+
+def run_ours_live(hands: list[Any], seed: int) -> int:
+    rng = random.Random(seed)
+    showdowns = 0
+    for hand in hands:
+        state = start(hand)
+        while state.result is None:
+            player = state.ids[state.to_act]
+            state, _ = apply(state, player, choose(rng, state))
+        showdowns += bool(state.result["shown"])
+    return showdowns
+
+
+def run_pokerkit(hands: list[Any], plans: list[list[tuple[str, dict[str, Any]]]]) -> int:
+    from pokerkit import Automation, Mode, NoLimitTexasHoldem
+
+    automations = tuple(
+        a for a in Automation if a not in (Automation.HOLE_DEALING, Automation.BOARD_DEALING)
+    )
+    names = C.NAMES
+    showdowns = 0
+    for (stacks, button, order), steps in zip(hands, plans, strict=True):
+        pk_stacks = [stacks[(button + 1 + k) % SEATS] for k in range(SEATS)]
+        st = NoLimitTexasHoldem.create_state(
+            automations, True, 0, (1, 2), 2, pk_stacks, SEATS, mode=Mode.CASH_GAME
+        )
+        for j in range(SEATS):
+            st.deal_hole(names[order[2 * j]] + names[order[2 * j + 1]])
+        board_at = 2 * SEATS
+        dealt = 0
+        steps_iter = iter(steps)
+        while st.status:
+            if st.can_deal_board():
+                count = 3 if dealt == 0 else 1
+                st.deal_board(
+                    "".join(names[c] for c in order[board_at + dealt : board_at + dealt + count])
+                )
+                dealt += count
+                continue
+            if st.actor_index is None:
+                break
+            step = next(steps_iter, None)
+            if step is None:  # rule 21 extra check PokerKit asks for
+                st.check_or_call()
+                continue
+            action = step[1]
+            st.checking_or_calling_amount  # noqa: B018 - the same queries an agent makes
+            if st.can_complete_bet_or_raise_to():
+                st.min_completion_betting_or_raising_to_amount  # noqa: B018
+                st.max_completion_betting_or_raising_to_amount  # noqa: B018
+            kind = action["action"]
+            if kind == "fold":
+                st.fold()
+            elif kind in ("check", "call"):
+                st.check_or_call()
+            else:
+                st.complete_bet_or_raise_to(action["to"])
+        showdowns += dealt == 5 and any(
+            op.__class__.__name__ == "HoleCardsShowingOrMucking" for op in st.operations
+        )
+    return showdowns
+
+
+def timed(fn: Callable[[], object], repeat: int = 1) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def hands_table(count: int, chunks: int = 10) -> None:
+    hands = make_hands(count, 2026)
+    plans = scripts(hands, 7)
+    actions = sum(len(p) for p in plans)
+    # The machine is shared: run the rows interleaved chunk by chunk so that load changes hit
+    # every row alike; each row's time is the sum over chunks (ours: mean of 3 runs a chunk).
+    ours = live = theirs = 0.0
+    size = -(-count // chunks)
+    for k in range(0, count, size):
+        h, p = hands[k : k + size], plans[k : k + size]
+        ours += sum(timed(lambda h=h, p=p: run_ours(h, p)) for _ in range(3)) / 3
+        live += sum(timed(lambda h=h: run_ours_live(h, 7)) for _ in range(3)) / 3
+        theirs += timed(lambda h=h, p=p: run_pokerkit(h, p))
+    sd = run_ours(hands, plans)
+    print(f"### Complete 6-max NLHE hands ({count} hands, {actions} actions, {sd} showdowns)\n")
+    print("| engine | hands/s | µs/hand | vs pokerkit |")
+    print("|---|---:|---:|---:|")
+    for name, secs in (
+        ("croupier.poker (same action scripts)", ours),
+        ("croupier.poker (live random agent)", live),
+        ("pokerkit (peer, same action scripts)", theirs),
+    ):
+        print(
+            f"| {name} | {count / secs:,.0f} | {secs / count * 1e6:,.1f} | {theirs / secs:.1f}x |"
+        )
+    print()
+
+
+def evals_table(count: int) -> None:
+    import eval7
+    import pkrbot
+    from phevaluator import evaluate_cards, evaluate_omaha_cards
+    from treys import Card as TCard
+    from treys import Evaluator as TEvaluator
+
+    rng = random.Random(3)
+    hands = [rng.sample(range(52), 9) for _ in range(count)]
+    seven = evaluator.seven
+    value = evaluator.holdem_value
+    e7 = [eval7.Card(n) for n in C.NAMES]
+    pk = [pkrbot.Card(n) for n in C.NAMES]
+    e7_hands = [[e7[c] for c in h[:7]] for h in hands]
+    pk_hands = [[pk[c] for c in h[:7]] for h in hands]
+    e7_eval = eval7.evaluate
+    pk_eval = pkrbot.evaluate
+    tr = [TCard.new(n) for n in C.NAMES]
+    t_eval = TEvaluator()
+    t_count = max(count // 20, 1000)
+    t_hands = [([tr[c] for c in h[:2]], [tr[c] for c in h[2:7]]) for h in hands[:t_count]]
+    rows: list[tuple[str, float]] = [
+        (
+            "croupier evaluator.seven (phevaluator C, direct)",
+            count / timed(lambda: [seven(*h[:7]) for h in hands], 3),
+        ),
+        (
+            "croupier evaluator.holdem_value(hole, board)",
+            count / timed(lambda: [value(h[:2], h[2:7]) for h in hands], 3),
+        ),
+        (
+            "phevaluator.evaluate_cards (public API, peer)",
+            count / timed(lambda: [evaluate_cards(*h[:7]) for h in hands], 3),
+        ),
+        ("eval7.evaluate (peer)", count / timed(lambda: [e7_eval(h) for h in e7_hands], 3)),
+        ("pkrbot.evaluate (peer)", count / timed(lambda: [pk_eval(h) for h in pk_hands], 3)),
+        (
+            "treys Evaluator.evaluate (peer)",
+            t_count / timed(lambda: [t_eval.evaluate(a, b) for a, b in t_hands]),
+        ),
+    ]
+    base = rows[0][1]
+    print(f"### 7-card evaluations, one call per hand ({count} random hands)\n")
+    print("| evaluator | evals/s | vs croupier seven |")
+    print("|---|---:|---:|")
+    for name, rate in rows:
+        print(f"| {name} | {rate:,.0f} | {rate / base:.2f}x |")
+    print()
+    omaha = evaluator.omaha_value
+    b_count = max(count // 30, 1000)
+
+    def brute(h: list[int]) -> int:
+        return max(
+            e7_eval([e7[c] for c in (*x, *y)])
+            for x in combinations(h[:4], 2)
+            for y in combinations(h[4:9], 3)
+        )
+
+    plo = [
+        (
+            "croupier evaluator.omaha_value (phevaluator C)",
+            count / timed(lambda: [omaha(h[:4], h[4:9]) for h in hands], 3),
+        ),
+        (
+            "phevaluator.evaluate_omaha_cards (public API, peer)",
+            count / timed(lambda: [evaluate_omaha_cards(*h[4:9], *h[:4]) for h in hands], 3),
+        ),
+        (
+            "eval7 brute force, 60 x 5-card (peer)",
+            b_count / timed(lambda: [brute(h) for h in hands[:b_count]]),
+        ),
+    ]
+    base = plo[0][1]
+    print(f"### Pot-Limit Omaha evaluations, 4 hole x 5 board ({count} random hands)\n")
+    print("| evaluator | evals/s | vs croupier omaha_value |")
+    print("|---|---:|---:|")
+    for name, rate in plo:
+        print(f"| {name} | {rate:,.0f} | {rate / base:.2f}x |")
+    print()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="poker benchmark")
+    parser.add_argument("--hands", type=int, default=1000)
+    parser.add_argument("--evals", type=int, default=300_000)
+    args, _ = parser.parse_known_args()
+    hands_table(args.hands)
+    evals_table(args.evals)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
