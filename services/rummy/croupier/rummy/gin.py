@@ -1,8 +1,12 @@
 """Gin Rummy: the rules this engine plays, one standard rule set.
 
 Source: pagat.com, "Gin Rummy" (https://www.pagat.com/rummy/ginrummy.html), the basic
-game; seed 000 §10 [10.d] and OQ 13/14 for scoring. Choices, each from that page unless
-noted:
+game; seed 000 §10 [10.d] and OQ 13/14 for scoring. The pagat page itself could not be
+fetched from this environment; the choices below are the standard rules it gives, checked
+against pages that could be read: rubl.com/rules/gin_rummy_50_card.html (knock limit,
+the two-card stock end), cardgames.wikia.com/wiki/Gin_Rummy (first up-card, no discarding
+the card just taken), groupgames.xyz/card-games/gin-rummy (ace low, undercut on equal
+deadwood, no lay-offs on gin), and OpenSpiel's gin_rummy (GRA tournament rules). Choices:
 
 - 2 players, one 52-card pack, no jokers; 10 cards each; the next card is the up-card that
   starts the discard pile, the rest is the stock.

@@ -1,7 +1,8 @@
 """Oklahoma Gin: Gin Rummy whose knock limit is set by the first up-card.
 
 Source: pagat.com, "Gin Rummy", section "Oklahoma Gin"
-(https://www.pagat.com/rummy/ginrummy.html#oklahoma); seed 000 OQ 13/14. Every rule of
+(https://www.pagat.com/rummy/ginrummy.html), as also implemented by OpenSpiel's
+gin_rummy `oklahoma=True` (ace up-card: knock card 0); seed 000 OQ 13/14. Every rule of
 `croupier.rummy.gin` applies, plus:
 
 - the value of the first up-card (ace 1, 2–10 face value, J Q K 10) is the most deadwood

@@ -1,8 +1,10 @@
 """Rummy 40 (Scala 40): two packs and four jokers, opening melds worth 40.
 
 Source: pagat.com, "Scala Quaranta" (https://www.pagat.com/rummy/scala40.html), and the
-Italian rules it follows (two French packs with jokers, 13 cards, opening of 40); seed
-000 rules 28–30 and OQ 11 for scoring. Choices:
+Italian rules it follows, read at https://www.ilruolodelgioco.it/scala-quaranta/ (13
+cards, opening of 40, the discard only if melded in the same turn, joker exchange after
+opening) and https://rummyrulebook.com/pages/scala-quaranta/ (108 cards, ace high or low,
+not round the corner); seed 000 rules 28–30 and OQ 11 for scoring. Choices:
 
 - 2–6 players; two 52-card packs and 4 jokers; 13 cards each; an up-card starts the
   discard pile; the player left of the dealer plays first.

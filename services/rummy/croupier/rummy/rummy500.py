@@ -1,7 +1,10 @@
 """Rummy 500 (500 Rum): melds score for their owner, and the whole discard pile is open.
 
 Source: pagat.com, "500 Rum" (https://www.pagat.com/rummy/500rum.html), with jokers as
-wild cards; seed 000 rules 31–32 and OQ 12 for scoring. Choices:
+wild cards, and the Hoyle text read at http://games-of-playing-cards.pokerwiner.com/500-rum.html
+(7 cards, 13 for two players; any discard with all above it, the card taken melded at
+once; melds and lay-offs score for their owner); seed 000 rules 31–32 and OQ 12 for
+scoring. Choices:
 
 - 2–4 players; one 52-card pack and 2 jokers; 13 cards each for 2 players, 7 for 3–4; an
   up-card starts the discard pile, which is kept spread so every card is visible.

@@ -1,8 +1,11 @@
 """Rummy 51 (Remi 51): two packs with jokers, opening melds worth 51, going out or "Hand".
 
-Source: the Remi 51 rules as published for online play (rummy-party.com, "Remi 51";
-the same game pagat.com lists among the Balkan/Romanian rummies as Remi), and seed 000
-§10 [10.c]–[10.d] and rules 27, 29, 30 for scoring. Choices:
+Source: the Remi 51 rules as published for online play (https://rummy-party.com/remi-51:
+two packs with jokers, 2–4 players, going out "from the hand" or progressively, ace high
+or low but not K-A-2, jokers stand for any card), the two-pack jokers-wild rules of
+Kaluki (https://www.bicyclecards.com/card-games/rule/kaluki: first meld ≥ 51, the top
+discard only to open with it, joker exchange), pagat.com's rummy pages for the common
+rules, and seed 000 §10 [10.c]–[10.d], rules 27, 29, 30 for scoring. Choices:
 
 - 2–4 players; two 52-card packs and 4 jokers (X1–X4); 14 cards each; the next card
   is the up-card starting the discard pile; the player left of the dealer plays first.
