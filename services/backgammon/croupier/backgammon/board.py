@@ -59,15 +59,14 @@ def check_board(board: Board) -> None:
             raise InvalidPosition(f"point {i + 1} holds checkers of both sides")
 
 
+_UNARY = ["1" * n + "0" for n in range(16)]
+
+
 def position_key(board: Board) -> bytes:
-    """The 10-byte key (80 bits, little-endian)."""
-    bits = 0
-    shift = 0
-    for side in board:
-        for n in side:
-            bits |= ((1 << n) - 1) << shift
-            shift += n + 1
-    return bits.to_bytes(10, "little")
+    """The 10-byte key (80 bits, little-endian): the bit string, first bit least significant."""
+    unary = _UNARY
+    bits = "".join([unary[n] for n in board[0]] + [unary[n] for n in board[1]])
+    return int(bits[::-1], 2).to_bytes(10, "little")
 
 
 def position_id(board: Board) -> str:
