@@ -13,6 +13,7 @@ committed like any other, so it never blocks its partition.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
@@ -121,7 +122,9 @@ class _KafkaSubscription:
                     _log.exception(
                         "delivery from %s at offset %d failed; retrying", partition, record.offset
                     )
-                    self._consumer.seek(partition, record.offset)
+                    # If revoked meanwhile, its new owner starts from the committed offset anyway.
+                    with contextlib.suppress(KafkaError):
+                        self._consumer.seek(partition, record.offset)
                     await asyncio.sleep(_ERROR_BACKOFF_SECONDS)
                     return
                 next_offset = record.offset + 1
