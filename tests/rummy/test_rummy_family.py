@@ -453,3 +453,49 @@ def test_rule_45_auto_player_discards_the_drawn_card_and_never_melds() -> None:
     assert timeout == {"action": "discard", "card": "9c", "auto": True}
     state, _ = laydown_game.apply(state, "p1", timeout)
     assert state.table_melds == () and state.to_act == "p2"
+
+
+@pytest.mark.parametrize(
+    ("variant", "ace", "joker", "rule"),
+    [
+        ("rummy51", 11, 25, "27"),
+        ("rummy", 11, 25, "27"),
+        ("rummy40", 11, 15, "28"),
+        ("rummy500", 15, 15, "31"),
+        ("gin", 1, None, "OQ 14"),
+        ("oklahoma_gin", 1, None, "OQ 14"),
+    ],
+)
+def test_rules_27_28_31_oq_14_card_values(
+    variant: str, ace: int, joker: int | None, rule: str
+) -> None:
+    from croupier.rummy.variants import VARIANTS
+
+    rules = VARIANTS[variant]
+    assert rules.value(parse_card("Ad")) == ace, rule
+    assert [rules.value(parse_card(c)) for c in ("2c", "9h", "Ts", "Jd", "Qc", "Kh")] == [
+        2,
+        9,
+        10,
+        10,
+        10,
+        10,
+    ]
+    if joker is not None:
+        assert rules.value(parse_card("X3")) == joker, rule
+
+
+def test_card_taken_from_the_pile_cannot_go_straight_back() -> None:
+    hands = {"p1": ["Kh", "Kd", "Ks", "Qh", "Qd", "Qs", "2d", "3c"], "p2": ["2c", "5c", "4h"]}
+    actions = [
+        draw("p1"),
+        act("p1", "meld", melds=KINGS_QUEENS),
+        act("p1", "discard", card="2d"),
+        draw("p2"),
+        act("p2", "discard", card="5c"),
+        draw("p1", "discard"),
+        act("p1", "discard", card="5c"),
+    ]
+    out = run_scenario(doc("rummy51", hands, ["9c", "9d", "9s"], actions))
+    assert out["error"]["action_index"] == 6
+    assert out["error"]["code"] == "discard_taken_card"

@@ -353,7 +353,8 @@ def _discard_card(
     if rest is None:
         raise RummyError("card_not_held", f"you do not hold {card_name(card)}")
     if not auto:
-        if card in state.taken and hand.count(card) <= state.taken.count(card):
+        picked = state.taken[0] if state.taken else None
+        if card == picked and hand.count(card) == 1:
             raise RummyError(
                 "discard_taken_card", "a card taken from the discard pile cannot be discarded"
             )
