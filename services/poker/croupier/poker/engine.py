@@ -439,6 +439,7 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
     pots_json = _pots_json(t, pots)
     t.result = {
         "pots": pots_json,
+        "pot_shares": [list(pot.shares) for pot in pots],  # per pot, same order as winners
         "returned": returned,
         "winnings": winnings,
         "stacks": {ids[i]: stacks[i] for i in range(n)},
