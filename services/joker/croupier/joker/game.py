@@ -19,6 +19,7 @@ an `IllegalAction` and the state is unchanged.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -282,7 +283,34 @@ def legal_actions(state: GameState, player: str) -> dict[str, Any]:
     return hand_legal_actions(state.hand, seat)
 
 
+_SHEET_CACHE_SIZE = 4096
+# The sheet changes only when a hand is scored, but views are asked for after every card:
+# sheets are kept per (records, ledger) object pair. Both are immutable and held by the
+# cache, so an id cannot be reused for other content while its entry lives.
+_sheet_cache: OrderedDict[tuple[Any, ...], tuple[object, object, dict[str, Any]]] = OrderedDict()
+
+
 def sheet(state: GameState) -> dict[str, Any]:
+    """The score sheet (shared between callers: treat it as read-only)."""
+    key = (
+        state.game_id,
+        state.players,
+        state.options,
+        id(state.records),
+        id(state.ledger),
+    )
+    cached = _sheet_cache.get(key)
+    if cached is not None and cached[0] is state.records and cached[1] is state.ledger:
+        _sheet_cache.move_to_end(key)
+        return cached[2]
+    made = _make_sheet(state)
+    _sheet_cache[key] = (state.records, state.ledger, made)
+    if len(_sheet_cache) > _SHEET_CACHE_SIZE:
+        _sheet_cache.popitem(last=False)
+    return made
+
+
+def _make_sheet(state: GameState) -> dict[str, Any]:
     slots = state.slots
     return score_sheet(
         game_id=state.game_id,
