@@ -44,7 +44,10 @@ def _candidates(
     count = len(naturals)
     where: dict[Card, list[int]] = {}
     for index, card in enumerate(naturals):
-        where.setdefault(card, []).append(index)
+        # Only the first copy of a two-pack card is ever used by a candidate: the search
+        # keeps masks canonical (see best_arrangement), so whenever one copy is free the
+        # first one is.
+        where.setdefault(card, [index])
     min_naturals = max(1, rules.min_naturals)
     result: list[list[tuple[int, int, tuple[int, ...]]]] = []
     for i, card in enumerate(naturals):
@@ -113,8 +116,6 @@ def _extend_run(
         card = make_card(1 if at == 14 else at, suit)
         for j in where.get(card, ()):
             if j > anchor and not mask >> j & 1:
-                # Each copy of a two-deck card gets its own candidate: the other copy may
-                # be taken by another meld.
                 stack.append((at + 1, mask | (1 << j), used, natural_count + 1, (*layout, j)))
         if used < jokers:
             stack.append((at + 1, mask, used + 1, natural_count, (*layout, _JOKER_SLOT)))
@@ -145,6 +146,22 @@ def best_arrangement(cards: Sequence[Card], rules: MeldRules, values: Sequence[i
     candidates = _candidates(naturals, jokers, rules)
     memo: dict[int, int] = {}
     choice: dict[int, tuple[int, int, tuple[int, ...]] | None] = {}
+    # Two copies of a card (two packs) are interchangeable: a state where only the later
+    # copy is free is the same as one where only the earlier copy is, so masks are
+    # canonicalised (the earlier copy is the free one) before they are memoised.
+    pairs = [
+        (1 << i, 1 << j)
+        for i in range(len(naturals))
+        for j in range(i + 1, len(naturals))
+        if naturals[i] == naturals[j]
+    ]
+
+    def canonical(mask: int) -> int:
+        for low, high in pairs:
+            if mask & high and not mask & low:
+                mask ^= low | high
+        return mask
+
 
     def solve(mask: int, left: int) -> int:
         key = mask << 3 | left
@@ -156,12 +173,12 @@ def best_arrangement(cards: Sequence[Card], rules: MeldRules, values: Sequence[i
             choice[key] = None
             return memo[key]
         i = (mask & -mask).bit_length() - 1
-        best = card_values[i] + solve(mask ^ (1 << i), left)
+        best = card_values[i] + solve(canonical(mask ^ (1 << i)), left)
         picked: tuple[int, int, tuple[int, ...]] | None = None
         for candidate in candidates[i]:
             meld_mask, used, _ = candidate
             if used <= left and meld_mask & mask == meld_mask:
-                value = solve(mask ^ meld_mask, left - used)
+                value = solve(canonical(mask ^ meld_mask), left - used)
                 if value < best:
                     best = value
                     picked = candidate
@@ -181,11 +198,11 @@ def best_arrangement(cards: Sequence[Card], rules: MeldRules, values: Sequence[i
         i = (mask & -mask).bit_length() - 1
         if picked is None:
             dead.append(naturals[i])
-            mask ^= 1 << i
+            mask = canonical(mask ^ (1 << i))
             continue
         meld_mask, used, layout = picked
         melds.append(tuple(free_jokers.pop(0) if j == _JOKER_SLOT else naturals[j] for j in layout))
-        mask ^= meld_mask
+        mask = canonical(mask ^ meld_mask)
         left -= used
     dead.extend(free_jokers)
     return Arrangement(tuple(melds), tuple(dead), total)
