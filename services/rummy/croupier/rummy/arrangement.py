@@ -162,7 +162,6 @@ def best_arrangement(cards: Sequence[Card], rules: MeldRules, values: Sequence[i
                 mask ^= low | high
         return mask
 
-
     def solve(mask: int, left: int) -> int:
         key = mask << 3 | left
         cached = memo.get(key)
