@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,12 +48,13 @@ class Service:
     log: InMemoryCommandLog
 
 
-@pytest.fixture
-async def service() -> AsyncIterator[Service]:
+@asynccontextmanager
+async def running_service(seeds: str = "svc") -> AsyncIterator[Service]:
+    """The TableEngine gRPC service in this process, on the in-memory log and bus."""
     bus = InMemoryBus()
     await bus.start()
     log = InMemoryCommandLog()
-    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("svc"))
+    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds(seeds))
     await host.start()
     server = ServiceHost(
         settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
@@ -61,9 +63,17 @@ async def service() -> AsyncIterator[Service]:
         serve_metrics_endpoint=False,
     )
     await server.start()
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-        yield Service(host, table_pb2_grpc.TableEngineStub(channel), log)
-    await server.stop()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            yield Service(host, table_pb2_grpc.TableEngineStub(channel), log)
+    finally:
+        await server.stop()
+
+
+@pytest.fixture
+async def service() -> AsyncIterator[Service]:
+    async with running_service() as running:
+        yield running
 
 
 async def status_of(call: Any) -> tuple[grpc.StatusCode, str]:
