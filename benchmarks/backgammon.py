@@ -123,7 +123,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--samples", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args(argv)
+    args, _ = parser.parse_known_args(argv)  # `make bench` passes its arguments to all
     samples = random_positions(random.Random(args.seed), args.samples)
     # sanity: both sides agree on the number of resulting positions for every input
     for s in samples[:2000]:

@@ -54,67 +54,60 @@ _DELTA = [
 _HIT = [1 << (200 + j) for j in range(25)]
 
 
-def _generate(
-    board: Board, d1: int, d2: int, track: bool
-) -> dict[int, tuple[Side, tuple[Move, ...]]]:
-    """Every distinct legal result: key -> (mover side after the play, first move sequence).
+_SIDE_MASK = (1 << 200) - 1
+_Found = dict[int, tuple[Move, ...]]
 
-    Sides use gnubg's layout (index i = point i + 1, index 24 = bar); the hit points are in
-    the key (`key >> 200`). Moves in the sequences are written as points (25 = bar, 0 =
-    off). An empty dict means no checker can move.
+
+def _side_of(key: int) -> Side:
+    """The mover's side encoded in a generator key."""
+    return tuple((key & _SIDE_MASK).to_bytes(25, "little"))
+
+
+def _generate(board: Board, d1: int, d2: int, track: bool) -> _Found:
+    """Every distinct legal result: key -> the first move sequence found (when tracking).
+
+    The key holds the mover's side after the play (`_side_of`) and the hit points
+    (`key >> 200`). Moves in the sequences are written as points (25 = bar, 0 = off). An
+    empty dict means no checker can move.
     """
     mover, opp = board[1], board[0]
-    p = list(mover)
     held = opp[23::-1]  # opponent checkers on the mover's point index j
     blocked = [n > 1 for n in held]
     blot = [n == 1 for n in held]
-    outside = sum(p[6:])  # checkers not yet home (bar included)
-    key0 = int.from_bytes(bytes(p), "little")
+    outside = sum(mover[6:])  # checkers not yet home (bar included)
+    key0 = int.from_bytes(bytes(mover), "little")
     delta = _DELTA
     hitbit = _HIT
-    seen: dict[int, tuple[Side, tuple[Move, ...]]] = {}
-    path: list[Move] = []
+    seen: _Found = {}
 
-    if d1 != d2 and not p[24] and outside >= 2:
+    if d1 != d2 and not mover[24] and outside >= 2:
         # No bar and no bearing off this turn: a move's legality never depends on the other
         # move, so (larger, smaller) covers every pair of checkers and (smaller, larger) only
         # adds one checker moving through the other intermediate point.
         a, b = (d1, d2) if d1 > d2 else (d2, d1)
-        occupied = [i for i in range(23, -1, -1) if p[i]]
+        occupied = [i for i in range(23, -1, -1) if mover[i]]
         la = [(i, i - a) for i in occupied if i >= a and not blocked[i - a]]
         lb = [(i, i - b) for i in occupied if i >= b and not blocked[i - b]]
         for i1, j1 in la:
             k1 = key0 + delta[i1][j1 + 1]
             if blot[j1]:
                 k1 |= hitbit[j1]
-            p[i1] -= 1
-            p[j1] += 1
             for i2, j2 in lb:
-                if i2 == i1 and not p[i1]:
+                if i2 == i1 and mover[i1] < 2:
                     continue
                 k = k1 + delta[i2][j2 + 1]
                 if blot[j2]:
                     k |= hitbit[j2]
                 if k not in seen:
-                    p[i2] -= 1
-                    p[j2] += 1
-                    seen[k] = (tuple(p), ((i1 + 1, j1 + 1), (i2 + 1, j2 + 1)) if track else ())
-                    p[j2] -= 1
-                    p[i2] += 1
-            if not mover[j1]:
+                    seen[k] = ((i1 + 1, j1 + 1), (i2 + 1, j2 + 1)) if track else ()
+            if not mover[j1]:  # the moved checker goes on (a checker already there: above)
                 j2 = j1 - b
                 if j2 >= 0 and not blocked[j2]:
                     k = k1 + delta[j1][j2 + 1]
                     if blot[j2]:
                         k |= hitbit[j2]
                     if k not in seen:
-                        p[j1] -= 1
-                        p[j2] += 1
-                        seen[k] = (tuple(p), ((i1 + 1, j1 + 1), (j1 + 1, j2 + 1)) if track else ())
-                        p[j2] += -1
-                        p[j1] += 1
-            p[j1] -= 1
-            p[i1] += 1
+                        seen[k] = ((i1 + 1, j1 + 1), (j1 + 1, j2 + 1)) if track else ()
         for i1, j1 in lb:
             j2 = j1 - a
             if j2 >= 0 and not blocked[j2]:
@@ -124,20 +117,18 @@ def _generate(
                 if blot[j2]:
                     k |= hitbit[j2]
                 if k not in seen:
-                    p[i1] -= 1
-                    p[j2] += 1
-                    seen[k] = (tuple(p), ((i1 + 1, j1 + 1), (j1 + 1, j2 + 1)) if track else ())
-                    p[j2] -= 1
-                    p[i1] += 1
+                    seen[k] = ((i1 + 1, j1 + 1), (j1 + 1, j2 + 1)) if track else ()
         if seen:
             return seen
         # Not even one pair: fall through to the general search (one die only).
 
+    p = list(mover)
     if d1 == d2 and not p[24] and outside >= 4:
         # Doubles, no bar and no bearing off this turn: legality is static per point.
         return _doubles_static(p, d1, blocked, blot, key0, track)
 
     best_depth = 0
+    path: list[Move] = []
 
     def leaf(depth: int, key: int) -> None:
         nonlocal seen, best_depth
@@ -147,7 +138,7 @@ def _generate(
             seen = {}
             best_depth = depth
         if key not in seen:
-            seen[key] = (tuple(p), tuple(path) if track else ())
+            seen[key] = tuple(path) if track else ()
 
     def can_move(i: int, d: int) -> int:
         """Target index of moving the checker at index i by d (-1 = off), or -2 if illegal."""
@@ -171,7 +162,7 @@ def _generate(
                 continue
             moved = True
             k = key + delta[i][j + 1]
-            if j >= 0 and j < 24 and blot[j]:
+            if j >= 0 and blot[j]:
                 k |= hitbit[j]
             p[i] -= 1
             if j >= 0:
@@ -201,9 +192,8 @@ def _generate(
         step(0, (hi, lo), 24, key0)
         if best_depth < 2:
             # Only one die playable from the first order; the smaller first may play both.
-            small: dict[int, tuple[Side, tuple[Move, ...]]] = {}
             saved, saved_depth = seen, best_depth
-            seen, best_depth = small, 0
+            seen, best_depth = {}, 0
             step(0, (lo, hi), 24, key0)
             if best_depth < saved_depth or (best_depth == saved_depth == 1):
                 seen, best_depth = saved, saved_depth
@@ -214,7 +204,7 @@ def _generate(
 
 def _doubles_static(
     p: list[int], d: int, blocked: list[bool], blot: list[bool], key0: int, track: bool
-) -> dict[int, tuple[Side, tuple[Move, ...]]]:
+) -> _Found:
     """Doubles when no checker is on the bar and none can bear off during the turn.
 
     Sources are taken in non-increasing order (each multiset of moves once); the points a
@@ -234,12 +224,12 @@ def _doubles_static(
     n = len(cand)
     step = [_DELTA[i][i - d + 1] if i >= d else 0 for i in range(24)]
     hitbit = _HIT
-    found: list[dict[int, tuple[Side, tuple[Move, ...]]]] = [{}, {}, {}, {}, {}]
+    found: list[_Found] = [{}, {}, {}, {}, {}]
     found4 = found[4]
     path: list[int] = []  # source indices, only when tracking
 
-    def moves() -> tuple[Move, ...]:
-        return tuple((i + 1, i + 1 - d) for i in path)
+    def moves(*last: int) -> tuple[Move, ...]:
+        return tuple((i + 1, i + 1 - d) for i in (*path, *last))
 
     def rec(depth: int, first: int, key: int) -> bool:
         """Extend by one move from cand[first:]; record leaves; True if any move was made.
@@ -247,7 +237,17 @@ def _doubles_static(
         Each multiset of sources is one distinct result (the number of checkers leaving
         each point determines the position), so the four-move leaves need no dedupe."""
         moved = False
-        last = depth == 3
+        if depth == 3:
+            for c in range(first, n):
+                i = cand[c]
+                if p[i]:
+                    moved = True
+                    j = i - d
+                    k = key + step[i]
+                    if blot[j]:
+                        k |= hitbit[j]
+                    found4[k] = moves(i) if track else ()
+            return moved
         for c in range(first, n):
             i = cand[c]
             if not p[i]:
@@ -261,10 +261,8 @@ def _doubles_static(
             p[j] += 1
             if track:
                 path.append(i)
-            if last:
-                found4[k] = (tuple(p), moves() if track else ())
-            elif not rec(depth + 1, c, k) and k not in found[depth + 1]:
-                found[depth + 1][k] = (tuple(p), moves() if track else ())
+            if not rec(depth + 1, c, k) and k not in found[depth + 1]:
+                found[depth + 1][k] = moves() if track else ()
             if track:
                 path.pop()
             p[j] -= 1
@@ -278,16 +276,23 @@ def _doubles_static(
     return {}
 
 
-def _board_of(board: Board, key: int, side: Side) -> Board:
-    hits = key >> 200
-    if not hits:
-        return (board[0], side)
-    opp = list(board[0])
-    for j in range(24):
-        if hits >> j & 1:
-            opp[23 - j] = 0
-            opp[BAR] += 1
-    return (tuple(opp), side)
+def _opponent_sides(board: Board) -> Callable[[int], Side]:
+    """The opponent's side after the hits of a key, cached per hit mask."""
+    opps: dict[int, Side] = {0: board[0]}
+
+    def after(key: int) -> Side:
+        hits = key >> 200
+        side = opps.get(hits)
+        if side is None:
+            opp = list(board[0])
+            for j in range(24):
+                if hits >> j & 1:
+                    opp[23 - j] = 0
+                    opp[BAR] += 1
+            side = opps[hits] = tuple(opp)
+        return side
+
+    return after
 
 
 def _check_dice(d1: int, d2: int) -> None:
@@ -301,19 +306,14 @@ def legal_positions(board: Board, d1: int, d2: int) -> list[Board]:
     found = _generate(board, d1, d2, False)
     if not found:
         return [board]
-    opp = board[0]
-    result: list[Board] = []
-    hit_sides: dict[int, Side] = {}
-    for key, (side, _) in found.items():
-        hits = key >> 200
-        if not hits:
-            result.append((opp, side))
-            continue
-        after = hit_sides.get(hits)
-        if after is None:
-            after = hit_sides[hits] = _board_of(board, key, side)[0]
-        result.append((after, side))
-    return result
+    opponent = _opponent_sides(board)
+    opp, mask, limit = board[0], _SIDE_MASK, 1 << 200  # keys below the limit hit nothing
+    return [
+        (opp, tuple(key.to_bytes(25, "little")))
+        if key < limit
+        else (opponent(key), tuple((key & mask).to_bytes(25, "little")))
+        for key in found
+    ]
 
 
 def count_legal_positions(board: Board, d1: int, d2: int) -> int:
@@ -330,11 +330,11 @@ def legal_plays(board: Board, d1: int, d2: int) -> list[Play]:
     _check_dice(d1, d2)
     hi, lo = max(d1, d2), min(d1, d2)
     found = _generate(board, hi, lo, True)
-    plays = [
-        Play(_board_of(board, key, side), seq, format_play(board, seq))
-        for key, (side, seq) in found.items()
+    opponent = _opponent_sides(board)
+    return [
+        Play((opponent(key), _side_of(key)), seq, format_play(board, seq))
+        for key, seq in found.items()
     ]
-    return plays
 
 
 # --- notation --------------------------------------------------------------------------
@@ -520,6 +520,4 @@ def has_legal_move(board: Board, d1: int, d2: int) -> bool:
 
 
 # A hook for tests/benchmarks that want the raw generator (keys only).
-raw_generate: Callable[[Board, int, int, bool], dict[int, tuple[Side, tuple[Move, ...]]]] = (
-    _generate
-)
+raw_generate: Callable[[Board, int, int, bool], _Found] = _generate
