@@ -44,8 +44,8 @@ def _alive(pid: int | None) -> bool:
     return True
 
 
-async def _ready(bootstrap: str, timeout: float, pid: int | None) -> int:
-    deadline = time.monotonic() + timeout
+async def _ready(bootstrap: str, within: float, pid: int | None) -> int:
+    deadline = time.monotonic() + within
     last_error = "no attempt"
     while time.monotonic() < deadline:
         if not _alive(pid):
@@ -58,12 +58,12 @@ async def _ready(bootstrap: str, timeout: float, pid: int | None) -> int:
             if cluster.get("brokers"):
                 return 0
             last_error = "metadata lists no broker yet"
-        except (KafkaError, OSError, asyncio.TimeoutError) as error:
+        except (TimeoutError, KafkaError, OSError) as error:
             last_error = f"{type(error).__name__}: {error}"
         finally:
             await admin.close()
         await asyncio.sleep(0.3)
-    print(f"kafka_admin: not ready after {timeout:.0f} s ({last_error})", file=sys.stderr)
+    print(f"kafka_admin: not ready after {within:.0f} s ({last_error})", file=sys.stderr)
     return 1
 
 

