@@ -415,3 +415,23 @@ def test_dice_come_from_the_seed() -> None:
     assert st.dice == pairs[k + 1]
     view = public_view(st)
     assert "seed" not in view and view["dice"] == list(pairs[k + 1])
+
+
+def test_oq10_no_crawford_game_before_anyone_has_won_one() -> None:
+    """In a 1-point match nobody *reached* match-1 by winning: the first game is not Crawford."""
+    out = game(
+        [
+            OPENING_31,
+            {"player": "black", "action": "double"},
+            {"player": "white", "action": "drop"},
+        ],
+        [[3, 1]],
+        mode="match",
+        points=1,
+    )
+    assert out["error"] is None
+    assert (out["status"], out["winner"], out["score"]) == (
+        "complete",
+        "black",
+        {"white": 0, "black": 1},
+    )

@@ -201,6 +201,7 @@ def start_game(
         opts.mode == "match"
         and opts.crawford
         and not crawford_used
+        and state.game_number > 0  # someone reached match-1 by winning a game
         and max(state.score) == opts.points - 1
     ):
         crawford_game = crawford_used = True
