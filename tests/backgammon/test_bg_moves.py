@@ -188,3 +188,21 @@ def test_a_written_play_lands_and_hits_only_where_written() -> None:
     with pytest.raises(IllegalPlay):
         match_play(b, 4, 4, "24/16 13/9(2)")  # cannot reach 16 without landing on the blot
     assert match_play(b, 4, 4, "24/20/16 13/9(2)") == hit  # '*' is optional
+
+
+def test_rule_24_nothing_moves_before_the_bar_is_empty() -> None:
+    """Rule 24: with a checker on the bar every legal play starts by entering it."""
+    b = board({"bar": 1, 13: 5, 8: 3, 6: 5, 24: 1}, {13: 5, 8: 3, 6: 5, 24: 2})
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            for p in legal_plays(b, d1, d2):
+                assert p.notation.startswith("bar/")
+
+
+def test_rule_34_a_hit_checker_must_come_home_before_bearing_off_resumes() -> None:
+    """Rule 34: a checker on the bar during the bear-off blocks bearing off this turn."""
+    b = board({"bar": 1, 6: 4, 5: 4, 4: 4, 3: 2}, {1: 2, 2: 2})
+    for d1, d2 in ((6, 6), (6, 5), (1, 1), (4, 3)):
+        assert all("off" not in p.notation for p in legal_plays(b, d1, d2))
+    home = board({6: 4, 5: 4, 4: 4, 3: 3}, {1: 2, 2: 2})
+    assert any("off" in p.notation for p in legal_plays(home, 6, 5))
