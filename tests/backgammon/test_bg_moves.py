@@ -206,3 +206,13 @@ def test_rule_34_a_hit_checker_must_come_home_before_bearing_off_resumes() -> No
         assert all("off" not in p.notation for p in legal_plays(b, d1, d2))
     home = board({6: 4, 5: 4, 4: 4, 3: 3}, {1: 2, 2: 2})
     assert any("off" in p.notation for p in legal_plays(home, 6, 5))
+
+
+def test_late_positions_every_roll_matches_gnubg() -> None:
+    """Rules 29-34 under stress: positions with at most 3 checkers outside home, all 21 rolls."""
+    late = [s for s in random_positions(random.Random(99), 6000) if sum(s.board[1][6:]) <= 3]
+    assert len(late) > 150
+    for s in late[:150]:
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                assert ids(legal_positions(s.board, d1, d2)) == gnubg_ids(s.board, d1, d2)
