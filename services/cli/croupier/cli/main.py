@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 SUBCOMMAND_MODULES = (
     "croupier.cli.conformance",
+    "croupier.cli.ledger",
     "croupier.cli.run",
     "croupier.cli.serve",
     "croupier.cli.verify",

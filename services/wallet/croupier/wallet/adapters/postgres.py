@@ -63,9 +63,19 @@ async def create_pool(
         min_size=min_size,
         max_size=max_size,
         server_settings={"search_path": schema, "application_name": "croupier-wallet"},
+        reset=_light_reset,
     )
     assert pool is not None
     return pool
+
+
+async def _light_reset(connection: asyncpg.Connection) -> None:
+    """On release: only end a transaction left open. The wallet sets no session state
+    (the search path is a connection setting), so asyncpg's full reset (RESET ALL,
+    UNLISTEN *, CLOSE ALL, advisory unlock: one more round trip per unit of work) is
+    not needed; listeners remove themselves and advisory locks are transaction-scoped."""
+    if connection.is_in_transaction():
+        await connection.execute("ROLLBACK")
 
 
 def _account(row: Mapping[str, Any]) -> Account:
@@ -104,6 +114,40 @@ def _transfer(row: Mapping[str, Any]) -> Transfer:
         created_at=row["created_at"],
         resolved_at=row["resolved_at"],
     )
+
+
+_SAVE_SQL = """
+WITH new_transfers AS (
+    INSERT INTO transfers (transfer_id, debit_account_id, credit_account_id, currency, amount,
+                           kind, status, is_hold, posted_amount, game, table_id, hand_id,
+                           tournament_id, metadata, batch_id, reversal_of, created_at,
+                           resolved_at)
+    SELECT i, d, c, cur, a, k, s, h, pa, g, tb, hd, tr, m::jsonb, $15, nullif(rv, ''), ca, ra
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[],
+                $7::text[], $8::boolean[], $9::bigint[], $10::text[], $11::text[], $12::text[],
+                $13::text[], $14::text[], $16::text[], $17::timestamptz[], $18::timestamptz[])
+         AS u(i, d, c, cur, a, k, s, h, pa, g, tb, hd, tr, m, rv, ca, ra)
+), resolved AS (
+    UPDATE transfers t SET status = u.s, posted_amount = u.pa, resolved_at = u.ra
+    FROM unnest($19::text[], $20::text[], $21::bigint[], $22::timestamptz[]) AS u(i, s, pa, ra)
+    WHERE t.transfer_id = u.i
+), new_postings AS (
+    INSERT INTO postings (transfer_id, account_id, currency, amount, balance_after, posted_at)
+    SELECT * FROM unnest($23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[],
+                         $28::timestamptz[])
+), balances AS (
+    UPDATE accounts a SET posted = u.p, debits_pending = u.dp, credits_pending = u.cp,
+                          posting_count = u.n
+    FROM unnest($29::text[], $30::bigint[], $31::bigint[], $32::bigint[], $33::bigint[])
+         AS u(i, p, dp, cp, n)
+    WHERE a.account_id = u.i
+), events AS (
+    INSERT INTO outbox (topic, key, envelope)
+    SELECT * FROM unnest($34::text[], $35::text[], $36::bytea[])
+    RETURNING 1
+)
+SELECT pg_notify($37, '') FROM (SELECT 1 FROM events LIMIT 1) AS any_event WHERE $37 <> ''
+"""
 
 
 class PostgresLedger:
@@ -215,92 +259,65 @@ class PostgresLedger:
             raise LedgerError(f"the database refused the change: {error}") from error
 
     async def _save(self, ledger: LedgerSlice, batch_id: str) -> None:
-        new = ledger.new_transfers
-        if new:
-            await self._db.execute(
-                """INSERT INTO transfers (transfer_id, debit_account_id, credit_account_id,
-                       currency, amount, kind, status, is_hold, posted_amount, game, table_id,
-                       hand_id, tournament_id, metadata, batch_id, reversal_of, created_at,
-                       resolved_at)
-                   SELECT i, d, c, cur, a, k, s, h, pa, g, tb, hd, tr, m::jsonb, $15,
-                          nullif(rv, ''), ca, ra
-                   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[],
-                               $6::text[], $7::text[], $8::boolean[], $9::bigint[], $10::text[],
-                               $11::text[], $12::text[], $13::text[], $14::text[], $16::text[],
-                               $17::timestamptz[], $18::timestamptz[])
-                        AS u(i, d, c, cur, a, k, s, h, pa, g, tb, hd, tr, m, rv, ca, ra)""",
-                [t.transfer_id for t in new],
-                [t.debit_account_id for t in new],
-                [t.credit_account_id for t in new],
-                [t.currency for t in new],
-                [t.amount for t in new],
-                [t.kind.value for t in new],
-                [t.status.value for t in new],
-                [t.is_hold for t in new],
-                [t.posted_amount for t in new],
-                [t.references.game for t in new],
-                [t.references.table_id for t in new],
-                [t.references.hand_id for t in new],
-                [t.references.tournament_id for t in new],
-                [json.dumps(dict(t.metadata), sort_keys=True) for t in new],
-                batch_id,
-                [t.reversal_of for t in new],
-                [t.created_at for t in new],
-                [t.resolved_at for t in new],
-            )
-        resolved = ledger.resolved_transfers
-        if resolved:
-            await self._db.execute(
-                """UPDATE transfers t SET status = u.s, posted_amount = u.pa, resolved_at = u.ra
-                   FROM unnest($1::text[], $2::text[], $3::bigint[], $4::timestamptz[])
-                        AS u(i, s, pa, ra)
-                   WHERE t.transfer_id = u.i""",
-                [t.transfer_id for t in resolved],
-                [t.status.value for t in resolved],
-                [t.posted_amount for t in resolved],
-                [t.resolved_at for t in resolved],
-            )
+        """Everything in one statement (one round trip): data-modifying CTEs."""
+        created = {t.transfer_id: t for t in ledger.new_transfers}
+        resolved = []
+        for transfer in ledger.resolved_transfers:
+            if transfer.transfer_id in created:
+                # Held and resolved in the same batch: insert it in its final state.
+                created[transfer.transfer_id] = transfer
+            else:
+                resolved.append(transfer)
+        new = list(created.values())
         postings = ledger.postings
-        if postings:
-            await self._db.execute(
-                """INSERT INTO postings (transfer_id, account_id, currency, amount, balance_after,
-                                         posted_at)
-                   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[],
-                                        $5::bigint[], $6::timestamptz[])""",
-                [p.transfer_id for p in postings],
-                [p.account_id for p in postings],
-                [p.currency for p in postings],
-                [p.amount for p in postings],
-                [p.balance_after for p in postings],
-                [p.posted_at for p in postings],
-            )
         changed = ledger.changed_accounts
-        if changed:
-            await self._db.execute(
-                """UPDATE accounts a SET posted = u.p, debits_pending = u.dp,
-                                         credits_pending = u.cp, posting_count = u.n
-                   FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
-                        AS u(i, p, dp, cp, n)
-                   WHERE a.account_id = u.i""",
-                [a.account_id for a in changed],
-                [a.posted for a in changed],
-                [a.debits_pending for a in changed],
-                [a.credits_pending for a in changed],
-                [a.posting_count for a in changed],
-            )
-        posted = ledger.posted_transfers
-        if posted and self._encode is not None:
+        outbox: list[tuple[str, str, bytes]] = []
+        if self._encode is not None:
             sequence = {(p.transfer_id, p.account_id): p.sequence for p in postings}
-            rows = [self._encode(t, sequence[t.transfer_id, t.debit_account_id]) for t in posted]
-            await self._db.execute(
-                """INSERT INTO outbox (topic, key, envelope)
-                   SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[])""",
-                [r[0] for r in rows],
-                [r[1] for r in rows],
-                [r[2] for r in rows],
-            )
-            if self._notify_channel:
-                await self._db.execute("SELECT pg_notify($1, '')", self._notify_channel)
+            outbox = [
+                self._encode(t, sequence[t.transfer_id, t.debit_account_id])
+                for t in ledger.posted_transfers
+            ]
+        await self._db.execute(
+            _SAVE_SQL,
+            [t.transfer_id for t in new],
+            [t.debit_account_id for t in new],
+            [t.credit_account_id for t in new],
+            [t.currency for t in new],
+            [t.amount for t in new],
+            [t.kind.value for t in new],
+            [t.status.value for t in new],
+            [t.is_hold for t in new],
+            [t.posted_amount for t in new],
+            [t.references.game for t in new],
+            [t.references.table_id for t in new],
+            [t.references.hand_id for t in new],
+            [t.references.tournament_id for t in new],
+            [json.dumps(dict(t.metadata), sort_keys=True) for t in new],
+            batch_id,
+            [t.reversal_of for t in new],
+            [t.created_at for t in new],
+            [t.resolved_at for t in new],
+            [t.transfer_id for t in resolved],
+            [t.status.value for t in resolved],
+            [t.posted_amount for t in resolved],
+            [t.resolved_at for t in resolved],
+            [p.transfer_id for p in postings],
+            [p.account_id for p in postings],
+            [p.currency for p in postings],
+            [p.amount for p in postings],
+            [p.balance_after for p in postings],
+            [p.posted_at for p in postings],
+            [a.account_id for a in changed],
+            [a.posted for a in changed],
+            [a.debits_pending for a in changed],
+            [a.credits_pending for a in changed],
+            [a.posting_count for a in changed],
+            [o[0] for o in outbox],
+            [o[1] for o in outbox],
+            [o[2] for o in outbox],
+            self._notify_channel,
+        )
 
     async def statement(
         self, account_id: str, *, after_posting_id: int, limit: int

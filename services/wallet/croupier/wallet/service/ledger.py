@@ -231,16 +231,25 @@ class LedgerService:
                 seen.add(new_id)
 
     async def _with_retries(self, operations: Sequence[Operation], batch_id: str) -> BatchResult:
+        # First attempt is optimistic: no look-up of the new ids, since a reused id makes the
+        # insert fail (unique key) and a refused request is looked at again below. A replay
+        # or an error therefore costs a second transaction; a first-time request does not.
+        try:
+            return await self._execute_once(operations, batch_id, optimistic=True)
+        except (LedgerError, RetryableConflict):
+            pass
         for attempt in range(self._max_attempts):
             try:
-                return await self._execute_once(operations, batch_id)
+                return await self._execute_once(operations, batch_id, optimistic=False)
             except RetryableConflict:
                 if attempt == self._max_attempts - 1:
                     raise
                 await asyncio.sleep(0.001 * (attempt + 1))
         raise AssertionError("unreachable")
 
-    async def _execute_once(self, operations: Sequence[Operation], batch_id: str) -> BatchResult:
+    async def _execute_once(
+        self, operations: Sequence[Operation], batch_id: str, *, optimistic: bool
+    ) -> BatchResult:
         new_ids = [
             op.spec.transfer_id if isinstance(op, Apply) else op.transfer_id
             for op in operations
@@ -252,7 +261,7 @@ class LedgerService:
         )
         async with self._uow() as uow:
             repo = uow.ledger
-            existing = await repo.get_transfers(new_ids) if new_ids else {}
+            existing = await repo.get_transfers(new_ids) if new_ids and not optimistic else {}
             if existing:
                 return await self._replay(uow, operations, existing)
             held = await repo.get_transfers(referenced, lock=True) if referenced else {}
