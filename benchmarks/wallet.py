@@ -34,7 +34,6 @@ import urllib.parse
 import uuid
 from pathlib import Path
 
-import asyncpg  # type: ignore[import-untyped]
 from prometheus_client import CollectorRegistry
 
 from croupier.wallet.adapters.audit import audit_ledger
