@@ -14,13 +14,15 @@ from croupier.poker.state import HandState
 def doc(
     players: Sequence[tuple[str, int]],
     button: str,
-    actions: Sequence[tuple[str, str] | tuple[str, str, int]] = (),
+    actions: Sequence[Any] = (),
     hole: dict[str, list[str]] | None = None,
     board: Sequence[str] = (),
     variant: str = "nlhe",
     blinds: tuple[int, int] = (1, 2),
     ante: int = 0,
     limit: str | None = None,
+    destellos: dict[str, int] | None = None,
+    carousel: Sequence[str] = ("peek", "swap", "anchor"),
 ) -> dict[str, Any]:
     """A conformance document; unspecified hole cards and board come from a fixed deck."""
     count = 4 if variant == "plo" else 2
@@ -46,12 +48,25 @@ def doc(
     }
     if limit:
         out["limit"] = limit
+    if variant == "naiko":
+        out["destellos"] = dict(destellos or {})
+        out["carousel"] = list(carousel)
     return out
 
 
-def _action(a: tuple[str, str] | tuple[str, str, int]) -> dict[str, Any]:
+def _action(a: Any) -> dict[str, Any]:
+    """("p", "call"), ("p", "raise", 6), ("p", "power", "peek"), ("p", "power", "swap", "2d"),
+    ("p", "power", "anchor", "target"), or a ready dict."""
+    if isinstance(a, dict):
+        return a
     out: dict[str, Any] = {"player": a[0], "action": a[1]}
-    if len(a) == 3:
+    if a[1] == "power":
+        out["power"] = a[2]
+        if a[2] == "swap":
+            out["card"] = a[3]
+        elif a[2] == "anchor":
+            out["target"] = a[3]
+    elif len(a) == 3:
         out["to"] = a[2]
     return out
 

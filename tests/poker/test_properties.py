@@ -9,15 +9,16 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croupier.poker import history
+from croupier.poker import cards as C
+from croupier.poker import history, naiko
 from croupier.poker.engine import apply, player_options, start_hand, view
-from croupier.poker.rules import TableConfig
+from croupier.poker.rules import IllegalAction, TableConfig
 from croupier.poker.state import HandState
 
 
 @st.composite
 def hands(draw: st.DrawFn) -> tuple[HandState, list[int]]:
-    variant = draw(st.sampled_from(["nlhe", "plo", "nlhe-pot-limit"]))
+    variant = draw(st.sampled_from(["nlhe", "plo", "nlhe-pot-limit", "naiko"]))
     n = draw(st.integers(2, 9))
     bb = draw(st.sampled_from([2, 10, 50]))
     ante = draw(st.sampled_from([0, 0, 1, bb // 2]))
@@ -26,7 +27,7 @@ def hands(draw: st.DrawFn) -> tuple[HandState, list[int]]:
     order = draw(st.permutations(range(52)))
     choices = draw(st.lists(st.integers(0, 10_000), max_size=60))
     config = TableConfig(
-        variant="plo" if variant == "plo" else "nlhe",
+        variant=variant if variant in ("plo", "naiko") else "nlhe",
         small_blind=bb // 2,
         big_blind=bb,
         ante=ante,
@@ -35,10 +36,28 @@ def hands(draw: st.DrawFn) -> tuple[HandState, list[int]]:
     k = config.hole_count
     hole = [order[i * k : (i + 1) * k] for i in range(n)]
     players = [(f"p{i}", s) for i, s in enumerate(stacks)]
-    return start_hand(config, players, button, hole, order[n * k :]), choices
+    destellos = carousel = None
+    if variant == "naiko":
+        destellos = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+        carousel = sorted(draw(st.sampled_from(naiko.LEGAL_CAROUSELS)))
+    state = start_hand(config, players, button, hole, order[n * k :], destellos, carousel)
+    return state, choices
 
 
 def pick(state: HandState, choice: int) -> dict[str, Any]:
+    nk = state.naiko
+    if nk is not None:
+        if nk.pending is not None:
+            return {"action": "seal" if choice % 2 else "no_seal"}
+        if choice % 4 == 0:  # try a power; the rules may well reject it
+            power = ("peek", "swap", "anchor")[(choice // 4) % 3]
+            p = state.to_act
+            return {
+                "action": "power",
+                "power": power,
+                "card": C.name(state.hole[p][(choice // 12) % 2]),
+                "target": state.ids[(choice // 24) % state.n],
+            }
     o = player_options(state, state.ids[state.to_act])
     assert o is not None
     kind = o.actions[choice % len(o.actions)]
@@ -55,8 +74,17 @@ def play(state: HandState, choices: list[int]) -> HandState:
         i += 1
         action = pick(state, choice)
         before = (history.record(state), view(state, None))
-        new, _ = apply(state, state.ids[state.to_act], action)
+        actor = state.player_to_act
+        assert actor is not None
+        try:
+            new, _ = apply(state, actor, action)
+        except IllegalAction:
+            assert action["action"] == "power"  # only power attempts may be refused here
+            assert (history.record(state), view(state, None)) == before  # rule 34
+            continue
         assert (history.record(state), view(state, None)) == before  # input never changed
+        if new.naiko is not None:
+            assert all(0 <= d <= 3 for d in new.naiko.destellos)
         assert min(new.stacks) >= 0
         state = new
     return state

@@ -1,7 +1,7 @@
 """`run_scenario(document)` for `"game": "poker"` (../shared/conformance/README.md, poker).
 
-Variants `nlhe` and `plo` are replayed by the pure engine; `naiko` (powers) is a later issue
-and is reported as a malformed document with a clear message for now.
+Variants `nlhe`, `plo` and `naiko` (no-limit Hold'em with powers: `destellos` carried in and
+the hand's `carousel`; output adds `destellos` after the hand and `private`).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 
 from croupier.kit.scenario import MalformedScenario
 from croupier.poker import cards as C
+from croupier.poker import naiko
 from croupier.poker.engine import (
     _pots_json,
     apply,
@@ -31,12 +32,7 @@ def _int(value: object, what: str, minimum: int = 0) -> int:
 def setup(document: Mapping[str, Any]) -> HandState:
     """The hand a document describes, before any action (MalformedScenario if it cannot)."""
     variant = document.get("variant")
-    if variant == "naiko":
-        raise MalformedScenario(
-            "poker variant 'naiko' (Hold'em with powers) is not implemented yet; "
-            "use 'nlhe' or 'plo'"
-        )
-    if variant not in ("nlhe", "plo"):
+    if variant not in ("nlhe", "plo", "naiko"):
         raise MalformedScenario(f"unknown poker variant {variant!r}; expected nlhe, plo or naiko")
     limit = document.get("limit") or ""
     blinds = document.get("blinds")
@@ -67,10 +63,22 @@ def setup(document: Mapping[str, Any]) -> HandState:
     deck_doc = document.get("deck")
     if not isinstance(deck_doc, list):
         raise MalformedScenario("deck must be a list of cards")
+    destellos: list[int] | None = None
+    carousel: list[str] | None = None
+    if variant == "naiko":
+        raw = document.get("destellos") or {}
+        if not isinstance(raw, dict) or any(k not in ids for k in raw):
+            raise MalformedScenario("destellos must map players to their balances")
+        destellos = [_int(raw.get(pid, 0), f"destellos of {pid}") for pid in ids]
+        carousel = document.get("carousel")
+        if not isinstance(carousel, list) or not all(isinstance(c, str) for c in carousel):
+            raise MalformedScenario("a naiko scenario needs its carousel: 3 power names")
+        if len(set(carousel)) != len(carousel):
+            raise MalformedScenario("the carousel lists 3 different powers")
     try:
         hole = [C.parse_all(hole_doc.get(pid) or ()) for pid in ids]
         deck = C.parse_all(deck_doc)
-        return start_hand(config, players, ids.index(button), hole, deck)
+        return start_hand(config, players, ids.index(button), hole, deck, destellos, carousel)
     except ValueError as exc:
         raise MalformedScenario(str(exc)) from None
 
@@ -128,4 +136,10 @@ def run_scenario(document: dict[str, Any]) -> dict[str, Any]:
     if document.get("game") != "poker":
         raise MalformedScenario("not a poker scenario")
     state, error = replay(document)
-    return output(state, error)
+    out = output(state, error)
+    nk = state.naiko
+    if nk is not None:
+        out["destellos"] = dict(zip(state.ids, nk.destellos, strict=True))
+        out["private"] = naiko.private(state)
+        out["carousel"] = sorted(nk.carousel)
+    return out

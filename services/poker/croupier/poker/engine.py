@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from croupier.kit.fairness import shuffled
+from croupier.kit.fairness import FairStream, shuffled
 from croupier.poker import cards as C
+from croupier.poker import naiko
 from croupier.poker.betting import ROTATIONS, Options, next_actor, options
 from croupier.poker.evaluator import omaha_value, seven
 from croupier.poker.pots import Pot, award, layers, uncalled
@@ -41,8 +42,13 @@ def start_hand(
     button: int,
     hole: Sequence[Sequence[int]],
     deck: Sequence[int],
+    destellos: Sequence[int] | None = None,
+    carousel: Sequence[str] | None = None,
 ) -> HandState:
     """A new hand with antes and blinds posted (rules 6, 9, 10) and the first actor chosen.
+
+    Naiko mode also takes each player's Destello balance carried in (default 0; +1 each as
+    the hand starts, rule 25) and the hand's Carousel of 3 powers (rules 28-29).
 
     `players` are (id, stack) in clockwise seat order, `button` a seat index, `hole` each
     seat's hole cards, `deck` the undealt stub, top first (board = next 3, 1, 1; no burns).
@@ -95,6 +101,13 @@ def start_hand(
     s.actions = ()
     s.result = None
     s.cache = None
+    s.naiko = None
+    if config.variant == "naiko":
+        if carousel is None:
+            raise ValueError("a Naiko hand needs its Carousel of 3 powers")
+        s.naiko = naiko.start(n, list(destellos or [0] * n), frozenset(carousel))
+    elif destellos or carousel:
+        raise ValueError("Destellos and a Carousel exist only in Naiko mode")
     if config.ante:
         for i in range(n):
             a = min(config.ante, stacks[i])
@@ -116,7 +129,12 @@ def start_hand(
 
 
 def deal(
-    config: TableConfig, players: Sequence[tuple[str, int]], button: int, order: Sequence[int]
+    config: TableConfig,
+    players: Sequence[tuple[str, int]],
+    button: int,
+    order: Sequence[int],
+    destellos: Sequence[int] | None = None,
+    carousel: Sequence[str] | None = None,
 ) -> HandState:
     """A hand dealt from a whole deck order: one card at a time clockwise from the button's
     left, as many rounds as the variant has hole cards; the rest is the stub."""
@@ -128,14 +146,24 @@ def deal(
         for j in range(n):
             hole[(button + 1 + j) % n].append(order[pos])
             pos += 1
-    return start_hand(config, players, button, hole, order[pos:])
+    return start_hand(config, players, button, hole, order[pos:], destellos, carousel)
 
 
 def deal_from_seed(
-    config: TableConfig, players: Sequence[tuple[str, int]], button: int, seed: bytes
+    config: TableConfig,
+    players: Sequence[tuple[str, int]],
+    button: int,
+    seed: bytes,
+    destellos: Sequence[int] | None = None,
 ) -> HandState:
-    """A hand dealt from the deck order a 32-byte seed gives (`croupier.kit.fairness`)."""
-    return deal(config, players, button, shuffled(C.DECK, seed, "deck"))
+    """A hand dealt from the deck order a 32-byte seed gives (`croupier.kit.fairness`); in
+    Naiko mode the Carousel is drawn uniformly from the 3 legal ones (OQ 14, label
+    "carousel")."""
+    carousel = None
+    if config.variant == "naiko":
+        pick = FairStream(seed, "carousel").below(len(naiko.LEGAL_CAROUSELS))
+        carousel = sorted(naiko.LEGAL_CAROUSELS[pick])
+    return deal(config, players, button, shuffled(C.DECK, seed, "deck"), destellos, carousel)
 
 
 # Queries -------------------------------------------------------------------------------
@@ -149,20 +177,34 @@ def player_options(s: HandState, player: str) -> Options | None:
 
 
 def legal_actions(s: HandState, player: str) -> dict[str, Any]:
-    """Rule 18, in conformance notation. Not his turn (or hand over): no actions."""
+    """Rule 18, in conformance notation. Not his turn (or hand over): no actions. In Naiko
+    mode also the usable powers (and Anchor targets), or `seal`/`no_seal` in the window."""
+    nk = s.naiko
+    if nk is not None and nk.pending is not None and s.status != COMPLETE:
+        if s.ids[nk.pending[1]] == player:
+            return {"actions": ["seal", "no_seal"], "call": 0, "min_raise_to": 0, "max_raise_to": 0}
+        return {"actions": [], "call": 0, "min_raise_to": 0, "max_raise_to": 0}
     o = player_options(s, player)
     if o is None:
         return {"actions": [], "call": 0, "min_raise_to": 0, "max_raise_to": 0}
-    return {
+    out: dict[str, Any] = {
         "actions": list(o.actions),
         "call": o.call,
         "min_raise_to": o.min_to,
         "max_raise_to": o.max_to,
     }
+    if nk is not None:
+        out.update(naiko.usable(s, s.to_act))
+        if out["powers"]:
+            out["actions"].append("power")
+    return out
 
 
 def timeout_action(s: HandState, player: str) -> dict[str, Any]:
-    """Rule 56 / §7: check when legal, otherwise fold."""
+    """Rule 56 / §7: check when legal, otherwise fold; an open Anchor window: no Seal (48)."""
+    nk = s.naiko
+    if nk is not None and nk.pending is not None and s.ids[nk.pending[1]] == player:
+        return {"action": "no_seal"}
     o = player_options(s, player)
     if o is not None and "check" in o.actions:
         return {"action": "check"}
@@ -205,6 +247,12 @@ def view(s: HandState, player: str | None) -> dict[str, Any]:
         "to_act": s.player_to_act,
         "legal": legal_actions(s, player) if player is not None else None,
     }
+    nk = s.naiko
+    if nk is not None:
+        out["carousel"] = sorted(nk.carousel)
+        out["destellos"] = dict(zip(s.ids, nk.destellos, strict=True))
+        if player in s.ids:
+            out["private"] = naiko.private(s).get(player, {})
     if s.result is not None:
         out["result"] = s.result
     return out
@@ -223,12 +271,62 @@ def apply(s: HandState, player: str, action: Mapping[str, Any]) -> tuple[HandSta
     with a precise reason (the given state is never changed)."""
     if s.status == COMPLETE:
         raise IllegalAction("hand_over", "the hand is over")
+    kind = action.get("action")
+    if s.naiko is not None or kind in _POWER_KINDS:
+        return _apply_naiko(s, player, kind, action)
+    return _apply_poker(s, player, kind, action)
+
+
+_POWER_KINDS = ("power", "seal", "no_seal")
+
+
+def _apply_naiko(
+    s: HandState, player: str, kind: Any, action: Mapping[str, Any]
+) -> tuple[HandState, list[Event]]:
+    """Powers, Anchor answers, and poker actions in Naiko mode (rules 4, 25-49)."""
+    nk = s.naiko
+    if nk is None:
+        raise IllegalAction("powers_not_available", "powers exist only in Naiko mode (rule 4)")
+    if kind == "seal" or kind == "no_seal":
+        t, events = naiko.answer(s, player, kind)
+        entry: dict[str, Any] = {"player": player, "action": kind}
+    else:
+        if nk.pending is not None:
+            target = s.ids[nk.pending[1]]
+            raise IllegalAction(
+                "awaiting_anchor_answer", f"waiting for {target} to answer the Short Anchor"
+            )
+        if kind != "power":
+            t, events = _apply_poker(s, player, kind, action)
+            if t.naiko is not None and t.naiko.turn_power >= 0:
+                t.naiko = naiko.poker_action_taken(t.naiko)
+            return t, events
+        p = s.to_act
+        _check_turn(s, player)
+        t, events = naiko.activate(s, p, action)
+        entry = {"player": player, "action": "power", "power": action["power"]}
+        for key in ("card", "target"):
+            if key in action:
+                entry[key] = action[key]
+    t.actions = (*s.actions, entry)
+    return t, events
+
+
+def _check_turn(s: HandState, player: str) -> None:
+    if s.ids[s.to_act] != player:
+        if player not in s.ids:
+            raise IllegalAction("unknown_player", f"no player {player!r} in this hand", "not_found")
+        raise IllegalAction("not_your_turn", f"it is {s.ids[s.to_act]}'s turn, not {player}'s")
+
+
+def _apply_poker(
+    s: HandState, player: str, kind: Any, action: Mapping[str, Any]
+) -> tuple[HandState, list[Event]]:
     p = s.to_act
     if s.ids[p] != player:
         if player not in s.ids:
             raise IllegalAction("unknown_player", f"no player {player!r} in this hand", "not_found")
         raise IllegalAction("not_your_turn", f"it is {s.ids[p]}'s turn, not {player}'s")
-    kind = action.get("action")
     o = options(s, p)
     if kind == "fold":
         t = s.copy()
@@ -376,6 +474,8 @@ def _next_street(t: HandState, events: list[Event]) -> None:
     t.pot_capped = [t.config.pot_limit] * n
     t.current_bet = 0
     t.last_full = t.config.big_blind
+    if t.naiko is not None:
+        t.naiko = naiko.new_round(t.naiko)
     events.append({"type": "street", "street": STREETS[t.street], "cards": C.names(cards)})
 
 

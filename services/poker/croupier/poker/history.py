@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from croupier.poker import cards as C
+from croupier.poker import naiko
 from croupier.poker.engine import apply, start_hand
 from croupier.poker.rules import TableConfig
 from croupier.poker.state import HandState
@@ -43,16 +44,35 @@ def record(state: HandState) -> dict[str, Any]:
             {"id": pid, "stack": st} for pid, st in zip(state.ids, state.initial, strict=True)
         ],
         "button": state.ids[state.button],
-        "hole_cards": {pid: C.names(h) for pid, h in zip(state.ids, state.hole, strict=True)},
+        "hole_cards": dict(zip(state.ids, _dealt_hole(state), strict=True)),
         "deck": C.names(state.deck),
         "actions": [dict(a) for a in state.actions],
         "status": state.status,
     }
+    nk = state.naiko
+    if nk is not None:
+        doc["destellos"] = dict(zip(state.ids, nk.carried_in, strict=True))
+        doc["carousel"] = sorted(nk.carousel)
+        doc["destellos_after"] = dict(zip(state.ids, nk.destellos, strict=True))
+        doc["private"] = naiko.private(state)
     if state.result is not None:
         doc["board"] = C.names(state.board)
         for key in SETTLEMENT_KEYS[1:]:
             doc[key] = state.result[key]
     return doc
+
+
+def _dealt_hole(state: HandState) -> list[list[str]]:
+    """The hole cards as dealt (a Sleeve Swap's given-up card back in place of the new one)."""
+    hole = [C.names(h) for h in state.hole]
+    nk = state.naiko
+    if nk is not None:
+        for entry in state.actions:
+            if entry.get("power") == "swap":
+                i = state.ids.index(entry["player"])
+                new = nk.swapped_in[i]
+                hole[i] = [entry["card"] if c == C.name(new) else c for c in hole[i]]
+    return hole
 
 
 def start(record: Mapping[str, Any]) -> HandState:
@@ -68,8 +88,17 @@ def start(record: Mapping[str, Any]) -> HandState:
     players = [(p["id"], p["stack"]) for p in record["players"]]
     ids = [p[0] for p in players]
     hole = [C.parse_all(record["hole_cards"][pid]) for pid in ids]
+    destellos = None
+    if record["variant"] == "naiko":
+        destellos = [record.get("destellos", {}).get(pid, 0) for pid in ids]
     return start_hand(
-        config, players, ids.index(record["button"]), hole, C.parse_all(record["deck"])
+        config,
+        players,
+        ids.index(record["button"]),
+        hole,
+        C.parse_all(record["deck"]),
+        destellos,
+        record.get("carousel"),
     )
 
 
@@ -84,6 +113,10 @@ def replay(record: Mapping[str, Any]) -> HandState:
                 raise HistoryMismatch(
                     f"action {index}: recorded {key} {action[key]}, replay gives {got.get(key)}"
                 )
+    if state.naiko is not None and "destellos_after" in record:
+        after = dict(zip(state.ids, state.naiko.destellos, strict=True))
+        if after != record["destellos_after"] or naiko.private(state) != record.get("private"):
+            raise HistoryMismatch("the Destellos or private cards differ on replay")
     if "pots" in record:
         if state.result is None:
             raise HistoryMismatch("the history records a settlement but the hand is not over")

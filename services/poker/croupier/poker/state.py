@@ -41,6 +41,7 @@ class HandState:
         "initial",
         "last_full",
         "n",
+        "naiko",
         "pot_capped",
         "result",
         "sb_seat",
@@ -75,6 +76,7 @@ class HandState:
     status: str
     actions: tuple[dict[str, Any], ...]  # every accepted action, with the chips it put in
     result: dict[str, Any] | None
+    naiko: Any  # naiko.NaikoState in Naiko mode (immutable, shared between copies), else None
     cache: Any  # derived data for the player to act (betting.Options), rebuilt after a copy
 
     def copy(self) -> HandState:
@@ -107,6 +109,7 @@ class HandState:
         s.status = self.status
         s.actions = self.actions
         s.result = self.result
+        s.naiko = self.naiko
         s.cache = None
         return s
 
@@ -120,6 +123,10 @@ class HandState:
 
     @property
     def player_to_act(self) -> str | None:
+        """Whose clock runs: the player to act, or an Anchor target in his response window."""
+        if self.naiko is not None and self.naiko.pending is not None:
+            pending: tuple[int, int] = self.naiko.pending
+            return self.ids[pending[1]]
         return None if self.to_act < 0 else self.ids[self.to_act]
 
     @property
