@@ -53,7 +53,9 @@ def ledger(schema: str, dsn: str, *args: str) -> subprocess.CompletedProcess[byt
 
 
 async def test_cli_exports_are_byte_identical_and_reconcile(
-    ledger_service: LedgerService, wallet_pool: tuple[asyncpg.Pool, str], wallet_dsn: str,
+    ledger_service: LedgerService,
+    wallet_pool: tuple[asyncpg.Pool, str],
+    wallet_dsn: str,
     tmp_path: Path,
 ) -> None:
     await scenario(ledger_service)
