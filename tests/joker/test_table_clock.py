@@ -101,13 +101,13 @@ async def test_oq_14_hands_complete_by_timeouts_alone_with_the_engines_auto_play
     entries = await logged_entries(log)
     assert {e.kind for e in entries} == {"open", "seat", "start_hand", "timeout"}
     state = initial_state(ENGINE, entries[0])
-    checked: list[dict[str, Any]] = []
+    checked: dict[int, list[dict[str, Any]]] = {}  # hand (0-based) → its auto-actions
     scored = []
     for entry in entries[1:]:
         before = state
         outcome = step(ENGINE, state, entry)
         state = outcome.state
-        scored += [e.data for e in outcome.events if e.type == "hand_scored"]
+        scored += [e.data["hand"] for e in outcome.events if e.type == "hand_scored"]
         if entry.kind != "timeout":
             continue
         view = ENGINE.view(before.engine_state, entry.player)
@@ -117,12 +117,14 @@ async def test_oq_14_hands_complete_by_timeouts_alone_with_the_engines_auto_play
         if expected["action"] == "bid" and entry.player == view["hand"]["dealer"]:
             bids = ENGINE.public_view(state.engine_state)["hand"]["bids"]
             assert sum(bids.values()) != view["hand"]["cards"]  # BG 5: never adds up to n
-        checked.append(expected)
-    # Hands 1 (1 card) and 2 (2 cards) were bid, played and scored by timeouts alone.
-    assert [s["hand"] for s in scored] == [0, 1]
-    assert len(checked) == (4 + 4 * 1) + (4 + 4 * 2)
+        checked.setdefault(view["hand"]["number"], []).append(expected)
+    # Hands 1 (1 card) and 2 (2 cards) were bid, played and scored by timeouts alone
+    # (hand 3 may have begun before the host stopped).
+    assert scored[:2] == [0, 1]
+    assert [len(checked[0]), len(checked[1])] == [4 + 4 * 1, 4 + 4 * 2]
     # Both joker cases came up: led (take + clubs) and following (under).
-    assert {a["joker"] for a in checked if "joker" in a} == {"take", "under"}
+    jokers = {a["joker"] for hand in (0, 1) for a in checked[hand] if "joker" in a}
+    assert jokers == {"take", "under"}
 
 
 async def test_bg_5_an_auto_bid_never_breaks_the_dealer_rule() -> None:
@@ -153,7 +155,7 @@ async def test_bg_5_an_auto_bid_never_breaks_the_dealer_rule() -> None:
 async def test_disconnected_player_keeps_seat_is_timed_out_and_reconnects() -> None:
     async with running_service("reconnect") as service:
         host, stub = service.host, service.stub
-        table_id = await host.open_table("joker", {}, ClockSettings(turn_ms=600))
+        table_id = await host.open_table("joker", {}, ClockSettings(turn_ms=1_500))
         await seat_all(stub, table_id)
         first = (await get_view(stub, table_id)).game.joker.to_act
         streams = {
@@ -166,6 +168,7 @@ async def test_disconnected_player_keeps_seat_is_timed_out_and_reconnects() -> N
             assert not host.is_disconnected(table_id, first)
             streams[first].cancel()  # the connection drops
             await until(lambda: host.is_disconnected(table_id, first))
+            assert host.view(table_id, "").view["hand"]["bids"] == {}  # not timed out yet
 
             # Nobody acts: the disconnected player's clock runs out as anybody's would.
             await until(lambda: first in host.view(table_id, "").view["hand"]["bids"])
