@@ -435,3 +435,9 @@ def test_oq10_no_crawford_game_before_anyone_has_won_one() -> None:
         "black",
         {"white": 0, "black": 1},
     )
+
+
+def test_moved_event_carries_the_canonical_notation() -> None:
+    st = running((STARTING_BOARD[0], STARTING_BOARD[1]), turn=0, dice=(3, 1))
+    _, events = apply(st, "a", {"action": "move", "play": "6/5  8/5*"})
+    assert events[0].data["play"] == "8/5 6/5"

@@ -332,7 +332,8 @@ def _move(state: State, who: int, action: JSON) -> tuple[State, list[Event]]:
         after = match_play(state.board, d1, d2, play)
     except IllegalPlay as exc:
         raise Rejected("failed_precondition", str(exc)) from None
-    return _finish_move(state, after, play.strip(), automatic=False)
+    canonical = next((p.notation for p in legal_plays(state.board, d1, d2) if p.board == after), "")
+    return _finish_move(state, after, canonical, automatic=False)
 
 
 def _finish_move(
