@@ -7,12 +7,15 @@ unless the opponent holds it; both dice must be used when possible, else the lar
 times; bearing off needs every checker home, a die bears off from its own point, a larger
 die from the highest occupied point only, and bearing off is never compulsory.
 
-The generator works on a mutable list of the mover's counts (index 0 = off, 1..24 the
-mover's points, 25 = bar), moving and un-moving in place, and dedupes the leaves by
-(counts, mask of hit points). Doubles are generated in non-increasing order of source
-point (the way gnubg does), which produces each multiset of moves once instead of up to
-24 orders; plain rolls try both dice orders. That keeps it ~15x ahead of a brute force
-generator that copies boards and dedupes afterwards.
+The generator keeps each candidate result as one integer key: the mover's side as one byte
+per slot plus a bit per hit point, so a move is an addition of a precomputed delta and
+deduping is a dict lookup; a side tuple is built once per distinct result. Plain rolls
+without bar or bear-off: the larger die first covers every pair of checkers, and the
+smaller first only adds one checker moving through the other intermediate point. Doubles
+are generated in non-increasing order of source point (as gnubg does), so each multiset of
+moves, i.e. each distinct result, comes out once. Bar and bear-off cases take the general
+search, which re-checks legality after every move. `benchmarks/backgammon.py` measures it
+against gnubg's C generator and a brute-force Python one.
 
 Notation is gnubg's (`FormatMove`): points from the mover's side, `bar` = 25, `off` = 0,
 moves sorted by decreasing source, one checker's consecutive moves joined (`24/18`),
