@@ -8,6 +8,8 @@ import random
 
 import gnubg_nn
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from croupier.backgammon.board import STARTING_BOARD, Board, position_id
 from croupier.backgammon.conformance import run_scenario
@@ -216,3 +218,23 @@ def test_late_positions_every_roll_matches_gnubg() -> None:
         for d1 in range(1, 7):
             for d2 in range(d1, 7):
                 assert ids(legal_positions(s.board, d1, d2)) == gnubg_ids(s.board, d1, d2)
+
+
+@st.composite
+def arbitrary_boards(draw: st.DrawFn) -> Board:
+    """Any legal board: up to 15 checkers a side anywhere (bar included), no shared point."""
+    mover = [0] * 25
+    for slot in draw(st.lists(st.integers(0, 24), min_size=1, max_size=15)):
+        mover[slot] += 1
+    opp = [0] * 25
+    for slot in draw(st.lists(st.integers(0, 24), min_size=1, max_size=15)):
+        if slot == 24 or not mover[23 - slot]:
+            opp[slot] += 1
+    return (tuple(opp), tuple(mover))
+
+
+@settings(max_examples=400, deadline=None)
+@given(arbitrary_boards(), st.integers(1, 6), st.integers(1, 6))
+def test_arbitrary_boards_match_gnubg(b: Board, d1: int, d2: int) -> None:
+    """Not only reachable positions: any legal board and roll gives gnubg's set."""
+    assert ids(legal_positions(b, d1, d2)) == gnubg_ids(b, d1, d2)
