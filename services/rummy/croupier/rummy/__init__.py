@@ -7,5 +7,8 @@
 - `gin`, `oklahoma_gin`, `rummy`, `rummy51`, `rummy40`, `rummy500`: one module per
   variant with its play rules and their sources;
 - `outcome`, `settlement`: negative points and the round's chips (seed 000 §10);
-- `table`: deals from a seed, the adapter-facing `RummyTable`; `conformance`: the replayer.
+- `table`: deals from a seed and one set of functions for both families; `table_engine`:
+  the `croupier.table.engine.GameEngine` adapter (not yet registered with the host);
+- `bots`: simple deterministic players (benchmarks, cross-checks);
+- `conformance`: the `croupier conformance` replayer for `"game": "rummy"`.
 """
