@@ -43,6 +43,8 @@ from croupier.table.host import TableHost
 from croupier.table.kafka_log import KafkaCommandLog
 from croupier.table.sink import WALLET_REQUESTS_TOPIC
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from croupier.wallet.core.money import CURRENCIES
+from croupier.wallet.core.settlement import check_engine_result
 from tests.conftest import unique_name
 from tests.table.play import Seeds, random_joker_action
 
@@ -315,7 +317,11 @@ async def run_game(
     assert settlement.idempotency_key == f"{table_id}:{hands}"
     assert settlement.hand_number == hands
     assert settlement.game == common_pb2.GAME_JOKER
-    assert dict(settlement.deltas) == {}  # points, not money
+    # Points, not money (rule 23): every player named with 0, which the wallet accepts
+    # (its own check) and records as nothing moving.
+    assert dict(settlement.deltas) == dict.fromkeys(PLAYERS, 0)
+    assert dict(settlement.commission) == {}
+    check_engine_result(dict(settlement.deltas), {}, CURRENCIES[settlement.currency], expected=None)
     details = json.loads(settlement.details_json)
     assert details["totals"] == totals
     ranked = sorted(set(totals.values()), reverse=True)

@@ -2,8 +2,9 @@
 
 Translation only, no rules: the table's four seats fill up, the first `StartHand` starts
 the game (`croupier.joker.game`) and every later one deals the next hand; clock expiries
-play `game.timeout_action`. A finished game settles points, not money: its `HandResult`
-has no deltas and carries the totals and the placing.
+play `game.timeout_action`. A finished game settles points, not money (rule 23): its
+`HandResult` names every player with a delta of 0 (the wallet refuses a result that names
+nobody, and records nothing when no money moves) and carries the totals and the placing.
 
 Table options arrive either as JSON in the conformance notation or as the
 `croupier.joker.v1.Options` message turned into JSON by the host
@@ -236,7 +237,7 @@ class JokerEngine:
             return None
         return HandResult(
             hand_number=state.hands_started,
-            deltas={},
+            deltas=dict.fromkeys(state.players, 0),
             details={"totals": outcome.totals, "placing": outcome.placing},
         )
 
