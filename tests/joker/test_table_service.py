@@ -34,7 +34,7 @@ from croupier.table.engine import Rejected
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from tests.table.play import Seeds
+from tests.table.play import Seeds, random_joker_action
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
 CARD_CODES = {c for r in "6789TJQKA" for s in "cdhs" if (c := f"{r}{s}") not in ("6c", "6s")}
@@ -537,3 +537,39 @@ async def test_a_protobuf_only_client_plays_and_sees_only_its_own_cards(
     sheet = spectator.sheet
     assert [len(r.hands) for r in sheet.pulkas[0].rows.values()] == [3] * 4
     assert jokers_played > 0
+
+
+async def test_protobuf_options_survive_a_rebuild_from_the_log() -> None:
+    """The log keeps the options as the host got them (int64 as text, enum names); a new
+    host replays them into the same table (same digest, same description)."""
+    options = joker_pb2.Options(
+        game_type=joker_pb2.GAME_TYPE_NINES,
+        khishti=-300,
+        khishti_nine_card_hands=-600,
+        premia=False,
+        took_all=joker_pb2.TOOK_ALL_AS_BID,
+    )
+    raw = host_options(options)
+    assert raw["khishti"] == "-300" and raw["premia"] is False  # as the host stores them
+    bus = InMemoryBus()
+    await bus.start()
+    log = InMemoryCommandLog()
+    first = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("rb"))
+    await first.start()
+    table_id = await first.open_table("joker", raw, None, request_key="rebuild")
+    for seat, player in enumerate(PLAYERS):
+        await first.seat(table_id, player, seat, 0)
+    rng = random.Random(9)
+    for n in range(40):
+        to_act = first.view(table_id, "").view["hand"]["to_act"]
+        legal = first.view(table_id, to_act).view["legal"]
+        await first.act(table_id, to_act, f"a{n}", random_joker_action(legal, rng))
+    await first.stop()
+
+    second = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("x"))
+    await second.start()
+    assert table_id not in second.voided
+    assert second.digest(table_id) == first.digest(table_id)
+    description = second.view(table_id, "").view["options"]
+    assert description == "nines; premia off; khishti -300 / -600 in nine-card hands"
+    await second.stop()
