@@ -1,7 +1,7 @@
 """Wallet throughput: transfers/s through the wallet's own code path vs pgbench's TPC-B-like script.
 
     deploy/local/with-infra.sh .venv/bin/python -m benchmarks.wallet \
-        [--transfers 20000] [--batch 100] [--clients 8] [--accounts 1000] [--pgbench-seconds 15]
+        [--transfers 20000] [--batch 100] [--clients 8] [--accounts 10000] [--pgbench-seconds 15]
 
 Both run on the same PostgreSQL (CROUPIER_POSTGRES_DSN), with the same number of concurrent
 clients:
@@ -82,14 +82,19 @@ def _spec(rng: random.Random, accounts: list[str], number: int, run: str) -> Tra
 
 async def _fund(ledger: LedgerService, count: int) -> list[str]:
     house = await ledger.open_account(AccountKind.HOUSE_CLEARING, "house", "USD")
-    accounts = []
+    gate = asyncio.Semaphore(8)
+
+    async def open_one(n: int) -> str:
+        async with gate:
+            account = await ledger.open_account(AccountKind.PLAYER_CASH, f"bench-{n}", "USD")
+        return account.account_id
+
+    accounts = list(await asyncio.gather(*(open_one(n) for n in range(count))))
     ops = []
-    for n in range(count):
-        account = await ledger.open_account(AccountKind.PLAYER_CASH, f"bench-{n}", "USD")
-        accounts.append(account.account_id)
+    for n, account_id in enumerate(accounts):
         ops.append(Apply(TransferSpec(
             transfer_id=f"fund-{n}", debit_account_id=house.account_id,
-            credit_account_id=account.account_id, amount=10**12, currency="USD",
+            credit_account_id=account_id, amount=10**12, currency="USD",
             kind=TransferKind.DEPOSIT)))  # fmt: skip
     for start in range(0, len(ops), 500):
         await ledger.execute(ops[start : start + 500])
@@ -156,9 +161,7 @@ async def main_async(args: argparse.Namespace) -> int:
         accounts = await _fund(wallet.ledger, args.accounts)
         batches = max(args.transfers // args.batch, 1) * args.batch
         single = await _run_wallet(wallet.ledger, accounts, args.transfers, args.clients, 1, "s")
-        batched = await _run_wallet(
-            wallet.ledger, accounts, batches, args.clients, args.batch, "b"
-        )
+        batched = await _run_wallet(wallet.ledger, accounts, batches, args.clients, args.batch, "b")
         async with pool.acquire() as db:
             audit = await audit_ledger(db)
         tps, pgbench_done = _run_pgbench(dsn, args.clients, args.pgbench_seconds)
@@ -191,7 +194,7 @@ def main() -> int:
     parser.add_argument("--transfers", type=int, default=20_000, help="single transfers to run")
     parser.add_argument("--batch", type=int, default=100, help="transfers per batch")
     parser.add_argument("--clients", type=int, default=8, help="concurrent clients")
-    parser.add_argument("--accounts", type=int, default=1000, help="funded player accounts")
+    parser.add_argument("--accounts", type=int, default=10_000, help="funded player accounts")
     parser.add_argument("--pgbench-seconds", type=int, default=15)
     parser.add_argument("--dsn", default="", help="default: $CROUPIER_POSTGRES_DSN")
     return asyncio.run(main_async(parser.parse_args()))
