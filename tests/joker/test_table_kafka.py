@@ -233,9 +233,14 @@ async def play_whole_game(
         response = await stub.Act(request)
         oracle.act(player, action)
         current = json.loads(response.view.view_json)
-    public = json.loads(
-        (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))).view.view_json
-    )
+    final = (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))).view
+    public = json.loads(final.view_json)
+    # The protobuf view of the finished game says the same.
+    assert final.game.joker.game_over
+    assert final.game.joker.phase == joker_pb2.PHASE_COMPLETE
+    bottom = public["sheet"]["bottom"]
+    assert dict(final.game.joker.totals) == {p: line["total"] for p, line in bottom.items()}
+    assert len(final.game.joker.sheet.pulkas) == len(public["sheet"]["pulkas"])
     return public, proto_actions
 
 
