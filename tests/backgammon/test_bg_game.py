@@ -241,7 +241,7 @@ def test_vector_13_series_ends_when_the_target_is_reached() -> None:
     st, events = apply(st, "a", {"action": "move", "play": "1/off"})
     assert st.score == (7, 5)
     assert st.match_winner == 0 and st.complete
-    assert any(e.type == "match_over" for e in events)
+    assert any(e.type == "match_ended" for e in events)
     assert deltas(st) == {"a": 5000 - 2 * 325, "b": -5000}  # OQ 4: commission on the series stake
 
 

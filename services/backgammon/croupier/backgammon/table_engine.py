@@ -38,8 +38,11 @@ DEALT_DICE = 256  # how many dice of a seed a hand history lists
 
 def parse_options(raw: JSON) -> game.Options:
     """Table options (protobuf JSON of croupier.backgammon.v1.Options, or plain values)."""
-    mode = str(raw.get("mode", "single")).lower()
-    mode = {"mode_single": "single", "mode_series": "match", "series": "match"}.get(mode, mode)
+    name = str(raw.get("mode", "single")).lower()
+    name = {"mode_single": "single", "mode_series": "match", "series": "match"}.get(name, name)
+    if name not in ("single", "match"):
+        raise Rejected("invalid_argument", f"mode must be single or series, not {name!r}")
+    mode = game.Mode(name)
 
     def number(key: str, default: int | None) -> int | None:
         value = raw.get(key, default)
