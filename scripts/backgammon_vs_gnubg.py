@@ -73,12 +73,8 @@ def main(argv: list[str]) -> int:
     import gnubg_nn
 
     from croupier.backgammon.board import STARTING_BOARD, Board, position_id
-    from croupier.backgammon.moves import (
-        IllegalPlay,
-        legal_plays,
-        legal_positions,
-        match_play,
-    )
+    from croupier.backgammon.moves import legal_plays, legal_positions, match_play
+    from croupier.backgammon.notation import IllegalPlay
     from croupier.backgammon.sample import describe, random_positions
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

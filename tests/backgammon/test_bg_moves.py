@@ -13,14 +13,8 @@ from hypothesis import strategies as st
 
 from croupier.backgammon.board import STARTING_BOARD, Board, position_id
 from croupier.backgammon.conformance import run_scenario
-from croupier.backgammon.moves import (
-    IllegalPlay,
-    format_play,
-    legal_plays,
-    legal_positions,
-    match_play,
-    parse_play,
-)
+from croupier.backgammon.moves import legal_plays, legal_positions, match_play
+from croupier.backgammon.notation import IllegalPlay, format_play, parse_play
 from croupier.backgammon.sample import describe, random_positions
 
 from .helpers import board

@@ -17,6 +17,23 @@ from __future__ import annotations
 import base64
 import binascii
 
+__all__ = [
+    "BAR",
+    "CHECKERS",
+    "STARTING_BOARD",
+    "Board",
+    "InvalidPosition",
+    "Side",
+    "board_from_key",
+    "board_from_position_id",
+    "borne_off",
+    "check_board",
+    "pip_count",
+    "position_id",
+    "position_key",
+    "swap",
+]
+
 Side = tuple[int, ...]
 Board = tuple[Side, Side]
 

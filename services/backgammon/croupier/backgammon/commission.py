@@ -17,6 +17,15 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
+__all__ = [
+    "EquitySettlement",
+    "Settlement",
+    "abandoned_game_settlement",
+    "commission_per_player",
+    "settle",
+    "single_game_payout",
+]
+
 FLAT_BELOW_CENTS = 50
 FLAT_CENTS = 3
 RATE = Fraction(65, 1000)  # 6.5 %

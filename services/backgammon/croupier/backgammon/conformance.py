@@ -30,6 +30,8 @@ from croupier.backgammon.moves import legal_plays, legal_positions
 from croupier.kit.scenario import MalformedScenario
 from croupier.table.engine import Rejected
 
+__all__ = ["run_scenario"]
+
 JSON = dict[str, Any]
 
 

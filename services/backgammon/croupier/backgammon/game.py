@@ -34,7 +34,8 @@ from croupier.backgammon.errors import (
     NotYourTurn,
     WrongPhase,
 )
-from croupier.backgammon.moves import IllegalPlay, legal_plays, legal_positions, match_play
+from croupier.backgammon.moves import legal_plays, legal_positions, match_play
+from croupier.backgammon.notation import IllegalPlay
 from croupier.backgammon.state import (
     MULTIPLIER,
     RESULTS,

@@ -27,6 +27,18 @@ import base64
 import binascii
 from dataclasses import dataclass
 
+__all__ = [
+    "GAME_DROP",
+    "GAME_NONE",
+    "GAME_OVER",
+    "GAME_PLAYING",
+    "GAME_RESIGNED",
+    "InvalidMatchId",
+    "MatchKey",
+    "decode_match_id",
+    "match_id",
+]
+
 GAME_NONE = 0
 GAME_PLAYING = 1
 GAME_OVER = 2

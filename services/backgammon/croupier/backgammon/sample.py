@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from croupier.backgammon.board import BAR, STARTING_BOARD, Board, swap
 from croupier.backgammon.moves import count_legal_positions, legal_positions
 
+__all__ = ["Sample", "describe", "random_positions"]
+
 
 @dataclass(frozen=True)
 class Sample:

@@ -32,6 +32,8 @@ from croupier.table.engine import (
     UnseatPlayer,
 )
 
+__all__ = ["ENGINE", "BackgammonEngine", "BackgammonTable", "parse_options"]
+
 SEATS = 2
 DEALT_DICE = 256  # how many dice of a seed a hand history lists
 
