@@ -81,8 +81,13 @@ async def test_cli_exports_are_byte_identical_and_reconcile(
                                    "--currency", "USD").stdout  # fmt: skip
     data = json.loads(report.stdout)
     assert data["zero_sum"]["ok"] is True
-    assert data["commission_by_game"]["backgammon"]["amount"] == "1.30"
-    assert data["commission_by_game"]["rummy"]["minor"] == 0  # fees charged, then refunded
+    assert data["commission_by_game"]["backgammon"]["net"] == "1.30"
+    assert data["commission_by_game"]["rummy"] == {  # fees charged, then refunded in the crash
+        "charged_minor": 200,
+        "refunded_minor": 200,
+        "net_minor": 0,
+        "net": "0.00",
+    }
     assert data["refunds"]["crash_refund"] == {"amount_minor": 2200, "count": 4}
     assert data["journal_csv_sha256"] == hashlib.sha256(first.stdout).hexdigest()
 

@@ -275,7 +275,9 @@ async def test_settle_backgammon_vector_1_and_finance_exports(
     )
     assert report.report_json == again.report_json and report.balanced
     data = json.loads(report.report_json)
-    assert data["commission_by_game"] == {"backgammon": {"amount": "1.30", "minor": 130}}
+    assert data["commission_by_game"] == {
+        "backgammon": {"charged_minor": 130, "refunded_minor": 0, "net_minor": 130, "net": "1.30"}
+    }
     assert data["journal_csv_sha256"] == csv1.sha256
     await expect_error(
         stub.GetReconciliationReport(

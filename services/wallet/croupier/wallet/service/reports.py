@@ -217,7 +217,7 @@ class ReportService:
         for line in opening:
             by_kind_open[line.kind.value] = by_kind_open.get(line.kind.value, 0) + line.balance
         movements: dict[str, int] = {}
-        commission: dict[str, int] = {}
+        commission: dict[str, list[int]] = {}  # game → [charged, given back]
         refunds: dict[str, dict[str, int]] = {}
         for row in rows:
             if row.amount_minor > 0:
@@ -225,7 +225,8 @@ class ReportService:
                     movements.get(row.transfer_kind, 0) + row.amount_minor
                 )
             if row.account_kind == AccountKind.HOUSE_COMMISSION.value:
-                commission[row.owner] = commission.get(row.owner, 0) + row.amount_minor
+                split = commission.setdefault(row.owner, [0, 0])
+                split[0 if row.amount_minor > 0 else 1] += abs(row.amount_minor)
             if row.transfer_kind in _REFUND_KINDS and row.amount_minor > 0:
                 entry = refunds.setdefault(row.transfer_kind, {"count": 0, "amount_minor": 0})
                 entry["count"] += 1
@@ -253,8 +254,13 @@ class ReportService:
             },
             "moved_by_transfer_kind_minor": dict(sorted(movements.items())),
             "commission_by_game": {
-                game: {"minor": value, "amount": fmt(value)}
-                for game, value in sorted(commission.items())
+                game: {
+                    "charged_minor": charged,
+                    "refunded_minor": refunded,
+                    "net_minor": charged - refunded,
+                    "net": fmt(charged - refunded),
+                }
+                for game, (charged, refunded) in sorted(commission.items())
             },
             "refunds": dict(sorted(refunds.items())),
             "zero_sum": {
