@@ -441,3 +441,19 @@ def test_moved_event_carries_the_canonical_notation() -> None:
     st = running((STARTING_BOARD[0], STARTING_BOARD[1]), turn=0, dice=(3, 1))
     _, events = apply(st, "a", {"action": "move", "play": "6/5  8/5*"})
     assert events[0].data["play"] == "8/5 6/5"
+
+
+def test_views_carry_gnubg_ids() -> None:
+    """The view's Position ID is from the player on roll; its Match ID decodes to the state."""
+    from croupier.backgammon.board import board_from_position_id
+    from croupier.backgammon.matchid import decode_match_id
+
+    st = new_table(Options(mode="match", points=5, stake=100), ("a", "b"))
+    st, _ = start_game(st, opening=(3, 1))
+    st, _ = apply(st, "a", {"action": "move", "play": "8/5 6/5"})
+    st, _ = apply(st, "b", {"action": "double"})
+    view = public_view(st)
+    assert board_from_position_id(view["position_id"]) == st.board  # b on roll: mover = b
+    key = decode_match_id(view["match_id"])
+    assert (key.cube, key.cube_owner, key.on_roll, key.turn, key.doubled) == (1, None, 1, 0, True)
+    assert (key.match_length, key.score, key.crawford) == (5, (0, 0), False)
