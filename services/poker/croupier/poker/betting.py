@@ -31,7 +31,8 @@ class Options(NamedTuple):
 def can_reraise(s: HandState, p: int) -> bool:
     """Rule 16 / OQ 3: raising is open to p unless he has acted and the total increase since
     his last action is less than one full raise increment (cumulative short all-ins)."""
-    return (not s.acted[p]) or s.current_bet - s.acted_level[p] >= s.last_full
+    level = s.acted_level[p]
+    return level < 0 or s.current_bet - level >= s.last_full
 
 
 def _someone_else_can_bet(s: HandState, p: int) -> bool:
@@ -67,22 +68,43 @@ def options(s: HandState, p: int) -> Options:
     return _options(s, p)
 
 
+_new = tuple.__new__  # builds an Options without NamedTuple's Python-level __new__
+
+# The possible action lists, built once (fold is always allowed).
+_ACTS = {
+    (check, opener, allin): tuple(
+        a
+        for a, on in (
+            ("fold", True),
+            ("check", check),
+            ("call", not check),
+            (opener, bool(opener)),
+            ("allin", allin),
+        )
+        if on
+    )
+    for check in (True, False)
+    for opener in ("", "bet", "raise")
+    for allin in (True, False)
+}
+
+
 def _options(s: HandState, p: int) -> Options:
     stack = s.stacks[p]
     bet = s.bets[p]
-    owe = s.current_bet - bet
+    cur = s.current_bet
+    owe = cur - bet
     all_in_to = bet + stack
-    acts: list[str] = ["fold"]
-    if owe <= 0:
-        acts.append("check")
-        call = 0
-    else:
-        acts.append("call")
-        call = owe if owe < stack else stack
-    min_to = max_to = 0
-    if all_in_to > s.current_bet and can_reraise(s, p) and _someone_else_can_bet(s, p):
-        acts.append("bet" if s.current_bet == 0 else "raise")
-        full_min = s.current_bet + s.last_full
+    check = owe <= 0
+    call = 0 if check else owe if owe < stack else stack
+    level = s.acted_level[p]
+    # rule 16 / OQ 3 (can_reraise) and an opponent able to call more (_someone_else_can_bet)
+    if (
+        all_in_to > cur
+        and (level < 0 or cur - level >= s.last_full)
+        and _someone_else_can_bet(s, p)
+    ):
+        full_min = cur + s.last_full
         max_to = all_in_to
         if s.pot_capped[p]:
             cap = pot_limit_to(s, p)
@@ -92,17 +114,19 @@ def _options(s: HandState, p: int) -> Options:
             if cap < max_to:
                 max_to = cap
         min_to = full_min if full_min < all_in_to else all_in_to
-        if all_in_to <= max_to:
-            acts.append("allin")
-    elif stack > 0 and all_in_to <= s.current_bet:
-        acts.append("allin")  # all-in for a call (or less)
-    return Options(tuple(acts), call, min_to, max_to, all_in_to)
+        acts = _ACTS[check, "bet" if cur == 0 else "raise", all_in_to <= max_to]
+        return _new(Options, (acts, call, min_to, max_to, all_in_to))
+    # no bet or raise: all-in only as a call (or less)
+    acts = _ACTS[check, "", stack > 0 and all_in_to <= cur]
+    return _new(Options, (acts, call, 0, 0, all_in_to))
 
 
 def needs_action(s: HandState, p: int) -> bool:
     """Rules 8 and 11: p can still act (not folded, has chips) and has not acted since the
     last bet/raise or has not matched the current bet (the big blind's option included)."""
-    return not s.folded[p] and s.stacks[p] > 0 and (not s.acted[p] or s.bets[p] < s.current_bet)
+    return (
+        not s.folded[p] and s.stacks[p] > 0 and (s.acted_level[p] < 0 or s.bets[p] < s.current_bet)
+    )
 
 
 def next_actor(s: HandState, after: int) -> int:
@@ -113,7 +137,7 @@ def next_actor(s: HandState, after: int) -> int:
     folded = s.folded
     stacks = s.stacks
     bets = s.bets
-    acted = s.acted
+    acted = s.acted_level
     cur = s.current_bet
     able = 0
     lone = cand = -1
@@ -121,7 +145,7 @@ def next_actor(s: HandState, after: int) -> int:
         if not folded[i] and stacks[i] > 0:
             able += 1
             lone = i
-            if cand < 0 and (not acted[i] or bets[i] < cur):
+            if cand < 0 and (acted[i] < 0 or bets[i] < cur):
                 cand = i
     if able != 1:
         return cand

@@ -11,6 +11,7 @@ deck order is an input (`deal` and `deal_from_seed` build a hand from a whole de
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ from croupier.poker.state import (
     PREFLOP,
     RIVER,
     STREETS,
+    HandSetup,
     HandState,
 )
 
@@ -76,25 +78,21 @@ def start_hand(
         raise ValueError("not a card")
 
     s = object.__new__(HandState)
-    s.config = config
     s.ids = ids
     s.n = n
-    s.button = button
     if n == 2:  # rule 9: heads-up, the button posts the small blind
-        s.sb_seat, s.bb_seat = button, (button + 1) % 2
+        sb_seat, bb_seat = button, (button + 1) % 2
     else:  # rule 6
-        s.sb_seat, s.bb_seat = (button + 1) % n, (button + 2) % n
-    s.initial = tuple(stacks)
+        sb_seat, bb_seat = (button + 1) % n, (button + 2) % n
+    s.setup = HandSetup(config, button, sb_seat, bb_seat, tuple(stacks), tuple(deck))
     s.hole = tuple(tuple(h) for h in hole)
-    s.deck = tuple(deck)
     s.deck_pos = 0
     s.board = []
     s.stacks = stacks
     s.bets = [0] * n
     s.contrib = [0] * n
     s.folded = [False] * n
-    s.acted = [False] * n
-    s.acted_level = [0] * n
+    s.acted_level = [-1] * n
     s.pot_capped = [config.pot_limit] * n
     s.street = PREFLOP
     s.status = AWAITING
@@ -113,7 +111,7 @@ def start_hand(
             a = min(config.ante, stacks[i])
             stacks[i] -= a
             s.contrib[i] += a
-    for seat, blind in ((s.sb_seat, config.small_blind), (s.bb_seat, config.big_blind)):
+    for seat, blind in ((sb_seat, config.small_blind), (bb_seat, config.big_blind)):
         a = min(blind, stacks[seat])  # rule 10: a short blind is posted all-in
         stacks[seat] -= a
         s.bets[seat] += a
@@ -124,7 +122,7 @@ def start_hand(
         s.current_bet = max(s.bets)
     s.last_full = config.big_blind
     s.to_act = -1
-    _advance(s, s.bb_seat, [])  # rule 7: first to act is left of the big blind
+    _advance(s, bb_seat, [])  # rule 7: first to act is left of the big blind
     return s
 
 
@@ -332,13 +330,12 @@ def _apply_poker(
         t = s.copy()
         t.folded = folded = s.folded[:]
         folded[p] = True
-        t.acted[p] = True
+        t.acted_level[p] = s.current_bet
         entry: dict[str, Any] = {"player": player, "action": "fold"}
     elif kind == "check":
         if o.call or s.current_bet > s.bets[p]:
             raise IllegalAction("cannot_check", f"cannot check: there is {o.call} to call")
         t = s.copy()
-        t.acted[p] = True
         t.acted_level[p] = t.current_bet
         entry = {"player": player, "action": "check"}
     elif kind == "call":
@@ -429,7 +426,6 @@ def _put(t: HandState, p: int, amount: int) -> None:
         if inc >= t.last_full:  # a full bet/raise; a short all-in leaves the increment alone
             t.last_full = inc
         t.current_bet = new
-    t.acted[p] = True
     t.acted_level[p] = t.current_bet
 
 
@@ -469,8 +465,7 @@ def _next_street(t: HandState, events: list[Event]) -> None:
     t.street += 1
     n = t.n
     t.bets = [0] * n
-    t.acted = [False] * n
-    t.acted_level = [0] * n
+    t.acted_level = [-1] * n
     t.pot_capped = [t.config.pot_limit] * n
     t.current_bet = 0
     t.last_full = t.config.big_blind
@@ -489,6 +484,9 @@ def _pots_json(t: HandState, pots: Sequence[Pot]) -> list[dict[str, Any]]:
         }
         for pot in pots
     ]
+
+
+_NO_VALUES = (0,) * 9  # uncontested: every pot has a single eligible player
 
 
 def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
@@ -524,9 +522,9 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
                     h1, h2 = hole[i]
                     values[i] = seven(h1, h2, b1, b2, b3, b4, b5)
                     shown[ids[i]] = [names[h1], names[h2]]
-        pots = award(pots, values.__getitem__)
+        pots = award(pots, values)
     else:
-        pots = award(pots, lambda i: 0)
+        pots = award(pots, _NO_VALUES)
     won = [0] * n
     for pot in pots:
         for w, share in zip(pot.winners, pot.shares, strict=True):
@@ -542,8 +540,8 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
         "pot_shares": [list(pot.shares) for pot in pots],  # per pot, same order as winners
         "returned": returned,
         "winnings": winnings,
-        "stacks": {ids[i]: stacks[i] for i in range(n)},
-        "deltas": {ids[i]: stacks[i] - t.initial[i] for i in range(n)},
+        "stacks": dict(zip(ids, stacks, strict=True)),
+        "deltas": dict(zip(ids, map(operator.sub, stacks, t.initial), strict=True)),
         "shown": shown,
     }
     if shown:

@@ -176,7 +176,7 @@ def activate(
             raise _reject("deck_empty", "there is no card left to peek at")
         nk = replace(nk, peeked=_set(nk.peeked, p, s.deck[s.deck_pos]))  # rule 37
     elif power == SWAP:
-        if s.street != PREFLOP or s.acted[p]:
+        if s.street != PREFLOP or s.acted_level[p] >= 0:
             raise _reject(
                 "wrong_timing", "Sleeve Swap is only allowed preflop before your first action"
             )
@@ -206,7 +206,7 @@ def activate(
             raise _reject("bad_target", "you cannot anchor yourself")
         if s.folded[target] or s.stacks[target] == 0:
             raise _reject("bad_target", f"{target_id} has folded or is all-in")
-        if s.acted[target]:
+        if s.acted_level[target] >= 0:
             raise _reject("bad_target", f"{target_id} has already acted this betting round")
         if target in nk.anchored:
             raise _reject("already_anchored", f"{target_id} was already anchored this round")

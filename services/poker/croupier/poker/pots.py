@@ -58,8 +58,10 @@ def split(amount: int, winners: Sequence[int]) -> tuple[int, ...]:
     return tuple(share + (1 if k < rest else 0) for k in range(len(winners)))
 
 
-def award(pots: Sequence[Pot], value: Callable[[int], int]) -> list[Pot]:
-    """Rule 23: each pot to its eligible player(s) with the best hand value."""
+def award(pots: Sequence[Pot], value: Callable[[int], int] | Sequence[int]) -> list[Pot]:
+    """Rule 23: each pot to its eligible player(s) with the best hand value (`value` maps a
+    seat to its hand value: a function or a per-seat sequence)."""
+    get = value.__getitem__ if isinstance(value, Sequence) else value
     done: list[Pot] = []
     for amount, eligible, _, _ in pots:
         if len(eligible) == 1:
@@ -68,11 +70,14 @@ def award(pots: Sequence[Pot], value: Callable[[int], int]) -> list[Pot]:
         best = -1
         winners: list[int] = []
         for i in eligible:
-            v = value(i)
+            v = get(i)
             if v > best:
                 best = v
                 winners = [i]
             elif v == best:
                 winners.append(i)
-        done.append(Pot(amount, eligible, tuple(winners), split(amount, winners)))
+        if len(winners) == 1:
+            done.append(Pot(amount, eligible, (winners[0],), (amount,)))
+        else:
+            done.append(Pot(amount, eligible, tuple(winners), split(amount, winners)))
     return done

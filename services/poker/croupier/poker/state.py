@@ -7,7 +7,7 @@ tuples, from outside this package).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from croupier.poker.rules import TableConfig
 
@@ -18,56 +18,56 @@ AWAITING = "awaiting_action"
 COMPLETE = "complete"
 
 
+class HandSetup(NamedTuple):
+    """What never changes during a hand (one reference, shared by every copy)."""
+
+    config: TableConfig
+    button: int
+    sb_seat: int
+    bb_seat: int
+    initial: tuple[int, ...]  # starting stacks
+    deck: tuple[int, ...]  # the undealt stub, top first
+
+
 class HandState:
     """One hand of poker. Build it with `engine.start_hand`; advance it with `engine.apply`."""
 
     __slots__ = (
-        "acted",
         "acted_level",
         "actions",
-        "bb_seat",
         "bets",
         "board",
-        "button",
         "cache",
-        "config",
         "contrib",
         "current_bet",
-        "deck",
         "deck_pos",
         "folded",
         "hole",
         "ids",
-        "initial",
         "last_full",
         "n",
         "naiko",
         "pot_capped",
         "result",
-        "sb_seat",
+        "setup",
         "stacks",
         "status",
         "street",
         "to_act",
     )
 
-    config: TableConfig
+    setup: HandSetup
     ids: tuple[str, ...]
     n: int
-    button: int
-    sb_seat: int
-    bb_seat: int
-    initial: tuple[int, ...]
     hole: tuple[tuple[int, ...], ...]
-    deck: tuple[int, ...]
     deck_pos: int
     board: list[int]
     stacks: list[int]  # chips behind
     bets: list[int]  # put in during the current betting round (blinds included)
     contrib: list[int]  # put in during the whole hand (antes, blinds, bets)
     folded: list[bool]
-    acted: list[bool]  # has taken a voluntary action this betting round
-    acted_level: list[int]  # the current bet right after his last action this round
+    # the current bet right after his last voluntary action this round; -1: not acted yet
+    acted_level: list[int]
     pot_capped: list[bool]  # betting capped at the pot-limit maximum (table limit or an Anchor)
     street: int
     current_bet: int  # the bet to match this round (preflop: at least the big blind, OQ 2)
@@ -80,26 +80,20 @@ class HandState:
     cache: Any  # derived data for the player to act (betting.Options), rebuilt after a copy
 
     def copy(self) -> HandState:
-        """A copy to change. The lists changed by most actions (stacks, bets, contrib, acted,
+        """A copy to change. The lists changed by most actions (stacks, bets, contrib,
         acted_level) are copied; `board`, `folded` and `pot_capped` are shared and must be
         replaced by a new list, never changed in place."""
         s = object.__new__(HandState)
-        s.config = self.config
+        s.setup = self.setup
         s.ids = self.ids
         s.n = self.n
-        s.button = self.button
-        s.sb_seat = self.sb_seat
-        s.bb_seat = self.bb_seat
-        s.initial = self.initial
         s.hole = self.hole
-        s.deck = self.deck
         s.deck_pos = self.deck_pos
         s.board = self.board  # shared: replaced, never changed in place
         s.stacks = self.stacks[:]
         s.bets = self.bets[:]
         s.contrib = self.contrib[:]
         s.folded = self.folded  # shared: copy before changing (copy-on-write)
-        s.acted = self.acted[:]
         s.acted_level = self.acted_level[:]
         s.pot_capped = self.pot_capped  # shared: copy before changing (copy-on-write)
         s.street = self.street
@@ -114,6 +108,30 @@ class HandState:
         return s
 
     # Read-only accessors -------------------------------------------------------------
+
+    @property
+    def config(self) -> TableConfig:
+        return self.setup.config
+
+    @property
+    def button(self) -> int:
+        return self.setup.button
+
+    @property
+    def sb_seat(self) -> int:
+        return self.setup.sb_seat
+
+    @property
+    def bb_seat(self) -> int:
+        return self.setup.bb_seat
+
+    @property
+    def initial(self) -> tuple[int, ...]:
+        return self.setup.initial
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        return self.setup.deck
 
     def seat_of(self, player: str) -> int:
         try:
