@@ -55,6 +55,11 @@ BACKGAMMON = [
     (6, 100, 2, 2, 5000, 348, 400, 52),
     (7, 1000, 8, 3, 10000, 8700, 10000, 1300),
     (8, 25, 1, 2, None, 42, 50, 8),
+    # Vectors 9–11 fix what passes (refused doubles, beaver); commission per rules 39–43.
+    (9, 500, 1, 1, None, 434, 500, 66),  # B refuses at cube 1: pays $5; 2 × ceil(32.5¢)
+    (10, 500, 4, 1, None, 1740, 2000, 260),  # A refuses the redouble to 8: pays $20
+    (11, 200, 2, 1, None, 348, 400, 52),  # beaver refused: A pays $4
+    (11, 200, 4, 1, None, 696, 800, 104),  # beaver accepted, single win at cube 4: $8
 ]
 
 
@@ -253,6 +258,37 @@ async def test_rummy_section_10_vector_1_and_5_round_settlement_in_chips(
     assert await balance(ledger_service, p2) == 874 - 90
     assert await balance(ledger_service, p3) == 1000 - 51
     assert await balance(ledger_service, "table_escrow:rt:CHIP") == 0
+
+
+# Seed 000 §10 vectors as round results in chips: (vector, winner's net, loser's net).
+RUMMY_ROUNDS = [
+    (2, 100, -100),  # Gin: fee 20 each, loser pays 80, winner credited 120
+    (3, 50, -50),  # Knock: opponent pays 30, knocker credited 70
+    (4, 46, -46),  # Undercut: knocker pays 26, undercutter credited 66
+    (8, 154, -154),  # Rummy 500: loser pays 134, winner credited 174
+    (9, 100, -100),  # payment limited to the 70 at risk (+ fee 30): loser ends at 0
+    (10, 40, -40),  # winner's risk limit (OQ 9 on): loser pays 10, winner credited 70
+]
+
+
+@pytest.mark.parametrize(("vector", "won", "lost"), RUMMY_ROUNDS)
+async def test_seed_000_section_10_round_vectors_settle_in_chips(
+    ledger_service: LedgerService, vector: int, won: int, lost: int
+) -> None:
+    money = GameMoney(ledger_service)
+    winner = await fund(ledger_service, "w", 1000, "CHIP")
+    loser = await fund(ledger_service, "l", 1000, "CHIP")
+    table = f"rummy-{vector}"
+    for player in ("w", "l"):
+        await money.hold_stake(transfer_id=f"{table}:{player}", player=player, game="rummy",
+                               table_id=table, currency="CHIP", amount=1000)  # fmt: skip
+    await money.settle_game(settlement_id=f"{table}:1", game="rummy", table_id=table,
+                            currency="CHIP", holds={"w": f"{table}:w", "l": f"{table}:l"},
+                            deltas={"w": won, "l": lost})  # fmt: skip
+    assert (await balance(ledger_service, winner), await balance(ledger_service, loser)) == (
+        1000 + won,
+        1000 + lost,
+    )
 
 
 async def test_tournament_entry_unregister_rebuy_payouts(ledger_service: LedgerService) -> None:
