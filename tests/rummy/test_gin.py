@@ -378,3 +378,31 @@ def test_events_never_reveal_a_stock_card() -> None:
     state, _ = knock_game.apply(state, "b", {"action": "pass"})
     _, events = knock_game.apply(state, "a", {"action": "draw", "from": "stock"})
     assert "Qs" not in repr(events)
+
+
+def test_gin_with_all_eleven_cards_melded_and_no_discard_scores_as_gin() -> None:
+    """Big gin (pagat): accepted and scored as gin; seed 000 has no extra bonus for it."""
+    a_hand = ["4h", "5h", "6h", "9c", "9d", "9s", "Ac", "2c", "3c", "8h"]
+    hands = {"a": a_hand, "b": ["7d", *B_HAND[1:]]}
+    melds = [["4h", "5h", "6h", "7h", "8h"], ["9c", "9d", "9s"], ["Ac", "2c", "3c"]]
+    actions = [
+        act("a", "pass"),
+        act("b", "pass"),
+        act("a", "draw", **{"from": "stock"}),
+        act("a", "gin", melds=melds),
+    ]
+    out = run_scenario(doc(actions, hands=hands, stock=["7h", "Qs", "5c", "Jh", "Th"]))
+    assert out["error"] is None, out["error"]
+    assert (out["ending"], out["winner"]) == ("gin", "a")
+    assert out["penalty"] == {"b": 72 + 25}
+
+
+def test_knock_needs_a_discard() -> None:
+    actions = [
+        act("a", "pass"),
+        act("b", "pass"),
+        act("a", "draw", **{"from": "stock"}),
+        act("a", "knock"),
+    ]
+    out = run_scenario(doc(actions))
+    assert out["error"]["code"] == "bad_action"

@@ -250,8 +250,13 @@ def _declared(
 
 def _knock(state: GinState, action: Mapping[str, Any]) -> tuple[GinState, list[Event]]:
     _require_discard_phase(state)
-    card = action_card(action, "discard")
-    rest = _take_out(state, card)
+    big_gin = action.get("action") == "gin" and action.get("discard") is None
+    card: Card | None = None
+    if big_gin:  # all 11 cards melded, no discard: scored as gin (the seed has no bonus)
+        rest = state.hands[state.turn]
+    else:
+        card = action_card(action, "discard")
+        rest = _take_out(state, card)
     melds, deadwood_cards = _declared(state, rest, action)
     deadwood = state.rules.hand_value(deadwood_cards)
     wants_gin = action.get("action") == "gin"
@@ -265,7 +270,7 @@ def _knock(state: GinState, action: Mapping[str, Any]) -> tuple[GinState, list[E
     new = replace(
         state,
         hands=_set_hand(state.hands, state.turn, deadwood_cards),
-        discard_pile=(*state.discard_pile, card),
+        discard_pile=state.discard_pile if card is None else (*state.discard_pile, card),
         knocker=state.turn,
         table_melds=melds,
         knocker_deadwood=deadwood,
@@ -284,9 +289,17 @@ def _knock(state: GinState, action: Mapping[str, Any]) -> tuple[GinState, list[E
         )
         new = replace(new, phase=GinPhase.OVER, result=outcome)
         return new, [
-            Event("WentGin", {"player": player, "discard": card_name(card), "melds": melds_json}),
+            Event(
+                "WentGin",
+                {
+                    "player": player,
+                    "discard": None if card is None else card_name(card),
+                    "melds": melds_json,
+                },
+            ),
             _ended(outcome),
         ]
+    assert card is not None  # only a gin may leave out the discard
     new = replace(new, phase=GinPhase.LAYOFF, turn=1 - state.turn)
     return new, [
         Event(
