@@ -6,8 +6,11 @@ Pure functions over plain lists so that property tests can drive them directly.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
+
+_new = tuple.__new__  # builds a Pot without NamedTuple's Python-level __new__
 
 
 class Pot(NamedTuple):
@@ -37,17 +40,23 @@ def layers(contrib: Sequence[int], live: Sequence[bool], order: Sequence[int]) -
     """Rule 19: pots by contribution layer. Each layer's boundary is a live (not folded)
     player's total; folded players' chips fill the layers they reach but they are never
     eligible. `order` lists the seats clockwise from the button's left."""
-    levels = sorted({contrib[i] for i in order if live[i] and contrib[i] > 0})
+    levels = sorted({contrib[i] for i in order if live[i]})
+    ranked = sorted(contrib)
+    below = [0]  # below[k]: sum of the k smallest contributions
+    for c in ranked:
+        below.append(below[-1] + c)
+    m = len(ranked)
     pots: list[Pot] = []
-    prev = 0
+    done = 0  # chips already in lower layers
     for level in levels:
-        amount = 0
-        for c in contrib:
-            if c > prev:
-                amount += (c if c < level else level) - prev
-        if amount:
-            pots.append(Pot(amount, tuple([i for i in order if live[i] and contrib[i] >= level])))
-        prev = level
+        if level <= 0:
+            continue
+        k = bisect_left(ranked, level)
+        upto = below[k] + level * (m - k)  # every chip up to this level: sum of min(c, level)
+        if upto > done:
+            eligible = tuple([i for i in order if live[i] and contrib[i] >= level])
+            pots.append(_new(Pot, (upto - done, eligible, (), ())))
+        done = upto
     return pots
 
 
@@ -65,7 +74,7 @@ def award(pots: Sequence[Pot], value: Callable[[int], int] | Sequence[int]) -> l
     done: list[Pot] = []
     for amount, eligible, _, _ in pots:
         if len(eligible) == 1:
-            done.append(Pot(amount, eligible, eligible, (amount,)))
+            done.append(_new(Pot, (amount, eligible, eligible, (amount,))))
             continue
         best = -1
         winners: list[int] = []
@@ -77,7 +86,7 @@ def award(pots: Sequence[Pot], value: Callable[[int], int] | Sequence[int]) -> l
             elif v == best:
                 winners.append(i)
         if len(winners) == 1:
-            done.append(Pot(amount, eligible, (winners[0],), (amount,)))
+            done.append(_new(Pot, (amount, eligible, (winners[0],), (amount,))))
         else:
-            done.append(Pot(amount, eligible, tuple(winners), split(amount, winners)))
+            done.append(_new(Pot, (amount, eligible, tuple(winners), split(amount, winners))))
     return done
