@@ -246,3 +246,28 @@ async def test_after_the_window_the_game_decides_what_leaving_means(bus: InMemor
     assert "ana" in host.view(table_id, "").seated
     assert not [e for e in await logged_entries(log) if e.kind == "unseat"]
     await host.stop()
+
+
+def test_clock_comes_from_the_game_options_when_not_given() -> None:
+    from croupier.table.host import clock_from_options
+
+    assert clock_from_options({}) is None
+    assert clock_from_options({"turn_seconds": 20, "reconnect_seconds": 180}) == ClockSettings(
+        turn_ms=20_000, reserve_ms=0, reconnect_ms=180_000
+    )
+    backgammon = clock_from_options({"turn_seconds": 12, "main_clock_seconds": "300"})
+    assert backgammon == ClockSettings(turn_ms=12_000, reserve_ms=300_000, reconnect_ms=60_000)
+    assert clock_from_options({"decision_seconds": 15}) == ClockSettings(turn_ms=15_000)
+
+
+async def test_others_see_who_is_disconnected(bus: InMemoryBus) -> None:
+    host = make_host(InMemoryCommandLog(), bus, FakeClock())
+    await host.start()
+    table_id = await open_full_table(host)
+    stream = host.watch(table_id, "levan")
+    await anext(stream)
+    await stream.aclose()
+    assert host.view(table_id, "giorgi").disconnected == ("levan",)
+    await host.reconnect(table_id, "levan")
+    assert host.view(table_id, "giorgi").disconnected == ()
+    await host.stop()

@@ -92,6 +92,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             turn_seconds_left=snapshot.turn_seconds_left,
             closed=snapshot.closed,
             last_finished_hand=snapshot.last_finished_hand,
+            disconnected=list(snapshot.disconnected),
             view_json=json.dumps(snapshot.view, sort_keys=True),
         )
         engine = self._host.engine_of(snapshot.table_id)

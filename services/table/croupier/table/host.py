@@ -67,6 +67,7 @@ class ViewSnapshot:
     turn_seconds_left: float
     closed: bool
     last_finished_hand: int
+    disconnected: tuple[str, ...]
 
 
 @dataclass
@@ -80,6 +81,31 @@ class _Table:
     disconnected_at_ms: dict[str, int] = field(default_factory=dict)
     timer: asyncio.Task[None] | None = None
     last_settlement: Settlement | None = None
+
+
+def clock_from_options(options: JSON) -> ClockSettings | None:
+    """A table's clock as its game options state it, when they do.
+
+    Games name their clock fields alike: `turn_seconds` (poker: `decision_seconds`) for
+    each decision, `reserve_seconds` (backgammon: `main_clock_seconds`, which runs only
+    once the turn clock is at 0) for the time bank, `reconnect_seconds` for the window.
+    """
+
+    def seconds(*names: str) -> int:
+        for name in names:
+            value = options.get(name)
+            if value not in (None, "", 0, "0"):
+                return int(value) * 1000
+        return 0
+
+    turn = seconds("turn_seconds", "decision_seconds")
+    if not turn:
+        return None
+    return ClockSettings(
+        turn_ms=turn,
+        reserve_ms=seconds("reserve_seconds", "main_clock_seconds"),
+        reconnect_ms=seconds("reconnect_seconds") or 60_000,
+    )
 
 
 class TableHost:
@@ -192,7 +218,12 @@ class TableHost:
         )
         if table_id in self._tables:
             return table_id
-        settings = clock or self._clock_defaults.get(game) or ClockSettings(turn_ms=30_000)
+        settings = (
+            clock
+            or clock_from_options(options)
+            or self._clock_defaults.get(game)
+            or ClockSettings(turn_ms=30_000)
+        )
         body = {
             "game": game,
             "options": options,
@@ -408,7 +439,14 @@ class TableHost:
         deadline = state.clocks.deadline_ms(player) if player else None
         left = max(0.0, (deadline - self._now_ms()) / 1000) if deadline is not None else 0.0
         return ViewSnapshot(
-            state.table_id, state.index, state.seated, view, left, state.closed, state.settled_hand
+            state.table_id,
+            state.index,
+            state.seated,
+            view,
+            left,
+            state.closed,
+            state.settled_hand,
+            tuple(sorted(table.disconnected_at_ms)),
         )
 
     async def watch(self, table_id: str, player: str) -> AsyncIterator[ViewSnapshot]:
@@ -435,6 +473,7 @@ class TableHost:
         when the game cannot lose a player, whose turns are then played by the clock)."""
         since = self._now_ms()
         table.disconnected_at_ms[player] = since
+        self._notify(table)
         window = table.state.clocks.settings.reconnect_ms
         task = asyncio.create_task(self._abandon_after(table, player, since, window))
         self._background.add(task)
@@ -454,7 +493,8 @@ class TableHost:
     async def reconnect(self, table_id: str, player: str) -> ViewSnapshot:
         table = self._table(table_id)
         self._require_seated(table, player)
-        table.disconnected_at_ms.pop(player, None)
+        if table.disconnected_at_ms.pop(player, None) is not None:
+            self._notify(table)
         return self._snapshot(table, player)
 
     def is_disconnected(self, table_id: str, player: str) -> bool:
