@@ -5,12 +5,13 @@ views hide other hands, and the auto-player (rule 45) can finish a round on its 
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 
 import pytest
 
 from croupier.rummy import gin, oklahoma_gin, rummy, rummy40, rummy51, rummy500, table
 from croupier.rummy.bots import gin_bot_action, laydown_bot_action
-from croupier.rummy.cards import card_names
+from croupier.rummy.cards import card_names, standard_deck
 from croupier.rummy.knock_game import GinState
 from croupier.rummy.variant import VariantRules
 
@@ -19,6 +20,17 @@ LAYDOWN = [rummy.RULES, rummy51.RULES, rummy40.RULES, rummy500.RULES]
 
 def _seed(*parts: object) -> bytes:
     return hashlib.sha256(repr(parts).encode()).digest()
+
+
+def _check_cards_conserved(state: table.RoundState) -> None:
+    """Every card of the deck is in exactly one place: a hand, the stock, the pile, a meld."""
+    rules = state.rules
+    seen = Counter(state.stock) + Counter(state.discard_pile)
+    for hand in state.hands:
+        seen += Counter(hand)
+    for meld in state.table_melds:
+        seen += Counter(meld.cards)
+    assert seen == Counter(standard_deck(rules.decks, rules.jokers))
 
 
 def _play(state: table.RoundState, limit: int = 4000) -> table.RoundState:
@@ -30,8 +42,9 @@ def _play(state: table.RoundState, limit: int = 4000) -> table.RoundState:
         is_gin = isinstance(state, GinState)
         action = gin_bot_action(state) if is_gin else laydown_bot_action(state)  # type: ignore[arg-type]
         state, events = table.apply(state, player, action)
-        for event in events:  # public events never carry a stock card or another hand
+        for event in events:
             assert event.type
+        _check_cards_conserved(state)
     raise AssertionError("the round did not end")
 
 

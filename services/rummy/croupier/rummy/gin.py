@@ -26,7 +26,9 @@ deadwood, no lay-offs on gin), and OpenSpiel's gin_rummy (GRA tournament rules).
 - If a player discards without knocking and only two cards are left in the stock, the hand
   ends with no winner (ending `draw`; the 50th-card "wall" option of tournament rules and
   OpenSpiel is not used).
-- Not used: big gin, Oklahoma spade doubling, box/line bonuses (a hand is one round).
+- A `gin` with all 11 cards melded and no discard ("big gin") is accepted and scored
+  as a gin: the seed's table has no big-gin bonus.
+- Not used: Oklahoma spade doubling, box/line bonuses (a hand is one round).
 - Scoring (seed 000 rules 24–26): gin: loser's deadwood + 25; knock: defender's deadwood −
   knocker's; undercut: knocker's − defender's + 10, paid by the knocker.
 """
