@@ -1,0 +1,488 @@
+"""Poker as the table host runs it (`croupier.table.engine.GameEngine`): translation only.
+
+The rules live in `engine` (a hand) and `naiko` (powers); this module keeps what lasts
+between hands (seats, stacks, the button, Naiko Destello balances) and turns host commands
+into engine calls:
+
+- `SeatPlayer` takes a free seat with a buy-in (stack); a seat with 0 chips watches and is
+  not dealt in (§6). Seating during a hand joins from the next hand.
+- `UnseatPlayer` between hands frees the seat; during a hand the player is marked as
+  leaving: his clock still runs (timeout: check or fold) and he leaves when the hand ends.
+- `StartHand(seed)` moves the button one seat clockwise (OQ 22) among the players dealt in
+  and deals from the seed (`engine.deal_from_seed`; Naiko: the Carousel too).
+- `Act` is `engine.apply`; an illegal action raises `IllegalAction`, a `Rejected`.
+
+The finished hand's `HandResult` has exact integer deltas (final - starting stack) that sum
+to zero, and the public record (pots, returned, winnings, shown hands) in `details`.
+
+Options: JSON in the conformance notation (`variant`, `blinds` or `small_blind`/`big_blind`,
+`ante`, `limit`, `seats`, `min_buy_in`, `max_buy_in`) or the `croupier.poker.v1.Options`
+message as JSON (enum names, int64 as text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from google.protobuf.message import Message
+
+from croupier.common.v1 import common_pb2
+from croupier.kit.fairness import shuffled
+from croupier.poker import cards as C
+from croupier.poker import engine, history
+from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, TableConfig
+from croupier.poker.state import HandState
+from croupier.poker.v1 import poker_pb2
+from croupier.table.engine import (
+    JSON,
+    Act,
+    Command,
+    Event,
+    HandResult,
+    Rejected,
+    SeatPlayer,
+    StartHand,
+    UnseatPlayer,
+)
+from croupier.table.v1 import table_pb2
+
+VARIANTS = {
+    "nlhe": "nlhe",
+    "plo": "plo",
+    "naiko": "naiko",
+    "VARIANT_NLHE": "nlhe",
+    "VARIANT_PLO": "plo",
+    "VARIANT_NAIKO": "naiko",
+}
+LIMITS = {
+    "": "",
+    "no-limit": "no-limit",
+    "pot-limit": "pot-limit",
+    "LIMIT_UNSPECIFIED": "",
+    "LIMIT_NO_LIMIT": "no-limit",
+    "LIMIT_POT_LIMIT": "pot-limit",
+}
+ENGINE_OPTIONS = (
+    "variant",
+    "blinds",
+    "small_blind",
+    "big_blind",
+    "ante",
+    "limit",
+    "seats",
+    "min_buy_in",
+    "max_buy_in",
+)
+# Read by the host or the lobby, not by the rules.
+HOST_OPTIONS = (
+    "currency",
+    "decision_seconds",
+    "seal_window_seconds",
+    "invite_code",
+    "bots_allowed",
+    "turn_seconds",
+    "reconnect_seconds",
+)
+
+
+def _invalid(message: str) -> Rejected:
+    return Rejected("invalid_argument", message)
+
+
+def _amount(raw: JSON, name: str, default: int) -> int:
+    value = raw.get(name, default)
+    if isinstance(value, str) and value.strip().isdigit():  # protobuf JSON: int64 as text
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise _invalid(f"options.{name} must be a non-negative integer, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    config: TableConfig
+    seats: int = MAX_PLAYERS
+    min_buy_in: int = 0
+    max_buy_in: int = 0  # 0: no maximum
+
+
+def table_options(raw: JSON) -> TableOptions:
+    unknown = sorted(set(raw) - set(ENGINE_OPTIONS) - set(HOST_OPTIONS))
+    if unknown:
+        raise _invalid(f"unknown poker option(s) {', '.join(unknown)}")
+    variant = raw.get("variant", "nlhe")
+    if variant not in VARIANTS:
+        raise _invalid(f"options.variant is nlhe, plo or naiko, got {variant!r}")
+    limit = raw.get("limit", "")
+    if limit not in LIMITS:
+        raise _invalid(f"options.limit is no-limit or pot-limit, got {limit!r}")
+    if "blinds" in raw:
+        blinds = raw["blinds"]
+        if not isinstance(blinds, list) or len(blinds) != 2:
+            raise _invalid("options.blinds is [small, big]")
+        small, big = _amount({"s": blinds[0]}, "s", 0), _amount({"b": blinds[1]}, "b", 0)
+    else:
+        small, big = _amount(raw, "small_blind", 1), _amount(raw, "big_blind", 2)
+    seats = _amount(raw, "seats", MAX_PLAYERS) or MAX_PLAYERS
+    if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
+        raise _invalid(f"options.seats is {MIN_PLAYERS} to {MAX_PLAYERS}, got {seats}")
+    try:
+        config = TableConfig(
+            variant=VARIANTS[variant],
+            small_blind=small,
+            big_blind=big,
+            ante=_amount(raw, "ante", 0),
+            limit=LIMITS[limit],
+        )
+    except ValueError as exc:
+        raise _invalid(str(exc)) from None
+    return TableOptions(config, seats, _amount(raw, "min_buy_in", 0), _amount(raw, "max_buy_in", 0))
+
+
+@dataclass(frozen=True)
+class PokerTable:
+    options: TableOptions
+    seats: tuple[tuple[int, str, int], ...] = ()  # (seat number, player, chips), by seat
+    destellos: tuple[tuple[str, int], ...] = ()  # Naiko balances kept while seated (§5)
+    button: int = -1  # seat number of the last hand's button
+    hand: HandState | None = None
+    hand_number: int = 0
+    leaving: frozenset[str] = field(default_factory=frozenset)
+
+    def chips(self, player: str) -> int:
+        return next(st for _, p, st in self.seats if p == player)
+
+    @property
+    def running(self) -> bool:
+        return self.hand is not None and not self.hand.is_complete
+
+    def dealt_in(self) -> list[tuple[int, str, int]]:
+        return [s for s in self.seats if s[2] > 0]
+
+
+def _events(raw: Sequence[dict[str, Any]]) -> list[Event]:
+    out = []
+    for e in raw:
+        data = {k: v for k, v in e.items() if k != "type"}
+        out.append(Event(str(e["type"]), data))
+    return out
+
+
+class PokerEngine:
+    name = "poker"
+    version = "1"
+
+    def open(self, options: JSON) -> PokerTable:
+        return PokerTable(options=table_options(options))
+
+    def apply(self, state: PokerTable, command: Command) -> tuple[PokerTable, list[Event]]:
+        if isinstance(command, SeatPlayer):
+            return self._seat(state, command)
+        if isinstance(command, UnseatPlayer):
+            return self._unseat(state, command.player)
+        if isinstance(command, StartHand):
+            return self._start(state, command.seed)
+        if isinstance(command, Act):
+            if state.hand is None or not state.running:
+                raise Rejected("failed_precondition", "no hand is running")
+            hand, raw = engine.apply(state.hand, command.player, command.action)
+            new = replace(state, hand=hand)
+            events = _events(raw)
+            if hand.is_complete:
+                new, more = self._settle(new)
+                events += more
+            return new, events
+        raise _invalid(f"unsupported command {command!r}")
+
+    def _seat(self, state: PokerTable, command: SeatPlayer) -> tuple[PokerTable, list[Event]]:
+        opts = state.options
+        if not 0 <= command.seat < opts.seats:
+            raise _invalid(f"this table has seats 0 to {opts.seats - 1}")
+        if any(p == command.player for _, p, _ in state.seats):
+            raise Rejected("failed_precondition", f"{command.player!r} is already seated")
+        if any(n == command.seat for n, _, _ in state.seats):
+            raise Rejected("failed_precondition", f"seat {command.seat} is taken")
+        stack = command.stack
+        if stack < 0 or (stack and stack < opts.min_buy_in):
+            raise _invalid(f"the buy-in is at least {opts.min_buy_in}")
+        if opts.max_buy_in and stack > opts.max_buy_in:
+            raise _invalid(f"the buy-in is at most {opts.max_buy_in}")
+        seats = tuple(sorted((*state.seats, (command.seat, command.player, stack))))
+        destellos = (*state.destellos, (command.player, 0))  # OQ 4: 0 on taking a seat
+        event = Event(
+            "player_seated", {"player": command.player, "seat": command.seat, "stack": stack}
+        )
+        return replace(state, seats=seats, destellos=destellos), [event]
+
+    def _unseat(self, state: PokerTable, player: str) -> tuple[PokerTable, list[Event]]:
+        if not any(p == player for _, p, _ in state.seats):
+            raise Rejected("not_found", f"{player!r} is not seated")
+        if state.running and state.hand is not None and player in state.hand.ids:
+            event = Event("player_leaving", {"player": player})
+            return replace(state, leaving=state.leaving | {player}), [event]
+        return _remove(state, player), [Event("player_left", {"player": player})]
+
+    def _start(self, state: PokerTable, seed: bytes) -> tuple[PokerTable, list[Event]]:
+        if not self.can_start_hand(state):
+            raise Rejected("failed_precondition", "a hand needs 2 seated players with chips")
+        dealt = state.dealt_in()
+        numbers = [n for n, _, _ in dealt]
+        later = [n for n in numbers if n > state.button]
+        button_seat = later[0] if later else numbers[0]  # OQ 22: one seat clockwise
+        players = [(p, st) for _, p, st in dealt]
+        balances = dict(state.destellos)
+        hand = engine.deal_from_seed(
+            state.options.config,
+            players,
+            numbers.index(button_seat),
+            seed,
+            [balances.get(p, 0) for p, _ in players]
+            if state.options.config.variant == "naiko"
+            else None,
+        )
+        number = state.hand_number + 1
+        new = replace(state, hand=hand, button=button_seat, hand_number=number)
+        events = [
+            Event(
+                "hand_started",
+                {
+                    "hand_number": number,
+                    "button": hand.ids[hand.button],
+                    "players": [{"player": p, "stack": st} for p, st in players],
+                    "small_blind": hand.ids[hand.sb_seat],
+                    "big_blind": hand.ids[hand.bb_seat],
+                },
+            )
+        ]
+        if hand.naiko is not None:
+            events.append(Event("carousel", {"powers": sorted(hand.naiko.carousel)}))
+        if hand.is_complete:  # everyone all-in from the blinds
+            new, more = self._settle(new)
+            events += more
+        return new, events
+
+    def _settle(self, state: PokerTable) -> tuple[PokerTable, list[Event]]:
+        hand = state.hand
+        assert hand is not None and hand.result is not None
+        final = hand.result["stacks"]
+        seats = tuple((n, p, final.get(p, st)) for n, p, st in state.seats)
+        destellos = state.destellos
+        if hand.naiko is not None:
+            after = dict(zip(hand.ids, hand.naiko.destellos, strict=True))
+            destellos = tuple((p, after.get(p, d)) for p, d in state.destellos)
+        new = replace(state, seats=seats, destellos=destellos)
+        events = []
+        for player in sorted(state.leaving):
+            new = _remove(new, player)
+            events.append(Event("player_left", {"player": player}))
+        return replace(new, leaving=frozenset()), events
+
+    def can_start_hand(self, state: PokerTable) -> bool:
+        return not state.running and len(state.dealt_in()) >= MIN_PLAYERS
+
+    def to_act(self, state: PokerTable) -> list[str]:
+        if state.hand is None or not state.running:
+            return []
+        actor = state.hand.player_to_act
+        return [] if actor is None else [actor]
+
+    def legal_actions(self, state: PokerTable, player: str) -> JSON:
+        if state.hand is None or not state.running:
+            return {"actions": []}
+        return engine.legal_actions(state.hand, player)
+
+    def view(self, state: PokerTable, player: str) -> JSON:
+        return self._view(state, player)
+
+    def public_view(self, state: PokerTable) -> JSON:
+        return self._view(state, None)
+
+    def _view(self, state: PokerTable, player: str | None) -> JSON:
+        out: JSON = {
+            "hand_number": state.hand_number,
+            "table": [
+                {"seat": n, "player": p, "stack": st, "leaving": p in state.leaving}
+                for n, p, st in state.seats
+            ],
+        }
+        if state.options.config.variant == "naiko":
+            out["table_destellos"] = dict(state.destellos)
+        if state.hand is not None:
+            out["hand"] = engine.view(state.hand, player)
+        return out
+
+    def timeout_action(self, state: PokerTable, player: str) -> JSON:
+        if state.hand is None or not state.running:
+            raise Rejected("failed_precondition", "no hand is running")
+        return engine.timeout_action(state.hand, player)
+
+    def result(self, state: PokerTable) -> HandResult | None:
+        hand = state.hand
+        if hand is None or hand.result is None:
+            return None
+        res = hand.result
+        details = {k: res[k] for k in ("pots", "pot_shares", "returned", "winnings", "shown")}
+        details["board"] = C.names(hand.board)
+        return HandResult(
+            hand_number=state.hand_number, deltas=dict(res["deltas"]), details=details
+        )
+
+    def randomness(self, seed: bytes) -> list[Any]:
+        return C.names(shuffled(C.DECK, seed, "deck"))
+
+    def snapshot(self, state: PokerTable) -> JSON:
+        return {
+            "seats": [list(s) for s in state.seats],
+            "destellos": dict(state.destellos),
+            "button": state.button,
+            "hand_number": state.hand_number,
+            "leaving": sorted(state.leaving),
+            "hand": None if state.hand is None else history.record(state.hand),
+        }
+
+    # ---- protobuf (croupier.table.grpc_api.ProtoCodec) --------------------------------
+
+    def action_from_message(self, message: Message) -> JSON:
+        return action_from_message(message)
+
+    def view_to_message(self, view: JSON) -> table_pb2.GameView:
+        return table_pb2.GameView(poker=view_message(view))
+
+
+def _remove(state: PokerTable, player: str) -> PokerTable:
+    return replace(
+        state,
+        seats=tuple(s for s in state.seats if s[1] != player),
+        destellos=tuple(d for d in state.destellos if d[0] != player),  # OQ 5: reset on leaving
+    )
+
+
+# ---- protobuf actions and views --------------------------------------------------------
+
+KINDS = {
+    poker_pb2.ACTION_KIND_FOLD: "fold",
+    poker_pb2.ACTION_KIND_CHECK: "check",
+    poker_pb2.ACTION_KIND_CALL: "call",
+    poker_pb2.ACTION_KIND_BET: "bet",
+    poker_pb2.ACTION_KIND_RAISE: "raise",
+    poker_pb2.ACTION_KIND_ALL_IN: "allin",
+    poker_pb2.ACTION_KIND_POWER: "power",
+    poker_pb2.ACTION_KIND_SEAL: "seal",
+    poker_pb2.ACTION_KIND_NO_SEAL: "no_seal",
+}
+KIND_ENUMS = {name: number for number, name in KINDS.items()}
+POWERS = {
+    poker_pb2.POWER_PEEK: "peek",
+    poker_pb2.POWER_SWAP: "swap",
+    poker_pb2.POWER_ANCHOR: "anchor",
+}
+POWER_ENUMS = {
+    "peek": poker_pb2.POWER_PEEK,
+    "swap": poker_pb2.POWER_SWAP,
+    "anchor": poker_pb2.POWER_ANCHOR,
+    "seal": poker_pb2.POWER_SEAL,
+}
+STREETS = {
+    "preflop": poker_pb2.STREET_PREFLOP,
+    "flop": poker_pb2.STREET_FLOP,
+    "turn": poker_pb2.STREET_TURN,
+    "river": poker_pb2.STREET_RIVER,
+}
+
+
+def action_from_message(message: Message) -> JSON:
+    """A `croupier.poker.v1.Action` in the conformance notation (legality is the engine's)."""
+    if not isinstance(message, poker_pb2.Action):
+        raise _invalid(f"a poker action is a croupier.poker.v1.Action, not {type(message)}")
+    kind = KINDS.get(message.kind)
+    if kind is None:
+        raise _invalid("action kind is required: ACTION_KIND_FOLD, _CHECK, _CALL, _BET, ...")
+    action: JSON = {"action": kind}
+    if kind in ("bet", "raise"):
+        action["to"] = message.to
+    if kind == "power":
+        power = POWERS.get(message.power)
+        if power is None:
+            raise _invalid("a power action names POWER_PEEK, POWER_SWAP or POWER_ANCHOR")
+        action["power"] = power
+        if power == "swap":
+            action["card"] = message.card.code
+        if power == "anchor":
+            action["target"] = message.target
+    return action
+
+
+def _cards(codes: Sequence[str]) -> list[common_pb2.Card]:
+    return [common_pb2.Card(code=c) for c in codes]
+
+
+def view_message(view: JSON) -> poker_pb2.View:
+    """`croupier.poker.v1.View` from a table view JSON; copies, never adds hidden cards."""
+    message = poker_pb2.View(hand_number=view.get("hand_number", 0))
+    hand = view.get("hand")
+    if hand is None:
+        for seat in view.get("table", []):
+            message.seats.append(poker_pb2.Seat(player_id=seat["player"], stack=seat["stack"]))
+        return message
+    message.button = hand["button"]
+    message.street = STREETS.get(hand["street"], poker_pb2.STREET_UNSPECIFIED)
+    message.board.extend(_cards(hand["board"]))
+    message.to_act = hand.get("to_act") or ""
+    destellos = hand.get("destellos", {})
+    for seat in hand["seats"]:
+        message.seats.append(
+            poker_pb2.Seat(
+                player_id=seat["player"],
+                stack=seat["stack"],
+                bet=seat["bet"],
+                folded=seat["folded"],
+                all_in=seat["all_in"],
+                destellos=destellos.get(seat["player"], 0),
+                hole_cards=_cards(seat.get("hole_cards", [])),
+                hole_card_count=seat["hole_card_count"],
+            )
+        )
+    for pot in hand["pots"]:
+        message.pots.append(
+            poker_pb2.Pot(amount=pot["amount"], eligible=pot["eligible"], winners=pot["winners"])
+        )
+    legal = hand.get("legal")
+    if legal:
+        message.legal.CopyFrom(
+            poker_pb2.LegalActions(
+                actions=[KIND_ENUMS[a] for a in legal["actions"]],
+                call=legal["call"],
+                min_raise_to=legal["min_raise_to"],
+                max_raise_to=legal["max_raise_to"],
+                powers=[POWER_ENUMS[p] for p in legal.get("powers", [])],
+            )
+        )
+    message.carousel.extend(POWER_ENUMS[p] for p in hand.get("carousel", []))
+    private = hand.get("private", {})
+    if "peeked" in private:
+        message.peeked.CopyFrom(common_pb2.Card(code=private["peeked"]))
+    if "swapped_in" in private:
+        message.swapped_in.CopyFrom(common_pb2.Card(code=private["swapped_in"]))
+    result = hand.get("result")
+    if result is not None:
+        res = message.result
+        for pot, shares in zip(result["pots"], result["pot_shares"], strict=True):
+            res.pots.append(
+                poker_pb2.Pot(
+                    amount=pot["amount"],
+                    eligible=pot["eligible"],
+                    winners=pot["winners"],
+                    shares=shares,
+                )
+            )
+        res.returned.update(result["returned"])
+        res.winnings.update(result["winnings"])
+        res.deltas.update(result["deltas"])
+        for player, cards in result["shown"].items():
+            res.shown.append(poker_pb2.ShownHand(player_id=player, cards=_cards(cards)))
+    return message
+
+
+ENGINE = PokerEngine()
