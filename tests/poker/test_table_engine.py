@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import random
 from typing import Any
 
@@ -60,7 +61,7 @@ def test_hands_settle_exact_deltas_and_the_button_moves() -> None:
             assert st == before[p] + result.deltas.get(p, 0)
     assert sum(st for _, _, st in state.seats) == sum(stacks.values())
     assert buttons[0] == "ann"  # the first hand's button: the first seat
-    assert all(a != b for a, b in zip(buttons, buttons[1:], strict=False))  # OQ 22: it moves
+    assert all(a != b for a, b in itertools.pairwise(buttons))  # OQ 22: it moves
 
 
 def test_views_hide_other_hole_cards() -> None:
