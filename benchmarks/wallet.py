@@ -1,7 +1,8 @@
 """Wallet throughput: transfers/s through the wallet's own code path vs pgbench's TPC-B-like script.
 
     deploy/local/with-infra.sh .venv/bin/python -m benchmarks.wallet \
-        [--transfers 20000] [--batch 100] [--batched N] [--clients 8] [--accounts 10000] [--pgbench-seconds 15]
+        [--transfers 20000] [--batch 100] [--batched N] [--clients 8] [--accounts 10000] \
+        [--pgbench-seconds 15]
 
 Both run on the same PostgreSQL (CROUPIER_POSTGRES_DSN), with the same number of concurrent
 clients:
