@@ -1,0 +1,104 @@
+"""Shared ground of the money helpers (`tables.py`, `tournaments.py`) and `GameMoney`,
+which offers both.
+
+Every helper derives its transfer ids from the caller's request id, so a retried request
+(gRPC retry, Kafka redelivery) is a replay and moves money once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from croupier.wallet.core.errors import TransferNotFound
+from croupier.wallet.core.model import (
+    AccountKind,
+    References,
+    Transfer,
+    TransferKind,
+    TransferSpec,
+    TransferStatus,
+    account_id_for,
+    check_id,
+)
+from croupier.wallet.core.money import CurrencyKind
+from croupier.wallet.service.ledger import LedgerService
+from croupier.wallet.service.operations import Apply, Operation, Reverse, VoidHold
+
+__all__ = ["CrashRefund", "GameAccounts"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CrashRefund:
+    """What a crash refund did: holds voided and refund transfers made."""
+
+    voided: tuple[Transfer, ...]
+    refunds: tuple[Transfer, ...]
+    replayed: bool
+
+
+class GameAccounts:
+    """Opening the accounts games use (once per process), and shared look-ups."""
+
+    def __init__(self, ledger: LedgerService) -> None:
+        self.ledger = ledger
+        self._opened: set[str] = set()
+
+    async def _account(self, kind: AccountKind, owner: str, currency: str) -> str:
+        account_id = account_id_for(kind, owner, currency)
+        if account_id not in self._opened:
+            await self.ledger.open_account(kind, owner, currency)
+            self._opened.add(account_id)
+        return account_id
+
+    async def _player(self, player: str, currency: str) -> str:
+        kind = AccountKind.PLAYER_CASH
+        if (await self.ledger.currency(currency)).kind is CurrencyKind.CHIP:
+            kind = AccountKind.PLAYER_CHIPS
+        return account_id_for(kind, check_id(player, "player"), currency)
+
+    async def _crash(self, ops: list[Operation], game: str, currency: str) -> CrashRefund:
+        if not any(isinstance(op, Apply | VoidHold | Reverse) for op in ops):
+            return CrashRefund(voided=(), refunds=(), replayed=True)
+        result = await self.ledger.execute(ops, operation="crash_refund")
+        voided = tuple(t for t in result.transfers if t.status is TransferStatus.VOIDED)
+        refunds = tuple(t for t in result.transfers if t.kind is TransferKind.CRASH_REFUND)
+        if not result.replayed:
+            for refund in refunds:
+                self.ledger.metrics.crash_refund(game, currency, refund.amount)
+        return CrashRefund(voided=voided, refunds=refunds, replayed=result.replayed)
+
+    @staticmethod
+    def _spec(
+        transfer_id: str,
+        debit: str,
+        credit: str,
+        amount: int,
+        currency: str,
+        kind: TransferKind,
+        references: References,
+    ) -> TransferSpec:
+        return TransferSpec(
+            transfer_id=transfer_id,
+            debit_account_id=debit,
+            credit_account_id=credit,
+            amount=amount,
+            currency=currency,
+            kind=kind,
+            references=references,
+        )
+
+    async def _transfer(self, transfer_id: str) -> Transfer:
+        return await self.ledger.transfer_record(transfer_id)
+
+    async def _existing(self, transfer_ids: list[str]) -> set[str]:
+        found: set[str] = set()
+        for transfer_id in transfer_ids:
+            try:
+                await self.ledger.transfer_record(transfer_id)
+            except TransferNotFound:
+                continue
+            found.add(transfer_id)
+        return found
+
+    async def _find(self, *, table_id: str = "", tournament_id: str = "") -> list[Transfer]:
+        return await self.ledger.find_transfers(table_id=table_id, tournament_id=tournament_id)
