@@ -30,7 +30,7 @@ from croupier.kit.bus.interface import dead_letter_topic
 from croupier.table.v1 import table_pb2
 from croupier.wallet.core.errors import InvalidRequest, LedgerError
 from croupier.wallet.entrypoints import translate as tr
-from croupier.wallet.entrypoints.grpc_api import pay_prizes, settle_game
+from croupier.wallet.entrypoints.requests import pay_prizes, required, settle_game
 from croupier.wallet.service.games import GameMoney
 from croupier.wallet.service.ledger import LedgerService
 from croupier.wallet.service.ports import WalletMetrics
@@ -114,10 +114,10 @@ class WalletRequestHandler:
             settlement = table_pb2.SettlementRequested()
             payload.Unpack(settlement)
             result = await self._games.settle_result(
-                settlement_id=_required(settlement.idempotency_key, "idempotency_key"),
+                settlement_id=required(settlement.idempotency_key, "idempotency_key"),
                 game=tr.game_from_proto(settlement.game),
-                table_id=_required(settlement.table_id, "table_id"),
-                currency=_required(settlement.currency, "currency"),
+                table_id=required(settlement.table_id, "table_id"),
+                currency=required(settlement.currency, "currency"),
                 deltas=dict(settlement.deltas),
                 commission=dict(settlement.commission),
                 hand_id=str(settlement.hand_number),
@@ -127,7 +127,7 @@ class WalletRequestHandler:
             crash = table_pb2.CrashRefundRequested()
             payload.Unpack(crash)
             refund = await self._games.crash_refund_table(
-                table_id=_required(crash.table_id, "table_id"),
+                table_id=required(crash.table_id, "table_id"),
                 game=tr.game_from_proto(crash.game, required=False),
             )
             return refund.replayed
@@ -149,7 +149,7 @@ class WalletRequestHandler:
             crash = request.refund_crashed_table
             return (
                 await self._games.crash_refund_table(
-                    table_id=_required(crash.table_id, "table_id"),
+                    table_id=required(crash.table_id, "table_id"),
                     game=tr.game_from_proto(crash.game, required=False),
                     currency=crash.currency,
                 )
@@ -158,17 +158,17 @@ class WalletRequestHandler:
             tournament = request.refund_crashed_tournament
             return (
                 await self._games.crash_refund_tournament(
-                    tournament_id=_required(tournament.tournament_id, "tournament_id"),
+                    tournament_id=required(tournament.tournament_id, "tournament_id"),
                     game=tr.game_from_proto(tournament.game, required=False),
-                    currency=_required(tournament.currency, "currency"),
+                    currency=required(tournament.currency, "currency"),
                 )
             ).replayed
         if which == "refund_tournament_entry":
             entry = request.refund_tournament_entry
             return (
                 await self._games.unregister(
-                    entry_id=_required(entry.entry_id, "entry_id"),
-                    refund_id=_required(entry.refund_id, "refund_id"),
+                    entry_id=required(entry.entry_id, "entry_id"),
+                    refund_id=required(entry.refund_id, "refund_id"),
                 )
             ).replayed
         if which == "transfer_batch":
@@ -198,9 +198,3 @@ class WalletRequestHandler:
                 (TYPE_HEADER, envelope.type.encode()),
             ),
         )
-
-
-def _required(value: str, name: str) -> str:
-    if not value:
-        raise InvalidRequest(f"{name} is required")
-    return value

@@ -22,8 +22,9 @@ from croupier.kit.errors import (
 from croupier.wallet.core.errors import InvalidRequest, LedgerError
 from croupier.wallet.core.model import Transfer
 from croupier.wallet.entrypoints import translate as tr
+from croupier.wallet.entrypoints.requests import pay_prizes, required, settle_game
 from croupier.wallet.service.games import CrashRefund, GameMoney
-from croupier.wallet.service.ledger import BatchResult, LedgerService
+from croupier.wallet.service.ledger import LedgerService
 from croupier.wallet.service.reports import ReportService
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
 
@@ -64,14 +65,8 @@ def _records(transfers: tuple[Transfer, ...] | list[Transfer]) -> list[wallet_pb
     return [tr.transfer_to_proto(t) for t in transfers]
 
 
-def _required(value: str, name: str) -> str:
-    if not value:
-        raise InvalidRequest(f"{name} is required")
-    return value
-
-
 def _currency(value: str) -> str:
-    return _required(value, "currency")
+    return required(value, "currency")
 
 
 class WalletService(wallet_pb2_grpc.WalletServicer):
@@ -88,7 +83,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     ) -> wallet_pb2.OpenAccountResponse:
         account = await self._ledger.open_account(
             tr.account_kind_from_proto(request.kind),
-            _required(request.owner, "owner"),
+            required(request.owner, "owner"),
             _currency(request.currency),
         )
         return wallet_pb2.OpenAccountResponse(account=tr.account_to_proto(account))
@@ -97,14 +92,14 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     async def GetAccount(
         self, request: wallet_pb2.GetAccountRequest, context: Context
     ) -> wallet_pb2.GetAccountResponse:
-        account = await self._ledger.account(_required(request.account_id, "account_id"))
+        account = await self._ledger.account(required(request.account_id, "account_id"))
         return wallet_pb2.GetAccountResponse(account=tr.account_to_proto(account))
 
     @_ledger_errors
     async def GetBalance(
         self, request: wallet_pb2.GetBalanceRequest, context: Context
     ) -> wallet_pb2.GetBalanceResponse:
-        account = await self._ledger.account(_required(request.account_id, "account_id"))
+        account = await self._ledger.account(required(request.account_id, "account_id"))
         return wallet_pb2.GetBalanceResponse(
             balance=tr.money(account.posted, account.currency),
             available=tr.money(account.available, account.currency),
@@ -134,7 +129,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         self, request: wallet_pb2.PostHoldRequest, context: Context
     ) -> wallet_pb2.PostHoldResponse:
         transfer, replayed = await self._ledger.post(
-            _required(request.transfer_id, "transfer_id"), tr.post_amount(request.amount_minor)
+            required(request.transfer_id, "transfer_id"), tr.post_amount(request.amount_minor)
         )
         return wallet_pb2.PostHoldResponse(
             transfer=tr.transfer_to_proto(transfer), replayed=replayed
@@ -144,7 +139,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     async def VoidHold(
         self, request: wallet_pb2.VoidHoldRequest, context: Context
     ) -> wallet_pb2.VoidHoldResponse:
-        transfer, replayed = await self._ledger.void(_required(request.transfer_id, "transfer_id"))
+        transfer, replayed = await self._ledger.void(required(request.transfer_id, "transfer_id"))
         return wallet_pb2.VoidHoldResponse(
             transfer=tr.transfer_to_proto(transfer), replayed=replayed
         )
@@ -154,8 +149,8 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         self, request: wallet_pb2.ReverseRequest, context: Context
     ) -> wallet_pb2.ReverseResponse:
         transfer, replayed = await self._ledger.reverse(
-            _required(request.original_transfer_id, "original_transfer_id"),
-            _required(request.transfer_id, "transfer_id"),
+            required(request.original_transfer_id, "original_transfer_id"),
+            required(request.transfer_id, "transfer_id"),
             dict(request.metadata),
         )
         return wallet_pb2.ReverseResponse(
@@ -177,7 +172,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     async def GetTransfer(
         self, request: wallet_pb2.GetTransferRequest, context: Context
     ) -> wallet_pb2.GetTransferResponse:
-        transfer = await self._ledger.transfer_record(_required(request.transfer_id, "transfer_id"))
+        transfer = await self._ledger.transfer_record(required(request.transfer_id, "transfer_id"))
         return wallet_pb2.GetTransferResponse(transfer=tr.transfer_to_proto(transfer))
 
     @_ledger_errors
@@ -185,7 +180,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         self, request: wallet_pb2.GetStatementRequest, context: Context
     ) -> wallet_pb2.GetStatementResponse:
         statement = await self._ledger.statement(
-            _required(request.account_id, "account_id"),
+            required(request.account_id, "account_id"),
             page_size=request.page.page_size,
             page_token=request.page.page_token,
         )
@@ -213,10 +208,10 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     ) -> wallet_pb2.HoldStakeResponse:
         amount, currency = tr.amount_from_proto(request.amount, "amount")
         transfer, replayed = await self._games.hold_stake(
-            transfer_id=_required(request.transfer_id, "transfer_id"),
-            player=_required(request.player_id, "player_id"),
+            transfer_id=required(request.transfer_id, "transfer_id"),
+            player=required(request.player_id, "player_id"),
             game=tr.game_from_proto(request.game),
-            table_id=_required(request.table_id, "table_id"),
+            table_id=required(request.table_id, "table_id"),
             currency=currency,
             amount=amount,
             hand_id=request.hand_id,
@@ -231,10 +226,10 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     ) -> wallet_pb2.BuyInResponse:
         amount, currency = tr.amount_from_proto(request.amount, "amount")
         transfer, replayed = await self._games.buy_in(
-            transfer_id=_required(request.transfer_id, "transfer_id"),
-            player=_required(request.player_id, "player_id"),
+            transfer_id=required(request.transfer_id, "transfer_id"),
+            player=required(request.player_id, "player_id"),
             game=tr.game_from_proto(request.game),
-            table_id=_required(request.table_id, "table_id"),
+            table_id=required(request.table_id, "table_id"),
             currency=currency,
             amount=amount,
         )
@@ -248,10 +243,10 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         if request.amount.amount_minor < 0:
             raise InvalidRequest("amount.amount_minor must be ≥ 0 (0 = the whole seat)")
         transfer, replayed = await self._games.cash_out(
-            transfer_id=_required(request.transfer_id, "transfer_id"),
-            player=_required(request.player_id, "player_id"),
+            transfer_id=required(request.transfer_id, "transfer_id"),
+            player=required(request.player_id, "player_id"),
             game=tr.game_from_proto(request.game),
-            table_id=_required(request.table_id, "table_id"),
+            table_id=required(request.table_id, "table_id"),
             currency=currency,
             amount=request.amount.amount_minor or None,
         )
@@ -278,10 +273,10 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         if buy_in < 0 or request.fee.amount_minor < 0:
             raise InvalidRequest("buy_in and fee must be ≥ 0")
         result = await self._games.register(
-            entry_id=_required(request.entry_id, "entry_id"),
-            tournament_id=_required(request.tournament_id, "tournament_id"),
+            entry_id=required(request.entry_id, "entry_id"),
+            tournament_id=required(request.tournament_id, "tournament_id"),
             game=tr.game_from_proto(request.game),
-            player=_required(request.player_id, "player_id"),
+            player=required(request.player_id, "player_id"),
             currency=currency,
             buy_in=buy_in,
             fee=request.fee.amount_minor,
@@ -296,8 +291,8 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         self, request: wallet_pb2.RefundTournamentEntryRequest, context: Context
     ) -> wallet_pb2.RefundTournamentEntryResponse:
         result = await self._games.unregister(
-            entry_id=_required(request.entry_id, "entry_id"),
-            refund_id=_required(request.refund_id, "refund_id"),
+            entry_id=required(request.entry_id, "entry_id"),
+            refund_id=required(request.refund_id, "refund_id"),
         )
         return wallet_pb2.RefundTournamentEntryResponse(
             transfers=_records(result.transfers), replayed=result.replayed
@@ -317,7 +312,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         self, request: wallet_pb2.RefundCrashedTableRequest, context: Context
     ) -> wallet_pb2.RefundCrashedTableResponse:
         refund = await self._games.crash_refund_table(
-            table_id=_required(request.table_id, "table_id"),
+            table_id=required(request.table_id, "table_id"),
             game=tr.game_from_proto(request.game),
             currency=_currency(request.currency),
         )
@@ -328,7 +323,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         self, request: wallet_pb2.RefundCrashedTournamentRequest, context: Context
     ) -> wallet_pb2.RefundCrashedTournamentResponse:
         refund = await self._games.crash_refund_tournament(
-            tournament_id=_required(request.tournament_id, "tournament_id"),
+            tournament_id=required(request.tournament_id, "tournament_id"),
             game=tr.game_from_proto(request.game),
             currency=_currency(request.currency),
         )
@@ -387,7 +382,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         self, request: wallet_pb2.GetReconciliationReportRequest, context: Context
     ) -> wallet_pb2.GetReconciliationReportResponse:
         try:
-            day = date.fromisoformat(_required(request.day, "day"))
+            day = date.fromisoformat(required(request.day, "day"))
         except ValueError:
             raise InvalidRequest(f"day must be YYYY-MM-DD, got {request.day!r}") from None
         text, digest, balanced = await self._reports.reconciliation(
@@ -404,44 +399,3 @@ def _crash_fields(refund: CrashRefund) -> dict[str, Any]:
         "refunds": _records(refund.refunds),
         "replayed": refund.replayed,
     }
-
-
-async def settle_game(games: GameMoney, request: wallet_pb2.SettleGameRequest) -> BatchResult:
-    """Shared by the gRPC method and the Kafka consumer."""
-    holds: dict[str, str] = {}
-    deltas: dict[str, int] = {}
-    for index, result in enumerate(request.results):
-        player = _required(result.player_id, f"results[{index}].player_id")
-        if player in deltas:
-            raise InvalidRequest(f"player {player!r} appears twice in results")
-        holds[player] = _required(result.hold_transfer_id, f"results[{index}].hold_transfer_id")
-        deltas[player] = result.delta_minor
-    return await games.settle_game(
-        settlement_id=_required(request.settlement_id, "settlement_id"),
-        game=tr.game_from_proto(request.game),
-        table_id=_required(request.table_id, "table_id"),
-        hand_id=request.hand_id,
-        currency=_currency(request.currency),
-        holds=holds,
-        deltas=deltas,
-        commission=tr.commission_from_proto(request.commission),
-    )
-
-
-async def pay_prizes(
-    games: GameMoney, request: wallet_pb2.PayTournamentPrizesRequest
-) -> BatchResult:
-    prizes: dict[str, int] = {}
-    for index, prize in enumerate(request.prizes):
-        player = _required(prize.player_id, f"prizes[{index}].player_id")
-        if player in prizes:
-            raise InvalidRequest(f"player {player!r} appears twice in prizes")
-        prizes[player] = prize.amount_minor
-    return await games.pay_prizes(
-        payout_id=_required(request.payout_id, "payout_id"),
-        tournament_id=_required(request.tournament_id, "tournament_id"),
-        game=tr.game_from_proto(request.game),
-        currency=_currency(request.currency),
-        prizes=prizes,
-        final=request.final,
-    )
