@@ -24,8 +24,9 @@ from croupier.kit.settings import choice, env, load, positive_int
 from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
 from croupier.wallet.adapters.migrations import migrate
 from croupier.wallet.adapters.parquet import journal_parquet
-from croupier.wallet.adapters.postgres import PostgresRequestLog, PostgresUnitOfWork, create_pool
+from croupier.wallet.adapters.postgres import PostgresUnitOfWork, create_pool
 from croupier.wallet.adapters.reports_pg import PostgresReportSource
+from croupier.wallet.adapters.requests_pg import PostgresRequestLog
 from croupier.wallet.entrypoints.consumer import REQUESTS_TOPIC, WalletRequestHandler
 from croupier.wallet.entrypoints.events import TRANSFERS_TOPIC, encode_transfer_posted
 from croupier.wallet.entrypoints.grpc_api import SERVICE_NAME, WalletService

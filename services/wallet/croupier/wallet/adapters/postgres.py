@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Mapping
-from datetime import datetime
 from types import TracebackType
 from typing import Any, Self
 
@@ -34,7 +33,6 @@ from croupier.wallet.service.ports import DuplicateTransferId, RetryableConflict
 __all__ = [
     "OutboxEncoder",
     "PostgresLedger",
-    "PostgresRequestLog",
     "PostgresUnitOfWork",
     "create_pool",
 ]
@@ -428,32 +426,3 @@ class PostgresUnitOfWork:
             )
 
         return make
-
-
-class PostgresRequestLog:
-    """The `handled_requests` table: which Kafka requests were applied or dead-lettered."""
-
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self._pool = pool
-
-    async def outcome(self, envelope_id: str) -> tuple[str, str] | None:
-        async with self._pool.acquire() as db:
-            row = await db.fetchrow(
-                "SELECT outcome, reason FROM handled_requests WHERE envelope_id = $1", envelope_id
-            )
-        return None if row is None else (row["outcome"], row["reason"])
-
-    async def record(
-        self, envelope_id: str, request_type: str, outcome: str, reason: str, now: datetime
-    ) -> None:
-        async with self._pool.acquire() as db:
-            await db.execute(
-                """INSERT INTO handled_requests (envelope_id, request_type, outcome, reason,
-                                                 handled_at)
-                   VALUES ($1, $2, $3, $4, $5) ON CONFLICT (envelope_id) DO NOTHING""",
-                envelope_id,
-                request_type,
-                outcome,
-                reason,
-                now,
-            )
