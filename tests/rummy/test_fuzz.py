@@ -88,3 +88,36 @@ def test_random_actions_are_applied_or_refused_cleanly(rules: VariantRules) -> N
                 assert error.reason and error.message
                 refused += 1
     assert applied > 50 and refused > 200
+
+
+def test_mutated_conformance_documents_never_crash() -> None:
+    """A mangled document is either replayed (maybe with an `error`) or MalformedScenario."""
+    import json
+    from pathlib import Path
+
+    from croupier.kit.scenario import MalformedScenario
+    from croupier.rummy.conformance import run_scenario
+
+    rng = random.Random(99)
+    paths = sorted((Path(__file__).parent / "scenarios").glob("*.json"))
+    documents = [json.loads(p.read_text()) for p in paths if not p.name.endswith(".expected.json")]
+    junk: list[Any] = [None, 0, -3, 1.5, True, "", "Zz", "X9", [], {}, ["Ah"], {"card": "X1"}]
+    for _ in range(1500):
+        document = json.loads(json.dumps(rng.choice(documents)))
+        for _ in range(rng.randint(1, 3)):
+            target: Any = document
+            key: Any = rng.choice(list(target))
+            while isinstance(target[key], dict | list) and target[key] and rng.random() < 0.7:
+                target = target[key]
+                key = (
+                    rng.choice(list(target))
+                    if isinstance(target, dict)
+                    else rng.randrange(len(target))
+                )
+            target[key] = rng.choice(junk)
+        try:
+            out = run_scenario(document)
+        except MalformedScenario:
+            continue
+        assert set(out) >= {"status", "error", "ending", "winner", "deadwood", "penalty"}
+        json.dumps(out)

@@ -60,10 +60,10 @@ def suit_of(card: Card) -> int:
 
 
 def parse_card(name: str) -> Card:
-    """`"7h"` → card; `"X1"` → the first joker. Raises CardError on anything else."""
+    """`"7h"` → card; `"X1"`..`"X4"` → the jokers. Raises CardError on anything else."""
     if not isinstance(name, str) or len(name) != 2:
         raise CardError(f"bad card {name!r}")
-    if name[0] in "Xx" and name[1].isdigit() and name[1] != "0":
+    if name[0] in "Xx" and name[1] in "1234":
         return JOKER_BASE + int(name[1]) - 1
     rank = RANK_CHARS.find(name[0].upper())
     suit = SUIT_CHARS.find(name[1].lower())

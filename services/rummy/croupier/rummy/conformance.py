@@ -17,7 +17,7 @@ from typing import Any
 
 from croupier.kit.scenario import MalformedScenario
 from croupier.rummy import knock_game, laydown_game
-from croupier.rummy.cards import Card, CardError, parse_card
+from croupier.rummy.cards import JOKER_BASE, Card, CardError, parse_card
 from croupier.rummy.errors import RummyError
 from croupier.rummy.outcome import RoundOutcome
 from croupier.rummy.settlement import settle
@@ -29,45 +29,48 @@ __all__ = ["run_scenario"]
 _CARD_KEYS = ("card", "discard", "as")
 
 
-def _card(value: object, where: str) -> Card:
+def _card(value: object, where: str, jokers: int = 4) -> Card:
     if not isinstance(value, str):
         raise MalformedScenario(f"{where}: a card name is expected, got {value!r}")
     try:
-        return parse_card(value)
+        card = parse_card(value)
     except CardError as exc:
         raise MalformedScenario(f"{where}: {exc}") from exc
+    if card - JOKER_BASE >= jokers:
+        raise MalformedScenario(f"{where}: no card {value!r} in this game's deck")
+    return card
 
 
-def _cards(value: object, where: str) -> list[Card]:
+def _cards(value: object, where: str, jokers: int) -> list[Card]:
     if not isinstance(value, list):
         raise MalformedScenario(f"{where}: a list of cards is expected")
-    return [_card(item, where) for item in value]
+    return [_card(item, where, jokers) for item in value]
 
 
-def _check_action_cards(action: Mapping[str, Any], where: str) -> None:
+def _check_action_cards(action: Mapping[str, Any], where: str, jokers: int) -> None:
     for key in ("card", "discard"):
         if key in action:
-            _card(action[key], f"{where}.{key}")
+            _card(action[key], f"{where}.{key}", jokers)
     melds = action.get("melds")
     if melds is not None:
         if not isinstance(melds, list):
             raise MalformedScenario(f"{where}.melds: a list of melds is expected")
         for meld in melds:
-            _check_meld(meld, f"{where}.melds")
+            _check_meld(meld, f"{where}.melds", jokers)
     if "cards" in action:
-        _check_meld(action["cards"], f"{where}.cards")
+        _check_meld(action["cards"], f"{where}.cards", jokers)
 
 
-def _check_meld(meld: object, where: str) -> None:
+def _check_meld(meld: object, where: str, jokers: int) -> None:
     if not isinstance(meld, list):
         raise MalformedScenario(f"{where}: a meld is a list of cards")
     for item in meld:
         if isinstance(item, Mapping):
-            _card(item.get("card"), where)
+            _card(item.get("card"), where, jokers)
             if item.get("as") is not None:
-                _card(item["as"], where)
+                _card(item["as"], where, 0)
         else:
-            _card(item, where)
+            _card(item, where, jokers)
 
 
 def _int(value: object, where: str) -> int:
@@ -79,7 +82,7 @@ def _int(value: object, where: str) -> int:
 def run_scenario(document: dict[str, Any]) -> dict[str, Any]:
     """Replay one rummy-family document and report what a referee would write down."""
     variant_name = document.get("variant")
-    if variant_name not in VARIANTS:
+    if not isinstance(variant_name, str) or variant_name not in VARIANTS:
         raise MalformedScenario(
             f"unknown rummy variant {variant_name!r}; expected one of: {', '.join(VARIANTS)}"
         )
@@ -98,10 +101,10 @@ def run_scenario(document: dict[str, Any]) -> dict[str, Any]:
     hands_doc = document.get("hands")
     if not isinstance(hands_doc, Mapping) or set(hands_doc) != set(players):
         raise MalformedScenario("hands: one hand per player is expected")
-    hands = {p: _cards(hands_doc[p], f"hands.{p}") for p in players}
+    hands = {p: _cards(hands_doc[p], f"hands.{p}", rules.jokers) for p in players}
     upcard_doc = document.get("upcard")
-    upcard = None if upcard_doc is None else _card(upcard_doc, "upcard")
-    stock = _cards(document.get("stock", []), "stock")
+    upcard = None if upcard_doc is None else _card(upcard_doc, "upcard", rules.jokers)
+    stock = _cards(document.get("stock", []), "stock", rules.jokers)
     actions = document.get("actions", [])
     if not isinstance(actions, list):
         raise MalformedScenario("actions: a list is expected")
@@ -110,7 +113,7 @@ def run_scenario(document: dict[str, Any]) -> dict[str, Any]:
             raise MalformedScenario(f"actions[{index}]: an object with a player is expected")
         if not isinstance(action.get("action"), str):
             raise MalformedScenario(f"actions[{index}]: 'action' is missing")
-        _check_action_cards(action, f"actions[{index}]")
+        _check_action_cards(action, f"actions[{index}]", rules.jokers)
     options = document.get("options")
     if options is not None and not isinstance(options, Mapping):
         raise MalformedScenario("options: an object is expected")
