@@ -1,4 +1,4 @@
-"""Pure poker engine: No-Limit Hold'em and Pot-Limit Omaha (seed 002), room left for Naiko powers.
+"""Pure poker engine (seed 002): No-Limit Hold'em, Pot-Limit Omaha and Naiko mode (powers).
 
 Modules, one per concern:
 
@@ -7,9 +7,12 @@ Modules, one per concern:
 - `rules`: table configuration (variant, limit, blinds, ante) and the hand's errors.
 - `betting`: the betting-round rules (legal actions, min/max raise-to, reopening).
 - `pots`: uncalled bets, contribution layers (side pots) and the odd-chip split.
+- `state`: the hand state value (copy-on-apply; never changed once returned).
 - `engine`: the hand state machine: `start_hand`, `apply`, `legal_actions`, `view`.
+- `naiko`: Naiko powers (Sneak Peek, Sleeve Swap, Short Anchor, Protective Seal), Destellos.
 - `history`: the replayable JSON hand history and its reader.
 - `conformance`: `run_scenario(document)` for `croupier conformance`.
+- `table_engine`: `ENGINE`, the thin `croupier.table.engine.GameEngine` adapter.
 """
 
 from croupier.poker.engine import (

@@ -33,6 +33,7 @@ from croupier.poker.state import (
 )
 
 Event = dict[str, Any]
+_tuple_new = tuple.__new__
 
 
 # Starting a hand ---------------------------------------------------------------------
@@ -59,18 +60,19 @@ def start_hand(
     n = len(players)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise ValueError(f"a hand needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {n}")
-    ids = tuple(p[0] for p in players)
+    ids = tuple([p[0] for p in players])
     if len(set(ids)) != n:
         raise ValueError("player ids must be distinct")
     stacks = [p[1] for p in players]
     for pid, st in players:
-        if not isinstance(st, int) or isinstance(st, bool) or st <= 0:
+        if type(st) is not int or st <= 0:
             raise ValueError(f"player {pid!r} needs a positive integer stack")
     if not 0 <= button < n:
         raise ValueError("the button must be a seat index")
-    if len(hole) != n or any(len(h) != config.hole_count for h in hole):
+    holes = tuple(map(tuple, hole))
+    if len(holes) != n or set(map(len, holes)) != {config.hole_count}:
         raise ValueError(f"each player needs exactly {config.hole_count} hole cards")
-    used = [c for h in hole for c in h]
+    used = [c for h in holes for c in h]
     used.extend(deck)
     if len(set(used)) != len(used):
         raise ValueError("a card appears twice")
@@ -84,8 +86,8 @@ def start_hand(
         sb_seat, bb_seat = button, (button + 1) % 2
     else:  # rule 6
         sb_seat, bb_seat = (button + 1) % n, (button + 2) % n
-    s.setup = HandSetup(config, button, sb_seat, bb_seat, tuple(stacks), tuple(deck))
-    s.hole = tuple(tuple(h) for h in hole)
+    s.setup = _tuple_new(HandSetup, (config, button, sb_seat, bb_seat, tuple(stacks), tuple(deck)))
+    s.hole = holes
     s.deck_pos = 0
     s.board = []
     s.stacks = stacks
@@ -106,16 +108,18 @@ def start_hand(
         s.naiko = naiko.start(n, list(destellos or [0] * n), frozenset(carousel))
     elif destellos or carousel:
         raise ValueError("Destellos and a Carousel exist only in Naiko mode")
-    if config.ante:
+    contrib = s.contrib
+    ante = config.ante
+    if ante:
         for i in range(n):
-            a = min(config.ante, stacks[i])
+            a = ante if ante < stacks[i] else stacks[i]
             stacks[i] -= a
-            s.contrib[i] += a
+            contrib[i] += a
     for seat, blind in ((sb_seat, config.small_blind), (bb_seat, config.big_blind)):
-        a = min(blind, stacks[seat])  # rule 10: a short blind is posted all-in
+        a = blind if blind < stacks[seat] else stacks[seat]  # rule 10: short blind all-in
         stacks[seat] -= a
         s.bets[seat] += a
-        s.contrib[seat] += a
+        contrib[seat] += a
     if config.short_big_blind == "full":
         s.current_bet = config.big_blind  # OQ 2: the full big blind is owed even if it is short
     else:
