@@ -457,3 +457,17 @@ def test_views_carry_gnubg_ids() -> None:
     key = decode_match_id(view["match_id"])
     assert (key.cube, key.cube_owner, key.on_roll, key.turn, key.doubled) == (1, None, 1, 0, True)
     assert (key.match_length, key.score, key.crawford) == (5, (0, 0), False)
+
+
+def test_rule_13_and_17_cube_starts_centred_and_the_taker_owns_it() -> None:
+    """Rule 13: cube 1, centred, either player may double first; rule 17: x2, taker owns."""
+    st = new_table(Options(stake=100), ("a", "b"))
+    st, _ = start_game(st, opening=(1, 3))  # b moves first
+    assert (st.cube, st.cube_owner) == (1, None)
+    st, _ = apply(st, "b", {"action": "move", "play": "8/5 6/5"})
+    assert st.can_double(0)
+    st, events = apply(st, "a", {"action": "double"})
+    assert events[0].type == "double_offered"
+    st, events = apply(st, "b", {"action": "take"})
+    assert (st.cube, st.cube_owner, events[0].type) == (2, 1, "double_taken")
+    assert not st.can_double(0)
