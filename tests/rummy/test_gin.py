@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from croupier.rummy import gin, knock_game, oklahoma_gin
+from croupier.rummy import gin, knock_game, knock_queries, oklahoma_gin
 from croupier.rummy.cards import parse_card, parse_cards
 from croupier.rummy.conformance import run_scenario
 from croupier.rummy.errors import RummyError
@@ -331,7 +331,7 @@ def test_view_shows_own_hand_counts_and_piles_only() -> None:
         parse_card("8s"),
         parse_cards(["Qs", "5c", "Jh", "Th"]),
     )
-    seen = knock_game.view(state, "a")
+    seen = knock_queries.view(state, "a")
     assert sorted(seen["hand"]) == sorted(A_HAND)
     assert seen["card_counts"] == {"a": 10, "b": 10}
     assert seen["discard_pile"] == ["8s"]
@@ -350,17 +350,17 @@ def test_rule_45_oq_26_timeout_actions() -> None:
         parse_card("8s"),
         parse_cards(["Qs", "5c", "Jh", "Th"]),
     )
-    assert knock_game.timeout_action(state, "a") == {"action": "pass"}
+    assert knock_queries.timeout_action(state, "a") == {"action": "pass"}
     state, _ = knock_game.apply(state, "a", {"action": "pass"})
     state, _ = knock_game.apply(state, "b", {"action": "pass"})
-    assert knock_game.timeout_action(state, "a") == {"action": "draw", "from": "stock"}
-    state, _ = knock_game.apply(state, "a", knock_game.timeout_action(state, "a"))
+    assert knock_queries.timeout_action(state, "a") == {"action": "draw", "from": "stock"}
+    state, _ = knock_game.apply(state, "a", knock_queries.timeout_action(state, "a"))
     # a could knock now (deadwood 10), but the auto-player discards the drawn card
-    assert knock_game.timeout_action(state, "a") == {"action": "discard", "card": "Qs"}
-    state, _ = knock_game.apply(state, "a", knock_game.timeout_action(state, "a"))
+    assert knock_queries.timeout_action(state, "a") == {"action": "discard", "card": "Qs"}
+    state, _ = knock_game.apply(state, "a", knock_queries.timeout_action(state, "a"))
     # b takes the discard manually, then times out: the taken card may not go back
     state, _ = knock_game.apply(state, "b", {"action": "draw", "from": "discard"})
-    timeout = knock_game.timeout_action(state, "b")
+    timeout = knock_queries.timeout_action(state, "b")
     assert timeout["action"] == "discard" and timeout["card"] != "Qs"
     knock_game.apply(state, "b", timeout)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from croupier.rummy import laydown_game, rummy51
+from croupier.rummy import laydown_game, laydown_queries, rummy51
 from croupier.rummy.cards import parse_card, parse_cards
 from croupier.rummy.conformance import run_scenario
 from croupier.rummy.errors import RummyError
@@ -431,7 +431,7 @@ def test_refused_action_leaves_state_unchanged_and_view_hides_others() -> None:
         laydown_game.apply(state2, "p1", {"action": "discard", "card": "2d"})
     assert refused.value.reason == "opening_below_minimum"
     assert sorted(state2.hands[0]) == sorted(parse_cards(["9c", "2d"]))
-    seen = laydown_game.view(state2, "p2")
+    seen = laydown_queries.view(state2, "p2")
     assert sorted(seen["hand"]) == ["2c", "3c", "4h"]
     assert seen["card_counts"] == {"p1": 2, "p2": 3}
     assert "9c" not in repr(seen) and "2d" not in repr(seen)
@@ -446,10 +446,10 @@ def test_rule_45_auto_player_discards_the_drawn_card_and_never_melds() -> None:
         parse_card("Jh"),
         parse_cards(["9c", "9d"]),
     )
-    timeout = laydown_game.timeout_action(state, "p1")
+    timeout = laydown_queries.timeout_action(state, "p1")
     assert timeout == {"action": "draw", "from": "stock"}
     state, _ = laydown_game.apply(state, "p1", timeout)
-    timeout = laydown_game.timeout_action(state, "p1")
+    timeout = laydown_queries.timeout_action(state, "p1")
     assert timeout == {"action": "discard", "card": "9c", "auto": True}
     state, _ = laydown_game.apply(state, "p1", timeout)
     assert state.table_melds == () and state.to_act == "p2"

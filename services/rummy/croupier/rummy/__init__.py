@@ -2,8 +2,10 @@
 
 - `cards`, `melds`, `arrangement`: the shared core (cards, sets and runs with jokers, the
   exact least-deadwood arrangement);
-- `knock_game` (gin family) and `laydown_game` (rummy family): immutable state machines,
-  `apply(state, player, action) -> (state, events)`;
+- `knock_game` (gin family) and `laydown_game` (rummy family, state in `laydown_state`):
+  immutable state machines, `apply(state, player, action) -> (state, events)`; their
+  read-only questions (deadwood, legal actions, views, the auto-player's action) are in
+  `knock_queries` and `laydown_queries`;
 - `gin`, `oklahoma_gin`, `rummy`, `rummy51`, `rummy40`, `rummy500`: one module per
   variant with its play rules and their sources;
 - `outcome`, `settlement`: negative points and the round's chips (seed 000 §10);

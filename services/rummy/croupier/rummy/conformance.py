@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from croupier.kit.scenario import MalformedScenario
-from croupier.rummy import knock_game, laydown_game
+from croupier.rummy import knock_game, knock_queries, laydown_game, laydown_queries
 from croupier.rummy.cards import JOKER_BASE, Card, CardError, parse_card
 from croupier.rummy.errors import RummyError
 from croupier.rummy.outcome import RoundOutcome
@@ -136,9 +136,9 @@ def run_scenario(document: dict[str, Any]) -> dict[str, Any]:
             state = knock_game.finish(state)
         result = state.result
         output = {
-            "deadwood": knock_game.current_deadwood(state),
+            "deadwood": knock_queries.current_deadwood(state),
             "to_act": state.to_act,
-            "legal": knock_game.legal_actions(state, state.to_act) if state.to_act else None,
+            "legal": knock_queries.legal_actions(state, state.to_act) if state.to_act else None,
         }
     else:
         try:
@@ -155,13 +155,15 @@ def run_scenario(document: dict[str, Any]) -> dict[str, Any]:
                 break
         result = lstate.result
         output = {
-            "deadwood": laydown_game.current_deadwood(lstate),
+            "deadwood": laydown_queries.current_deadwood(lstate),
             "to_act": lstate.to_act,
-            "legal": laydown_game.legal_actions(lstate, lstate.to_act) if lstate.to_act else None,
+            "legal": laydown_queries.legal_actions(lstate, lstate.to_act)
+            if lstate.to_act
+            else None,
             "melds": [meld.to_json() for meld in lstate.table_melds],
         }
         if rules.scores_melds:
-            output["scores"] = laydown_game.current_scores(lstate)
+            output["scores"] = laydown_queries.current_scores(lstate)
     output.update(
         {
             "status": "complete" if result is not None else "awaiting_action",

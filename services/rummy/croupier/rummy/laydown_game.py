@@ -13,13 +13,13 @@ and leaves the state unchanged (states are frozen).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from croupier.rummy.cards import Card, card_name, card_names
 from croupier.rummy.errors import RummyError
+from croupier.rummy.laydown_state import LaydownPhase, LaydownState, deal, with_seat
 from croupier.rummy.melds import InvalidMeld, MeldEntry, TableMeld, build_meld, lay_off, take_joker
 from croupier.rummy.notation import action_card, action_meld, action_melds, remove_cards
 from croupier.rummy.outcome import (
@@ -28,94 +28,10 @@ from croupier.rummy.outcome import (
     rummy500_penalty,
     rummy_penalty,
 )
-from croupier.rummy.variant import DiscardTake, VariantRules
+from croupier.rummy.variant import DiscardTake
 from croupier.table.engine import Event
 
-__all__ = [
-    "LaydownPhase",
-    "LaydownState",
-    "apply",
-    "current_deadwood",
-    "current_scores",
-    "deal",
-    "legal_actions",
-    "timeout_action",
-    "view",
-]
-
-
-class LaydownPhase(StrEnum):
-    DRAW = "draw"
-    PLAY = "play"
-    OVER = "over"
-
-
-@dataclass(frozen=True)
-class LaydownState:
-    rules: VariantRules
-    players: tuple[str, ...]
-    dealer: str
-    hands: tuple[tuple[Card, ...], ...]
-    stock: tuple[Card, ...]
-    """Top first."""
-    discard_pile: tuple[Card, ...]
-    """Bottom first; the last card is the top."""
-    phase: LaydownPhase
-    turn: int
-    table_melds: tuple[TableMeld, ...] = ()
-    opened: tuple[bool, ...] = ()
-    """Per seat: has laid melds down in an earlier turn."""
-    laid_value: tuple[int, ...] = ()
-    """Per seat: value of the cards the player put on the table (Rummy 500 scoring)."""
-    opening_value: int = 0
-    """Value of the melds laid this turn by a player who had not opened before it."""
-    laid_this_turn: bool = False
-    must_meld: Card | None = None
-    """A card taken from the discard pile that must be melded or laid off this turn."""
-    taken: tuple[Card, ...] = ()
-    """Cards taken from the discard pile this turn."""
-    jokers_taken: tuple[Card, ...] = ()
-    drawn: Card | None = None
-    result: RoundOutcome | None = None
-
-    @property
-    def to_act(self) -> str | None:
-        return None if self.phase is LaydownPhase.OVER else self.players[self.turn]
-
-
-def deal(
-    rules: VariantRules,
-    players: Sequence[str],
-    dealer: str,
-    hands: Mapping[str, Sequence[Card]],
-    upcard: Card | None,
-    stock: Sequence[Card],
-    options: Mapping[str, Any] | None = None,
-) -> LaydownState:
-    """The state after an explicit deal; the player left of the dealer draws first."""
-    if not rules.min_players <= len(players) <= rules.max_players:
-        raise ValueError(
-            f"{rules.name} is played by {rules.min_players}-{rules.max_players} players"
-        )
-    if dealer not in players:
-        raise ValueError("the dealer must be a player")
-    first = (list(players).index(dealer) + 1) % len(players)
-    return LaydownState(
-        rules=rules,
-        players=tuple(players),
-        dealer=dealer,
-        hands=tuple(tuple(hands[player]) for player in players),
-        stock=tuple(stock),
-        discard_pile=() if upcard is None else (upcard,),
-        phase=LaydownPhase.DRAW,
-        turn=first,
-        opened=tuple(False for _ in players),
-        laid_value=tuple(0 for _ in players),
-    )
-
-
-def _with_seat(values: tuple[Any, ...], seat: int, value: Any) -> tuple[Any, ...]:
-    return tuple(value if index == seat else old for index, old in enumerate(values))
+__all__ = ["LaydownPhase", "LaydownState", "apply", "deal"]
 
 
 def apply(
@@ -155,7 +71,7 @@ def _draw(state: LaydownState, action: Mapping[str, Any]) -> tuple[LaydownState,
         card = stock[0]
         new = replace(
             state,
-            hands=_with_seat(state.hands, state.turn, (*hand, card)),
+            hands=with_seat(state.hands, state.turn, (*hand, card)),
             stock=stock[1:],
             discard_pile=pile,
             phase=LaydownPhase.PLAY,
@@ -178,7 +94,7 @@ def _draw(state: LaydownState, action: Mapping[str, Any]) -> tuple[LaydownState,
     )
     new = replace(
         state,
-        hands=_with_seat(state.hands, state.turn, (*hand, *taken)),
+        hands=with_seat(state.hands, state.turn, (*hand, *taken)),
         discard_pile=state.discard_pile[: len(state.discard_pile) - count],
         phase=LaydownPhase.PLAY,
         drawn=taken[-1],
@@ -223,10 +139,10 @@ def _lay_melds(
         )
     new = replace(
         state,
-        hands=_with_seat(state.hands, state.turn, hand),
+        hands=with_seat(state.hands, state.turn, hand),
         table_melds=tuple(table),
         opening_value=value if not state.opened[state.turn] else 0,
-        laid_value=_with_seat(state.laid_value, state.turn, laid),
+        laid_value=with_seat(state.laid_value, state.turn, laid),
         laid_this_turn=True,
         must_meld=must,
         jokers_taken=tuple(j for j in state.jokers_taken if j in hand),
@@ -274,9 +190,9 @@ def _layoff(state: LaydownState, action: Mapping[str, Any]) -> tuple[LaydownStat
     table = tuple(grown if i == index else meld for i, meld in enumerate(state.table_melds))
     new = replace(
         state,
-        hands=_with_seat(state.hands, state.turn, rest),
+        hands=with_seat(state.hands, state.turn, rest),
         table_melds=table,
-        laid_value=_with_seat(
+        laid_value=with_seat(
             state.laid_value, state.turn, state.laid_value[state.turn] + state.rules.value(card)
         ),
         must_meld=None if state.must_meld == card else state.must_meld,
@@ -309,7 +225,7 @@ def _take_joker(state: LaydownState, action: Mapping[str, Any]) -> tuple[Laydown
     laid[owner_seat] -= rules.value(joker)
     new = replace(
         state,
-        hands=_with_seat(state.hands, state.turn, (*rest, joker)),
+        hands=with_seat(state.hands, state.turn, (*rest, joker)),
         table_melds=table,
         laid_value=tuple(laid),
         jokers_taken=(*state.jokers_taken, joker),
@@ -360,7 +276,7 @@ def _discard_card(
             )
         _check_turn_end(state)
     player = state.players[state.turn]
-    new = replace(state, hands=_with_seat(state.hands, state.turn, rest))
+    new = replace(state, hands=with_seat(state.hands, state.turn, rest))
     new = replace(new, discard_pile=(*state.discard_pile, card))
     events = [Event("CardDiscarded", {"player": player, "card": card_name(card)})]
     if not rest:
@@ -371,7 +287,7 @@ def _discard_card(
 def _next_turn(state: LaydownState) -> LaydownState:
     opened = state.opened
     if state.laid_this_turn:
-        opened = _with_seat(opened, state.turn, True)
+        opened = with_seat(opened, state.turn, True)
     return replace(
         state,
         opened=opened,
@@ -453,75 +369,6 @@ def _ended(outcome: RoundOutcome) -> Event:
             "penalty": dict(outcome.penalty),
         },
     )
-
-
-def current_deadwood(state: LaydownState) -> dict[str, int]:
-    """Value of the cards each player holds (the round's deadwood once it is over)."""
-    if state.result is not None:
-        return dict(state.result.deadwood)
-    return {p: state.rules.hand_value(state.hands[i]) for i, p in enumerate(state.players)}
-
-
-def current_scores(state: LaydownState) -> dict[str, int]:
-    """Rummy 500: melds laid − cards in hand, per player."""
-    if state.result is not None and state.result.scores:
-        return dict(state.result.scores)
-    return {
-        p: state.laid_value[i] - state.rules.hand_value(state.hands[i])
-        for i, p in enumerate(state.players)
-    }
-
-
-def legal_actions(state: LaydownState, player: str) -> dict[str, Any]:
-    if state.phase is LaydownPhase.OVER or player != state.players[state.turn]:
-        return {"actions": []}
-    if state.phase is LaydownPhase.DRAW:
-        sources = ["stock"] + (["discard"] if state.discard_pile else [])
-        legal: dict[str, Any] = {"actions": ["draw"], "draw_from": sources}
-        if state.rules.whole_pile and state.discard_pile:
-            legal["max_count"] = len(state.discard_pile)
-        return legal
-    actions = ["meld", "discard", "out"]
-    if state.opened[state.turn] or state.laid_this_turn:
-        actions[1:1] = ["layoff", "take_joker"]
-    return {"actions": actions, "hand": card_names(state.hands[state.turn])}
-
-
-def view(state: LaydownState, player: str) -> dict[str, Any]:
-    """What `player` sees: own hand, the discard pile, table melds, card counts; nothing else."""
-    seat = state.players.index(player) if player in state.players else None
-    result = state.result
-    return {
-        "variant": state.rules.name,
-        "phase": str(state.phase),
-        "to_act": state.to_act,
-        "hand": card_names(state.hands[seat]) if seat is not None else [],
-        "discard_pile": card_names(state.discard_pile),
-        "melds": [meld.to_json() for meld in state.table_melds],
-        "card_counts": {p: len(state.hands[i]) for i, p in enumerate(state.players)},
-        "stock_size": len(state.stock),
-        "result": None
-        if result is None
-        else {
-            "ending": str(result.ending),
-            "winner": result.winner,
-            "deadwood": dict(result.deadwood),
-            "penalty": dict(result.penalty),
-        },
-    }
-
-
-def timeout_action(state: LaydownState, player: str) -> dict[str, Any]:
-    """Rule 45 / OQ 26: draw from the stock and discard that card; never meld.
-
-    If the player already drew, the card drawn this turn is discarded (the checks that
-    close a turn are waived for this automatic discard: `"auto": true`).
-    """
-    if state.phase is LaydownPhase.DRAW:
-        return {"action": "draw", "from": "stock"}
-    hand = state.hands[state.turn]
-    card = state.drawn if state.drawn is not None and state.drawn in hand else hand[-1]
-    return {"action": "discard", "card": card_name(card), "auto": True}
 
 
 _HANDLERS = {

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from croupier.kit.fairness import shuffled
-from croupier.rummy import knock_game, laydown_game
+from croupier.rummy import knock_game, knock_queries, laydown_game, laydown_queries
 from croupier.rummy.cards import Card, standard_deck
 from croupier.rummy.knock_game import GinState
 from croupier.rummy.laydown_game import LaydownState
@@ -80,20 +80,20 @@ def to_act(state: RoundState) -> str | None:
 
 def legal_actions(state: RoundState, player: str) -> dict[str, Any]:
     if isinstance(state, GinState):
-        return knock_game.legal_actions(state, player)
-    return laydown_game.legal_actions(state, player)
+        return knock_queries.legal_actions(state, player)
+    return laydown_queries.legal_actions(state, player)
 
 
 def view(state: RoundState, player: str) -> dict[str, Any]:
     if isinstance(state, GinState):
-        return knock_game.view(state, player)
-    return laydown_game.view(state, player)
+        return knock_queries.view(state, player)
+    return laydown_queries.view(state, player)
 
 
 def timeout_action(state: RoundState, player: str) -> dict[str, Any]:
     if isinstance(state, GinState):
-        return knock_game.timeout_action(state, player)
-    return laydown_game.timeout_action(state, player)
+        return knock_queries.timeout_action(state, player)
+    return laydown_queries.timeout_action(state, player)
 
 
 def outcome(state: RoundState) -> RoundOutcome | None:
