@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
+from croupier.wallet.core.commission import backgammon_amount_passing, backgammon_commission
+from croupier.wallet.core.money import CURRENCIES
+
 __all__ = [
     "EquitySettlement",
     "Settlement",
@@ -26,9 +29,6 @@ __all__ = [
     "single_game_payout",
 ]
 
-FLAT_BELOW_CENTS = 50
-FLAT_CENTS = 3
-RATE = Fraction(65, 1000)  # 6.5 %
 MAX_CUBE = 64
 
 
@@ -36,20 +36,24 @@ def single_game_payout(stake: int, cube: int, multiplier: int, max_win: int | No
     """What the loser of a single (money) game pays, in cents (rule 5, OQ 16)."""
     if stake < 0 or cube < 1 or multiplier not in (1, 2, 3):
         raise ValueError("stake >= 0, cube >= 1 and multiplier 1..3 are required")
-    amount = stake * cube * multiplier
-    return amount if max_win is None else min(amount, max_win)
+    if stake == 0:
+        return 0  # a free game
+    return backgammon_amount_passing(
+        stake=stake, cube=cube, multiplier=multiplier, maximum=max_win
+    )
 
 
 def commission_per_player(amount: int, tournament: bool = False) -> int:
-    """The per-player commission on `amount` cents passing (rules 41, 42, 45)."""
+    """The per-player commission on `amount` cents passing (rules 41, 42, 45).
+
+    The arithmetic is the wallet's (`croupier.wallet.core.commission`, the one home of
+    money math); tables here are priced in cents of a real-money currency.
+    """
     if amount < 0:
         raise ValueError("the amount passing cannot be negative")
-    if tournament or amount == 0:
+    if amount == 0:
         return 0
-    if amount < FLAT_BELOW_CENTS:
-        return FLAT_CENTS
-    exact = RATE * amount
-    return -(-exact.numerator // exact.denominator)  # round up to the cent
+    return backgammon_commission(amount, CURRENCIES["USD"], tournament=tournament).per_player
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from typing import Any
 from croupier.table.engine import GameEngine
 
 ENGINE_MODULES = {
+    "backgammon": "croupier.backgammon.table_engine",
     "joker": "croupier.joker.table_engine",
 }
 
