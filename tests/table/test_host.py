@@ -271,3 +271,41 @@ async def test_others_see_who_is_disconnected(bus: InMemoryBus) -> None:
     await host.reconnect(table_id, "levan")
     assert host.view(table_id, "giorgi").disconnected == ()
     await host.stop()
+
+
+async def test_outside_evaluation_is_logged_with_the_unseat_and_not_asked_on_replay(
+    bus: InMemoryBus,
+) -> None:
+    from croupier.joker.table_engine import JokerEngine, JokerTable
+    from croupier.table.engine import Command, Event
+
+    class EvaluatedJoker(JokerEngine):
+        asked = 0
+        seen: list[object] = []
+
+        async def evaluate_abandonment(self, state: JokerTable, player: str) -> dict[str, str]:
+            EvaluatedJoker.asked += 1
+            return {"equity": "0.25", "for": player}
+
+        def apply(self, state: JokerTable, command: Command) -> tuple[JokerTable, list[Event]]:
+            if isinstance(command, UnseatPlayer):
+                EvaluatedJoker.seen.append(command.evaluation)
+            return super().apply(state, command)
+
+    from croupier.table.engine import UnseatPlayer
+
+    log = InMemoryCommandLog()
+    engines = {"joker": EvaluatedJoker()}
+    host = TableHost(engines=engines, command_log=log, publisher=bus, seeds=Seeds("e"))
+    await host.start()
+    table_id = await host.open_table("joker", {}, LONG_TURN)
+    await host.seat(table_id, "giorgi", 0, 0)
+    await host.unseat(table_id, "giorgi")
+    (unseat,) = [e for e in await logged_entries(log) if e.kind == "unseat"]
+    assert unseat.body == {"evaluation": {"equity": "0.25", "for": "giorgi"}}
+    await host.stop()
+
+    rebuilt = TableHost(engines=engines, command_log=log, publisher=bus, seeds=Seeds("f"))
+    await rebuilt.start()
+    assert EvaluatedJoker.asked == 1
+    assert EvaluatedJoker.seen == [unseat.body["evaluation"]] * 2

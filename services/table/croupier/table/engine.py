@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 JSON = dict[str, Any]
 S = TypeVar("S")
@@ -51,7 +51,15 @@ class SeatPlayer:
 
 @dataclass(frozen=True)
 class UnseatPlayer:
+    """A player leaves (or was away past the reconnection window).
+
+    `evaluation` is what an `EvaluatesAbandonment` engine's evaluator said about the
+    position when the player left (e.g. GNU Backgammon's equity). The host obtains it
+    before logging the command and stores it in the log, so a replay never asks again.
+    """
+
     player: str
+    evaluation: JSON | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,16 @@ class HandResult:
     deltas: Mapping[str, int]
     commission: Mapping[str, int] = field(default_factory=dict)
     details: JSON = field(default_factory=dict)
+
+
+@runtime_checkable
+class EvaluatesAbandonment(Protocol):
+    """Optional: an engine whose settlement of a player leaving mid-game needs an outside
+    evaluation (I/O, so it runs in the host, never inside `apply`)."""
+
+    async def evaluate_abandonment(self, state: Any, player: str) -> JSON | None:
+        """The evaluation to put into the `UnseatPlayer` command, or None if none is needed."""
+        ...
 
 
 class GameEngine(Protocol, Generic[S]):

@@ -29,7 +29,7 @@ from croupier.kit.fairness import new_seed
 from croupier.table import history, metrics
 from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import CommandLog, LogEntry, ReplayedTable
-from croupier.table.engine import JSON, GameEngine, Rejected
+from croupier.table.engine import JSON, EvaluatesAbandonment, GameEngine, Rejected
 from croupier.table.history import initial_state
 from croupier.table.sink import (
     EVENTS_TOPIC,
@@ -263,7 +263,9 @@ class TableHost:
     async def unseat(self, table_id: str, player: str) -> None:
         table = self._table(table_id)
         self._require_seated(table, player)
-        await self._submit(table, "unseat", player, {}, command_id=f"unseat:{uuid.uuid4()}")
+        await self._submit(
+            table, "unseat", player, {}, command_id=f"unseat:{uuid.uuid4()}", evaluate=True
+        )
         metrics.PLAYERS_SEATED.labels(table.state.game).dec()
 
     async def act(self, table_id: str, player: str, command_id: str, action: JSON) -> ViewSnapshot:
@@ -278,13 +280,26 @@ class TableHost:
         metrics.TABLES_OPEN.labels(table.state.game).dec()
 
     async def _submit(
-        self, table: _Table, kind: str, player: str, body: JSON, *, command_id: str
+        self,
+        table: _Table,
+        kind: str,
+        player: str,
+        body: JSON,
+        *,
+        command_id: str,
+        evaluate: bool = False,
     ) -> bool:
-        """Check, log, commit, publish. False when `command_id` was applied before."""
+        """Check, log, commit, publish. False when `command_id` was applied before.
+
+        `evaluate`: ask the engine's outside evaluator first (under the table's lock, so
+        the evaluated position is the one the command applies to) and log its answer.
+        """
         accepted = time.perf_counter()
         async with table.lock:
             if command_id in table.seen_commands:
                 return False
+            if evaluate:
+                body = {**body, **await self._evaluation(table, player)}
             await self._submit_locked(table, kind, player, body, command_id)
             await self._after_commit(table)
         metrics.ACTION_LATENCY.labels(table.state.game, "answered").observe(
@@ -484,11 +499,21 @@ class TableHost:
         if table.disconnected_at_ms.get(player) != since or player not in table.state.seated:
             return  # back in time, or already gone
         try:
-            await self._submit(table, "unseat", player, {}, command_id=f"abandon:{player}:{since}")
+            await self._submit(
+                table, "unseat", player, {}, command_id=f"abandon:{player}:{since}", evaluate=True
+            )
         except (Rejected, LogUnavailable, TableVoided) as exc:
             log.info("abandoned seat kept", table_id=table.state.table_id, reason=str(exc))
             return
         metrics.PLAYERS_SEATED.labels(table.state.game).dec()
+
+    @staticmethod
+    async def _evaluation(table: _Table, player: str) -> JSON:
+        """The engine's outside evaluation of `player` leaving now, if it needs one."""
+        if not isinstance(table.engine, EvaluatesAbandonment):
+            return {}
+        evaluation = await table.engine.evaluate_abandonment(table.state.engine_state, player)
+        return {} if evaluation is None else {"evaluation": evaluation}
 
     async def reconnect(self, table_id: str, player: str) -> ViewSnapshot:
         table = self._table(table_id)

@@ -87,7 +87,8 @@ def _command(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> Com
             is_bot=bool(body.get("is_bot", False)),
         )
     if entry.kind == "unseat":
-        return UnseatPlayer(entry.player)
+        evaluation = body.get("evaluation")
+        return UnseatPlayer(entry.player, dict(evaluation) if evaluation is not None else None)
     if entry.kind == "start_hand":
         return StartHand(bytes.fromhex(str(body["seed"])))
     if entry.kind == "act":
