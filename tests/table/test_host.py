@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import ClassVar
 
 import pytest
 
@@ -281,7 +282,7 @@ async def test_outside_evaluation_is_logged_with_the_unseat_and_not_asked_on_rep
 
     class EvaluatedJoker(JokerEngine):
         asked = 0
-        seen: list[object] = []
+        seen: ClassVar[list[object]] = []
 
         async def evaluate_abandonment(self, state: JokerTable, player: str) -> dict[str, str]:
             EvaluatedJoker.asked += 1
