@@ -120,3 +120,19 @@ def test_ordering_matches_eval7_on_a_sample() -> None:
         _, problems = script.check_holdem(20_000 if size == 7 else 3_000, rng, size)
         assert problems == []
     assert script.check_omaha(2_000, rng) == []
+
+
+def test_fast_paths_agree_with_hand_values() -> None:
+    from croupier.poker import evaluator as E
+
+    rng = random.Random(9)
+    hands = [tuple(rng.sample(range(52), 9)) for _ in range(500)]
+    sevens = [h[:7] for h in hands]
+    assert E.ranks7(sevens) == [E.rank7(*h) for h in sevens]
+    assert [E.WORST + 1 - r for r in E.ranks7(sevens)] == [
+        holdem_value(h[:2], h[2:]) for h in sevens
+    ]
+    nines = [(*h[4:], *h[:4]) for h in hands]
+    assert [E.WORST + 1 - r for r in E.ranks_omaha(nines)] == [
+        omaha_value(h[:4], h[4:]) for h in hands
+    ]

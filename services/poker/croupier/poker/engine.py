@@ -19,7 +19,7 @@ from croupier.kit.fairness import FairStream, shuffled
 from croupier.poker import cards as C
 from croupier.poker import naiko
 from croupier.poker.betting import ROTATIONS, Options, next_actor, options
-from croupier.poker.evaluator import omaha_value, seven
+from croupier.poker.evaluator import omaha_value, rank7
 from croupier.poker.pots import Pot, award, layers, uncalled
 from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, IllegalAction, TableConfig
 from croupier.poker.state import (
@@ -524,7 +524,7 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
             for i in order:
                 if live[i]:
                     h1, h2 = hole[i]
-                    values[i] = seven(h1, h2, b1, b2, b3, b4, b5)
+                    values[i] = -rank7(h1, h2, b1, b2, b3, b4, b5)  # higher is stronger
                     shown[ids[i]] = [names[h1], names[h2]]
         pots = award(pots, values)
     else:

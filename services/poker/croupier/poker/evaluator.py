@@ -11,8 +11,8 @@ random hands (scripts/poker_evaluator_check.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import combinations
+from collections.abc import Iterable, Sequence
+from itertools import combinations, starmap
 
 from phevaluator import _pheval
 
@@ -61,8 +61,21 @@ _BOUNDS: tuple[tuple[int, str], ...] = (
 )
 
 
-def _value(rank: int) -> int:
-    return WORST + 1 - rank
+# The fastest single call: phevaluator's C function itself. It returns a *rank*: 1 (royal
+# flush) .. 7462 (7-5-4-3-2), lower is stronger; value = WORST + 1 - rank.
+rank7 = _E7
+rank_omaha = _OMAHA  # (b1, b2, b3, b4, b5, h1, h2, h3, h4) -> rank
+
+
+def ranks7(hands: Iterable[Sequence[int]]) -> list[int]:
+    """Batch: the rank of each 7-card hand, the C function driven by `itertools.starmap`
+    (no Python frame per hand)."""
+    return list(starmap(_E7, hands))
+
+
+def ranks_omaha(hands: Iterable[Sequence[int]]) -> list[int]:
+    """Batch: the Omaha rank of each (board 5 + hole 4) 9-card tuple, board first."""
+    return list(starmap(_OMAHA, hands))
 
 
 def value5(cards: Sequence[int]) -> int:

@@ -76,9 +76,9 @@ def award(pots: Sequence[Pot], value: Callable[[int], int] | Sequence[int]) -> l
         if len(eligible) == 1:
             done.append(_new(Pot, (amount, eligible, eligible, (amount,))))
             continue
-        best = -1
-        winners: list[int] = []
-        for i in eligible:
+        best = get(eligible[0])
+        winners: list[int] = [eligible[0]]
+        for i in eligible[1:]:
             v = get(i)
             if v > best:
                 best = v
