@@ -13,10 +13,10 @@ from croupier.kit.scenario import MalformedScenario
 from croupier.poker import cards as C
 from croupier.poker import naiko
 from croupier.poker.engine import (
-    _pots_json,
     apply,
     collected_pots,
     legal_actions,
+    pots_json,
     start_hand,
 )
 from croupier.poker.rules import IllegalAction, TableConfig
@@ -124,7 +124,7 @@ def output(state: HandState, error: dict[str, Any] | None) -> dict[str, Any]:
         "error": error,
         "board": C.names(state.board),
         "stacks": {pid: state.stacks[i] for i, pid in enumerate(state.ids)},
-        "pots": _pots_json(state, collected_pots(state)),
+        "pots": pots_json(state, collected_pots(state)),
         "returned": {},
         "winnings": {},
         "to_act": actor,

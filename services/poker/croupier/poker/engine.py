@@ -245,7 +245,7 @@ def view(s: HandState, player: str | None) -> dict[str, Any]:
         "button": s.ids[s.button],
         "seats": seats,
         "board": C.names(s.board),
-        "pots": _pots_json(s, collected_pots(s)),
+        "pots": s.result["pots"] if s.result else pots_json(s, collected_pots(s)),
         "to_act": s.player_to_act,
         "legal": legal_actions(s, player) if player is not None else None,
     }
@@ -478,7 +478,7 @@ def _next_street(t: HandState, events: list[Event]) -> None:
     events.append({"type": "street", "street": STREETS[t.street], "cards": C.names(cards)})
 
 
-def _pots_json(t: HandState, pots: Sequence[Pot]) -> list[dict[str, Any]]:
+def pots_json(t: HandState, pots: Sequence[Pot]) -> list[dict[str, Any]]:
     ids = t.ids
     return [
         {
@@ -538,9 +538,9 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
         stacks[i] += won[i]
     t.status = COMPLETE
     t.to_act = -1
-    pots_json = _pots_json(t, pots)
+    pots_out = pots_json(t, pots)
     t.result = {
-        "pots": pots_json,
+        "pots": pots_out,
         "pot_shares": [list(pot.shares) for pot in pots],  # per pot, same order as winners
         "returned": returned,
         "winnings": winnings,
@@ -551,5 +551,5 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
     if shown:
         events.append({"type": "showdown", "hands": shown})
     events.append(
-        {"type": "hand_end", "pots": pots_json, "returned": returned, "winnings": winnings}
+        {"type": "hand_end", "pots": pots_out, "returned": returned, "winnings": winnings}
     )
