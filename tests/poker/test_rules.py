@@ -433,3 +433,10 @@ def test_result_deltas_are_exact_and_sum_to_zero() -> None:
     assert s.result is not None
     assert sum(s.result["deltas"].values()) == 0
     assert all(isinstance(v, int) for v in s.result["deltas"].values())
+
+
+def test_rule_12_finished_hand_view_shows_the_settled_pot() -> None:
+    s = state_after(THREE, "btn", [("btn", "raise", 6), ("s", "fold"), ("g", "fold")])
+    assert s.result is not None
+    assert view(s, "g")["pots"] == s.result["pots"]
+    assert view(s, "g")["to_act"] is None
