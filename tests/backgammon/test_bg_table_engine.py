@@ -37,7 +37,7 @@ def play_out(state: BackgammonTable, rng: random.Random, limit: int = 2000) -> B
 
 
 def test_single_games_settle_with_commission() -> None:
-    state = seated({"mode": "MODE_SINGLE", "stake": "100", "max_win": "300"})
+    state = seated({"mode": "MODE_SINGLE", "stake": "100", "max_win": "300", "currency": "USD"})
     assert ENGINE.can_start_hand(state)
     rng = random.Random(5)
     for number in range(1, 4):
@@ -52,7 +52,7 @@ def test_single_games_settle_with_commission() -> None:
 
 
 def test_series_pays_the_stake_once_at_the_end() -> None:
-    state = seated({"mode": "MODE_SERIES", "stake": 1000, "points": 3})
+    state = seated({"mode": "MODE_SERIES", "stake": 1000, "points": 3, "currency": "USD"})
     rng = random.Random(9)
     paid = []
     games = 0
@@ -63,7 +63,7 @@ def test_series_pays_the_stake_once_at_the_end() -> None:
         result = ENGINE.result(state)
         assert result is not None
         paid.append(dict(result.deltas))
-    assert all(d == {} for d in paid[:-1])
+    assert all(d == {"ann": 0, "bob": 0} for d in paid[:-1])
     assert sorted(paid[-1].values()) == [-1000, 1000 - 2 * 65]
     assert ENGINE.public_view(state)["score"]
 

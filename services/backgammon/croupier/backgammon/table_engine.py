@@ -4,11 +4,25 @@ Translation only, no rules (they live in `croupier.backgammon.game`): two seats 
 each `StartHand` starts the next game with its seed (the opening roll and every later die
 come from `FairStream(seed, "dice")`); `Act` carries conformance-notation actions
 (`{"action": "roll"}`, `{"action": "move", "play": "8/5 6/5"}`, `double`, `take`, ...);
-a clock expiry plays `{"action": "timeout"}` (OQ 5: that player loses).
+a clock expiry plays `{"action": "timeout"}` (OQ 5: that player loses: a single game at
+the current cube x 1, a series as a whole; answering a double, it is a drop).
 
 Money: a single game settles after each game (capped payout, commission, rules 5 and
 39-45); a series settles its stake once, when it ends (OQ 4); other games of a series
-end with no money moving.
+end with no money moving (every player named with 0). Amounts are minor units of the
+table's `currency` option (default CHIP, the host's default); commission is charged only
+in a real-money currency and never at a tournament table (rules 2, 45), with the
+wallet's calculator (`croupier.wallet.core.commission`).
+
+Leaving a running game (rule 12, OQ 7): the host asks `evaluate_abandonment` (GNU
+Backgammon's evaluation, `croupier.backgammon.gnubg_bridge`) before logging the
+`UnseatPlayer` and puts the answer in the command, so `apply` stays pure and a replay
+never re-evaluates. A single game settles |E| x stake x cube (to the cent, capped at the
+maximum) to the side the connected player's cubeful equity E favours; a series settles
+its stake x |2 x MWC - 1| to the side the connected player's match winning chance MWC
+favours (the proportional reading of ¶9: each side gets its expected share of the
+stake). Commission applies as to any game. An `UnseatPlayer` of a running game without
+an evaluation, or with one of another position, is refused.
 
 To register it, the table host adds `"backgammon": "croupier.backgammon.table_engine"` to
 `croupier.table.games.ENGINE_MODULES`.
@@ -16,9 +30,15 @@ To register it, the table host adds `"backgammon": "croupier.backgammon.table_en
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from decimal import Decimal, InvalidOperation
 
 from croupier.backgammon import game
+from croupier.backgammon.board import position_id
+from croupier.backgammon.commission import abandoned_game_settlement
+from croupier.backgammon.gnubg_bridge import GnubgError
+from croupier.backgammon.gnubg_bridge import evaluate_abandonment as gnubg_evaluation
+from croupier.backgammon.matchid import match_id
 from croupier.kit.fairness import FairStream
 from croupier.table.engine import (
     JSON,
@@ -31,11 +51,21 @@ from croupier.table.engine import (
     StartHand,
     UnseatPlayer,
 )
+from croupier.wallet.core.commission import backgammon_commission
+from croupier.wallet.core.money import CURRENCIES
 
-__all__ = ["ENGINE", "BackgammonEngine", "BackgammonTable", "parse_options"]
+__all__ = [
+    "ENGINE",
+    "Abandonment",
+    "BackgammonEngine",
+    "BackgammonTable",
+    "parse_currency",
+    "parse_options",
+]
 
 SEATS = 2
 DEALT_DICE = 256  # how many dice of a seed a hand history lists
+DEFAULT_CURRENCY = "CHIP"  # the host's default (TableHost(currency=...))
 
 
 def parse_options(raw: JSON) -> game.Options:
@@ -68,12 +98,37 @@ def parse_options(raw: JSON) -> game.Options:
     return options
 
 
+def parse_currency(raw: JSON) -> str:
+    """The table's currency option (a code the wallet knows); CHIP when absent."""
+    code = str(raw.get("currency") or DEFAULT_CURRENCY).upper()
+    if code not in CURRENCIES:
+        known = ", ".join(sorted(CURRENCIES))
+        raise Rejected("invalid_argument", f"unknown currency {code!r}; known: {known}")
+    return code
+
+
+@dataclass(frozen=True)
+class Abandonment:
+    """A running game (or series) settled because a player left (rule 12, OQ 7)."""
+
+    leaver: str
+    player: str  # the connected player, whose value the evaluation states
+    value: str  # money: equity E (stake x cube units); series: match winning chance
+    kind: str  # "equity" | "mwc"
+    payee: str | None
+    payer: str | None
+    amount: int
+    details: JSON = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class BackgammonTable:
     options: game.Options
     seats: tuple[str, ...] = ()
     game: game.State | None = None
     games_started: int = 0
+    currency: str = DEFAULT_CURRENCY
+    abandoned: Abandonment | None = None
 
 
 class BackgammonEngine:
@@ -81,7 +136,7 @@ class BackgammonEngine:
     version = "1"
 
     def open(self, options: JSON) -> BackgammonTable:
-        return BackgammonTable(options=parse_options(options))
+        return BackgammonTable(options=parse_options(options), currency=parse_currency(options))
 
     def apply(
         self, state: BackgammonTable, command: Command
@@ -94,8 +149,10 @@ class BackgammonEngine:
             seated = replace(state, seats=(*state.seats, command.player))
             return seated, [Event("player_seated", {"player": command.player})]
         if isinstance(command, UnseatPlayer):
-            if state.game is not None and not self._finished(state):
-                raise Rejected("failed_precondition", "a player cannot leave a running game")
+            if command.player not in state.seats:
+                raise Rejected("not_found", f"{command.player!r} is not seated at this table")
+            if state.game is not None and self._at_stake(state.game):
+                return self._abandon(state, command.player, command.evaluation)
             seats = tuple(p for p in state.seats if p != command.player)
             left = replace(state, seats=seats, game=None)
             return left, [Event("player_left", {"player": command.player})]
@@ -104,7 +161,10 @@ class BackgammonEngine:
                 raise Rejected("failed_precondition", "no game can start now")
             current = state.game or game.new_table(state.options, state.seats)
             started, events = game.start_game(current, seed=command.seed)
-            return replace(state, game=started, games_started=state.games_started + 1), events
+            started_table = replace(
+                state, game=started, games_started=state.games_started + 1, abandoned=None
+            )
+            return started_table, events
         if isinstance(command, Act):
             if state.game is None:
                 raise Rejected("failed_precondition", "the game has not started")
@@ -113,8 +173,103 @@ class BackgammonEngine:
         raise Rejected("invalid_argument", f"unsupported command {command!r}")
 
     @staticmethod
-    def _finished(state: BackgammonTable) -> bool:
-        return state.game is not None and state.game.phase in ("idle", "game_over")
+    def _at_stake(g: game.State) -> bool:
+        """A game runs, or a series is between two games: leaving must be settled."""
+        return g.phase != "idle" and not g.complete
+
+    def _abandon(
+        self, state: BackgammonTable, leaver: str, evaluation: JSON | None
+    ) -> tuple[BackgammonTable, list[Event]]:
+        g = state.game
+        assert g is not None
+        if evaluation is None:
+            raise Rejected(
+                "failed_precondition",
+                "a running game is left only with GNU Backgammon's evaluation of its "
+                "position (the table host asks for it)",
+            )
+        connected = 1 - g.index(leaver)
+        if (
+            evaluation.get("player") != g.players[connected]
+            or evaluation.get("position_id") != position_id(g.board)
+            or evaluation.get("match_id") != match_id(game.match_key(g))
+        ):
+            raise Rejected("failed_precondition", "the evaluation is of another position or player")
+        series = g.options.mode == "match"
+        kind = "mwc" if series else "equity"
+        try:
+            value = Decimal(str(evaluation[kind]))
+        except (KeyError, InvalidOperation):
+            raise Rejected("invalid_argument", f"the evaluation has no numeric {kind!r}") from None
+        if not value.is_finite():
+            raise Rejected("invalid_argument", f"the evaluation's {kind} is not finite")
+        if series:
+            if not Decimal(0) <= value <= Decimal(1):
+                raise Rejected("invalid_argument", "a match winning chance lies in [0, 1]")
+            mine = 2 * value - 1  # the connected player's share of the series stake
+            cube, cap = 1, None
+        else:
+            mine, cube, cap = value, g.cube, g.options.max_win
+        # abandoned_game_settlement takes player 0's equity, at most 3 cube units; a
+        # pending double or beaver is valued on a larger cube (same amount).
+        e0 = mine if connected == 0 else -mine
+        while abs(e0) > 3 and cube < 4 * g.cube:
+            e0, cube = e0 / 2, cube * 2
+        if abs(e0) > 3:
+            raise Rejected("invalid_argument", f"{kind} {value} is out of range")
+        moved = abandoned_game_settlement(e0, g.options.stake, cube, cap, tournament=True)
+        amount = moved.settlement.amount
+        payee = None if moved.payee is None else g.players[moved.payee]
+        payer = None if moved.payer is None else g.players[moved.payer]
+        record = Abandonment(
+            leaver=leaver,
+            player=g.players[connected],
+            value=str(value),
+            kind=kind,
+            payee=payee,
+            payer=payer,
+            amount=amount,
+            details={
+                "evaluator": evaluation.get("evaluator", ""),
+                "position_id": evaluation["position_id"],
+                "match_id": evaluation["match_id"],
+                "phase": str(g.phase),
+                "cube": g.cube,
+                "score": {g.players[0]: g.score[0], g.players[1]: g.score[1]},
+            },
+        )
+        seats = tuple(p for p in state.seats if p != leaver)
+        left = replace(state, seats=seats, game=None, abandoned=record)
+        event = Event(
+            "game_abandoned",
+            {
+                "player": leaver,
+                "evaluated_for": record.player,
+                kind: record.value,
+                "amount": amount,
+                "to": payee,
+            },
+        )
+        return left, [event, Event("player_left", {"player": leaver})]
+
+    def _commission(self, state: BackgammonTable, amount: int) -> int:
+        """Total commission on `amount` passing (rules 39-45; real money only)."""
+        if amount <= 0:
+            return 0
+        currency = CURRENCIES[state.currency]
+        return backgammon_commission(amount, currency, tournament=state.options.tournament).total
+
+    async def evaluate_abandonment(self, state: BackgammonTable, player: str) -> JSON | None:
+        """GNU Backgammon's evaluation of `player` leaving now (the host's hook)."""
+        g = state.game
+        if g is None or player not in g.players or not self._at_stake(g):
+            return None
+        try:
+            return await gnubg_evaluation(g, player)
+        except GnubgError as exc:
+            raise Rejected(
+                "failed_precondition", f"the position could not be evaluated now: {exc}"
+            ) from exc
 
     def can_start_hand(self, state: BackgammonTable) -> bool:
         if len(state.seats) != SEATS:
@@ -144,8 +299,20 @@ class BackgammonEngine:
 
     def public_view(self, state: BackgammonTable) -> JSON:
         if state.game is None:
-            return {"players": list(state.seats), "phase": "idle"}
-        return game.public_view(state.game)
+            view: JSON = {"players": list(state.seats), "phase": "idle"}
+        else:
+            view = game.public_view(state.game)
+        view["currency"] = state.currency
+        if state.abandoned is not None:
+            a = state.abandoned
+            view["abandoned"] = {
+                "player": a.leaver,
+                "evaluated_for": a.player,
+                a.kind: a.value,
+                "amount": a.amount,
+                "to": a.payee,
+            }
+        return view
 
     def timeout_action(self, state: BackgammonTable, player: str) -> JSON:
         if state.game is None:
@@ -153,6 +320,8 @@ class BackgammonEngine:
         return game.timeout_action(state.game, player)
 
     def result(self, state: BackgammonTable) -> HandResult | None:
+        if state.abandoned is not None:
+            return self._abandonment_result(state, state.abandoned)
         g = state.game
         if g is None or g.phase != "game_over" or g.last_result is None:
             return None
@@ -168,16 +337,42 @@ class BackgammonEngine:
             details["score"] = {g.players[0]: g.score[0], g.players[1]: g.score[1]}
             details["match_winner"] = None if g.match_winner is None else g.players[g.match_winner]
         money = game.settlement(g)
-        if money is None:
-            return HandResult(hand_number=state.games_started, deltas={}, details=details)
+        if money is None:  # a game inside a series: points, no money (OQ 4)
+            return HandResult(
+                hand_number=state.games_started, deltas=dict.fromkeys(g.players, 0), details=details
+            )
         winner, loser, m = money
         details["amount"] = m.amount
+        return self._money(state, g.players[winner], g.players[loser], m.amount, details)
+
+    def _money(
+        self, state: BackgammonTable, winner: str, loser: str, amount: int, details: JSON
+    ) -> HandResult:
+        commission = self._commission(state, amount)
         return HandResult(
             hand_number=state.games_started,
-            deltas={g.players[winner]: m.winner_delta, g.players[loser]: m.loser_delta},
-            commission={g.players[winner]: m.commission_total},
+            deltas={winner: amount - commission, loser: -amount},
+            commission={winner: commission} if commission else {},
             details=details,
         )
+
+    def _abandonment_result(self, state: BackgammonTable, a: Abandonment) -> HandResult:
+        details: JSON = {
+            "how": "abandoned",
+            "left": a.leaver,
+            "evaluated_for": a.player,
+            a.kind: a.value,
+            "amount": a.amount,
+            "winner": a.payee,
+            **a.details,
+        }
+        if a.payee is None or a.payer is None:
+            return HandResult(
+                hand_number=state.games_started,
+                deltas={a.leaver: 0, a.player: 0},
+                details=details,
+            )
+        return self._money(state, a.payee, a.payer, a.amount, details)
 
     def randomness(self, seed: bytes) -> list[int]:
         """The dice a seed gives, in order (opening roll first; ties are re-rolled)."""
@@ -188,7 +383,9 @@ class BackgammonEngine:
         return {
             "seats": list(state.seats),
             "games_started": state.games_started,
+            "currency": state.currency,
             "game": None if state.game is None else game.snapshot(state.game),
+            "abandoned": None if state.abandoned is None else self.public_view(state)["abandoned"],
         }
 
 
