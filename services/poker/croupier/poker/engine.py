@@ -173,9 +173,13 @@ def deal_from_seed(
 
 def player_options(s: HandState, player: str) -> Options | None:
     """The player's options when it is his turn, else None."""
-    if s.to_act < 0 or s.ids[s.to_act] != player:
+    p = s.to_act
+    if p < 0 or s.ids[p] != player:
         return None
-    return options(s, s.to_act)
+    cached: Options | None = s.cache
+    if cached is None:
+        cached = s.cache = options(s, p)
+    return cached
 
 
 def legal_actions(s: HandState, player: str) -> dict[str, Any]:
@@ -329,37 +333,42 @@ def _apply_poker(
         if player not in s.ids:
             raise IllegalAction("unknown_player", f"no player {player!r} in this hand", "not_found")
         raise IllegalAction("not_your_turn", f"it is {s.ids[p]}'s turn, not {player}'s")
-    o = options(s, p)
     if kind == "fold":
         t = s.copy()
         t.folded = folded = s.folded[:]
         folded[p] = True
         t.acted_level[p] = s.current_bet
-        entry: dict[str, Any] = {"player": player, "action": "fold"}
+        entry: dict[str, Any] = {"type": "action", "player": player, "action": "fold"}
     elif kind == "check":
-        if o.call or s.current_bet > s.bets[p]:
-            raise IllegalAction("cannot_check", f"cannot check: there is {o.call} to call")
+        if s.current_bet > s.bets[p]:
+            owe = min(s.current_bet - s.bets[p], s.stacks[p])
+            raise IllegalAction("cannot_check", f"cannot check: there is {owe} to call")
         t = s.copy()
         t.acted_level[p] = t.current_bet
-        entry = {"player": player, "action": "check"}
+        entry = {"type": "action", "player": player, "action": "check"}
     elif kind == "call":
-        if s.current_bet <= s.bets[p]:
+        owe = s.current_bet - s.bets[p]
+        if owe <= 0:
             raise IllegalAction("nothing_to_call", "there is nothing to call; check instead")
+        stack = s.stacks[p]
+        if owe > stack:
+            owe = stack
         t = s.copy()
-        _put(t, p, o.call)
-        entry = {"player": player, "action": "call", "amount": o.call}
+        _put(t, p, owe)
+        entry = {"type": "action", "player": player, "action": "call", "amount": owe}
     elif kind == "bet" or kind == "raise":
         to = action.get("to")
         if not isinstance(to, int) or isinstance(to, bool):
             raise IllegalAction(
                 "missing_amount", f"a {kind} needs an integer 'to' amount", "invalid_argument"
             )
-        _check_bet_to(s, p, kind, to, o)
+        _check_bet_to(s, p, kind, to, options(s, p))
         t = s.copy()
         put = to - s.bets[p]
         _put(t, p, put)
-        entry = {"player": player, "action": kind, "to": to, "amount": put}
+        entry = {"type": "action", "player": player, "action": kind, "to": to, "amount": put}
     elif kind == "allin":
+        o = options(s, p)
         if "allin" not in o.actions:
             if "raise" in o.actions or "bet" in o.actions:
                 raise IllegalAction(
@@ -373,13 +382,20 @@ def _apply_poker(
         t = s.copy()
         put = s.stacks[p]
         _put(t, p, put)
-        entry = {"player": player, "action": "allin", "to": t.bets[p], "amount": put}
+        entry = {
+            "type": "action",
+            "player": player,
+            "action": "allin",
+            "to": t.bets[p],
+            "amount": put,
+        }
     else:
         raise IllegalAction("unknown_action", f"unknown action {kind!r}", "invalid_argument")
-    if t.stacks[p] == 0 and kind != "fold":
+    if kind != "fold" and t.stacks[p] == 0:
         entry["all_in"] = True
+    # The event is also the action log's entry (events are read-only for their receivers).
     t.actions = (*s.actions, entry)
-    events: list[Event] = [{"type": "action", **entry}]
+    events: list[Event] = [entry]
     _advance(t, p, events)
     return t, events
 

@@ -46,7 +46,7 @@ def record(state: HandState) -> dict[str, Any]:
         "button": state.ids[state.button],
         "hole_cards": dict(zip(state.ids, _dealt_hole(state), strict=True)),
         "deck": C.names(state.deck),
-        "actions": [dict(a) for a in state.actions],
+        "actions": [{k: v for k, v in a.items() if k != "type"} for a in state.actions],
         "status": state.status,
     }
     nk = state.naiko
