@@ -356,12 +356,19 @@ def test_rule_45_oq_26_timeout_actions() -> None:
     assert knock_queries.timeout_action(state, "a") == {"action": "draw", "from": "stock"}
     state, _ = knock_game.apply(state, "a", knock_queries.timeout_action(state, "a"))
     # a could knock now (deadwood 10), but the auto-player discards the drawn card
-    assert knock_queries.timeout_action(state, "a") == {"action": "discard", "card": "Qs"}
+    assert knock_queries.timeout_action(state, "a") == {
+        "action": "discard",
+        "card": "Qs",
+        "auto": True,
+    }
     state, _ = knock_game.apply(state, "a", knock_queries.timeout_action(state, "a"))
-    # b takes the discard manually, then times out: the taken card may not go back
+    # b takes the discard manually, then times out: OQ 26, the card drawn this turn goes
+    # back (the auto-player may, a player may not)
     state, _ = knock_game.apply(state, "b", {"action": "draw", "from": "discard"})
     timeout = knock_queries.timeout_action(state, "b")
-    assert timeout["action"] == "discard" and timeout["card"] != "Qs"
+    assert timeout == {"action": "discard", "card": "Qs", "auto": True}
+    with pytest.raises(RummyError):
+        knock_game.apply(state, "b", {"action": "discard", "card": "Qs"})
     knock_game.apply(state, "b", timeout)
 
 

@@ -16,7 +16,8 @@ deadwood, no lay-offs on gin), and OpenSpiel's gin_rummy (GRA tournament rules).
 - First turn: the non-dealer may take the up-card or pass; then the dealer may; if both
   pass the non-dealer draws from the stock and play goes on normally.
 - A turn: draw the top of the stock or the top discard, then discard. A card just taken
-  from the discard pile may not be discarded in the same turn.
+  from the discard pile may not be discarded in the same turn (the auto-player alone may:
+  seed 000 OQ 26 has it discard the card drawn this turn).
 - Knock: after drawing, discard and show melds with deadwood ≤ 10 (the knock limit).
   Knocking with no deadwood is gin (also written as a `gin` action).
 - After a knock (not after gin) the defender may lay off deadwood on the knocker's melds

@@ -184,8 +184,8 @@ def _require_discard_phase(state: GinState) -> None:
         raise RummyError("must_draw_first", "draw a card first")
 
 
-def _take_out(state: GinState, card: Card) -> tuple[Card, ...]:
-    if card == state.taken_from_discard:
+def _take_out(state: GinState, card: Card, auto: bool = False) -> tuple[Card, ...]:
+    if card == state.taken_from_discard and not auto:
         raise RummyError(
             "discard_taken_card", "a card taken from the discard pile cannot be discarded"
         )
@@ -199,7 +199,8 @@ def _discard(state: GinState, action: Mapping[str, Any]) -> tuple[GinState, list
     _require_discard_phase(state)
     card = action_card(action)
     player = state.players[state.turn]
-    rest = _take_out(state, card)
+    # the auto-player (OQ 26) discards the card drawn this turn, even one just taken
+    rest = _take_out(state, card, auto=action.get("auto") is True)
     events = [Event("CardDiscarded", {"player": player, "card": card_name(card)})]
     new = replace(
         state,

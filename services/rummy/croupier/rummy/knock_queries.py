@@ -84,8 +84,9 @@ def timeout_action(state: GinState, player: str) -> dict[str, Any]:
     """Rule 45 / OQ 26: draw from the stock and discard that card; never meld or knock.
 
     On the first up-card (where the stock may not be drawn yet) the auto-player passes; in
-    the lay-off phase it lays off nothing. If the card drawn this turn came from the discard
-    pile (it may not go straight back), the highest-value card of the hand is discarded.
+    the lay-off phase it lays off nothing. If the player already drew, the card drawn this
+    turn is discarded (`"auto": true` lets it go straight back even when it was taken from
+    the discard pile, as OQ 26 says).
     """
     if state.phase is GinPhase.FIRST_UPCARD and state.passes < 2:
         return {"action": "pass"}
@@ -93,9 +94,6 @@ def timeout_action(state: GinState, player: str) -> dict[str, Any]:
         return {"action": "draw", "from": "stock"}
     if state.phase is GinPhase.LAYOFF:
         return {"action": "pass"}
-    drawn = state.drawn
-    if drawn is not None and drawn != state.taken_from_discard:
-        return {"action": "discard", "card": card_name(drawn)}
-    hand = [card for card in state.hands[state.turn] if card != state.taken_from_discard]
-    worst = max(hand, key=lambda card: (state.rules.values[card], card))
-    return {"action": "discard", "card": card_name(worst)}
+    hand = state.hands[state.turn]
+    card = state.drawn if state.drawn is not None and state.drawn in hand else hand[-1]
+    return {"action": "discard", "card": card_name(card), "auto": True}
