@@ -476,19 +476,22 @@ def _advance(t: HandState, last: int, events: list[Event]) -> None:
 
 
 def _next_street(t: HandState, events: list[Event]) -> None:
+    setup = t.setup
+    cfg = setup.config
     count = 3 if t.street == PREFLOP else 1
-    cards = t.deck[t.deck_pos : t.deck_pos + count]
+    pos = t.deck_pos
+    cards = setup.deck[pos : pos + count]
     if len(cards) < count:
         raise ValueError("the deck ran out of cards for the board")
-    t.deck_pos += count
+    t.deck_pos = pos + count
     t.board = t.board + list(cards)
     t.street += 1
     n = t.n
     t.bets = [0] * n
     t.acted_level = [-1] * n
-    t.pot_capped = [t.config.pot_limit] * n
+    t.pot_capped = [cfg.pot_limit] * n
     t.current_bet = 0
-    t.last_full = t.config.big_blind
+    t.last_full = cfg.big_blind
     if t.naiko is not None:
         t.naiko = naiko.new_round(t.naiko)
     events.append({"type": "street", "street": STREETS[t.street], "cards": C.names(cards)})
