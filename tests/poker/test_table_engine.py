@@ -135,3 +135,24 @@ def test_protobuf_actions() -> None:
     assert action_from_message(anchor) == {"action": "power", "power": "anchor", "target": "bob"}
     with pytest.raises(Rejected):
         action_from_message(poker_pb2.Action())
+
+
+def test_naiko_view_message_carries_private_peek_and_result() -> None:
+    state = seated({"variant": "naiko"}, {"ann": 100, "bob": 100, "cat": 100})
+    for n in range(20):  # find a hand whose Carousel has Sneak Peek
+        state, _ = ENGINE.apply(state, StartHand(seed(100 + n)))
+        actor = ENGINE.to_act(state)[0]
+        if "peek" in ENGINE.legal_actions(state, actor).get("powers", []):
+            break
+        while actors := ENGINE.to_act(state):
+            state, _ = ENGINE.apply(state, Act(actors[0], {"action": "fold"}))
+    state, events = ENGINE.apply(state, Act(actor, {"action": "power", "power": "peek"}))
+    assert events[0].data == {"player": actor, "power": "peek"}  # public: no card
+    mine = view_message(ENGINE.view(state, actor))
+    assert mine.peeked.code and poker_pb2.POWER_PEEK in mine.carousel
+    others = [p for p in ("ann", "bob", "cat") if p != actor]
+    assert not view_message(ENGINE.view(state, others[0])).peeked.code
+    while actors := ENGINE.to_act(state):
+        state, _ = ENGINE.apply(state, Act(actors[0], ENGINE.timeout_action(state, actors[0])))
+    done = view_message(ENGINE.public_view(state))
+    assert sum(done.result.deltas.values()) == 0 and done.result.pots
