@@ -165,8 +165,10 @@ async def main_async(args: argparse.Namespace) -> int:
         batches = max(batched_total // args.batch, 1) * args.batch
         single = await _run_wallet(wallet.ledger, accounts, args.transfers, args.clients, 1, "s")
         batched = await _run_wallet(wallet.ledger, accounts, batches, args.clients, args.batch, "b")
+        audit_started = time.perf_counter()
         async with pool.acquire() as db:
             audit = await audit_ledger(db)
+        audit_seconds = time.perf_counter() - audit_started
         tps, pgbench_done = _run_pgbench(dsn, args.clients, args.pgbench_seconds)
     finally:
         async with pool.acquire() as db:
@@ -187,7 +189,8 @@ async def main_async(args: argparse.Namespace) -> int:
         print(f"| {name} | {count:,} | {seconds:.1f} | {rate:,.0f} | {rate / tps:.2f}× |")
     print(f"| peer: pgbench -b tpcb-like (scale {args.clients}) | {pgbench_done:,} tx | "
           f"{args.pgbench_seconds} | {tps:,.0f} tx/s | 1.00× |")  # fmt: skip
-    print(f"\nledger audit after {audit.transfers:,} transfers / {audit.postings:,} postings: "
+    print(f"\nledger audit after {audit.transfers:,} transfers / {audit.postings:,} postings "
+          f"({audit_seconds:.1f} s): "
           f"{'zero-sum OK' if audit.ok else 'BROKEN: ' + repr(audit)}")  # fmt: skip
     return 0 if audit.ok else 1
 

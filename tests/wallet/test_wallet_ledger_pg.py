@@ -237,3 +237,26 @@ async def test_database_refuses_edits_of_posted_transfers_and_overdrafts(
                    false, 5, now(), now())""",
                 alice,
             )
+
+
+async def test_the_audit_notices_broken_books(
+    ledger_service: LedgerService, wallet_pool: tuple[asyncpg.Pool, str]
+) -> None:
+    """The invariant check run after every test is not vacuous: a balance edited behind the
+    ledger's back shows up as drift and as a currency that no longer sums to zero."""
+    from croupier.wallet.adapters.audit import audit_ledger
+
+    await fund(ledger_service, "alice", 1000)
+    pool, _ = wallet_pool
+    async with pool.acquire() as db:
+        assert (await audit_ledger(db)).ok
+        await db.execute(
+            "UPDATE accounts SET posted = posted + 1 WHERE account_id = 'house_clearing:house:USD'"
+        )
+        broken = await audit_ledger(db)
+        await db.execute(
+            "UPDATE accounts SET posted = posted - 1 WHERE account_id = 'house_clearing:house:USD'"
+        )
+    assert not broken.ok
+    assert broken.drifted_accounts == ["house_clearing:house:USD"]
+    assert broken.nonzero_currencies == {"USD": 1}

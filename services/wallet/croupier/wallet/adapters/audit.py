@@ -58,11 +58,12 @@ async def audit_ledger(connection: asyncpg.Connection) -> LedgerAudit:
         )
         unbalanced = await connection.fetch(
             """SELECT t.transfer_id FROM transfers t
-               LEFT JOIN (SELECT transfer_id, sum(amount)::bigint AS s, count(*) AS n
+               LEFT JOIN (SELECT transfer_id, sum(amount)::bigint AS s, count(*) AS n,
+                                 max(amount) AS credited
                           FROM postings GROUP BY transfer_id) p USING (transfer_id)
-               WHERE (t.status = 'posted' AND (p.n IS DISTINCT FROM 2 OR p.s <> 0
-                      OR NOT EXISTS (SELECT 1 FROM postings q WHERE q.transfer_id = t.transfer_id
-                                     AND q.amount = t.posted_amount)))
+               WHERE (t.status = 'posted'
+                      AND (p.n IS DISTINCT FROM 2 OR p.s <> 0
+                           OR p.credited IS DISTINCT FROM t.posted_amount))
                   OR (t.status <> 'posted' AND p.n IS NOT NULL)
                ORDER BY t.transfer_id"""
         )
