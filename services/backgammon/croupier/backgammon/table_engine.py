@@ -33,13 +33,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 
+from google.protobuf.message import Message
+
 from croupier.backgammon import game
 from croupier.backgammon.board import position_id
 from croupier.backgammon.commission import abandoned_game_settlement
 from croupier.backgammon.gnubg_bridge import GnubgError
 from croupier.backgammon.gnubg_bridge import evaluate_abandonment as gnubg_evaluation
 from croupier.backgammon.matchid import match_id
+from croupier.backgammon.notation import IllegalPlay, parse_play
+from croupier.backgammon.v1 import backgammon_pb2
 from croupier.kit.fairness import FairStream
+from croupier.table.clocks import ClockSettings
 from croupier.table.engine import (
     JSON,
     Act,
@@ -51,6 +56,7 @@ from croupier.table.engine import (
     StartHand,
     UnseatPlayer,
 )
+from croupier.table.v1 import table_pb2
 from croupier.wallet.core.commission import backgammon_commission
 from croupier.wallet.core.money import CURRENCIES
 
@@ -59,8 +65,10 @@ __all__ = [
     "Abandonment",
     "BackgammonEngine",
     "BackgammonTable",
+    "action_from_message",
     "parse_currency",
     "parse_options",
+    "view_message",
 ]
 
 SEATS = 2
@@ -85,11 +93,13 @@ def parse_options(raw: JSON) -> game.Options:
         except (TypeError, ValueError):
             raise Rejected("invalid_argument", f"{key} must be an integer") from None
 
+    if mode == "match" and raw.get("beaver"):
+        raise Rejected("invalid_argument", "beavers are a single-game option (rule 19)")
     options = game.Options(
         mode=mode,
         stake=number("stake", 0) or 0,
         max_win=number("max_win", None),
-        beaver=bool(raw.get("beaver", False)) and mode == "single",
+        beaver=bool(raw.get("beaver", False)),
         points=number("points", 0) or 0,
         crawford=bool(raw.get("crawford", True)),
         tournament=bool(raw.get("tournament", False)),
@@ -134,6 +144,10 @@ class BackgammonTable:
 class BackgammonEngine:
     name = "backgammon"
     version = "1"
+    # Seed defaults for the host (not applied by it yet): the 3-minute reconnection
+    # window (¶9, rule 11). The seed gives no turn or main clock durations (OQ 6); these
+    # are proposals, tables set `turn_seconds` / `main_clock_seconds`.
+    default_clock = ClockSettings(turn_ms=30_000, reserve_ms=300_000, reconnect_ms=180_000)
 
     def open(self, options: JSON) -> BackgammonTable:
         return BackgammonTable(options=parse_options(options), currency=parse_currency(options))
@@ -168,6 +182,7 @@ class BackgammonEngine:
         if isinstance(command, Act):
             if state.game is None:
                 raise Rejected("failed_precondition", "the game has not started")
+            _check_play_text(command.action)
             new_game, events = game.apply(state.game, command.player, command.action)
             return replace(state, game=new_game), events
         raise Rejected("invalid_argument", f"unsupported command {command!r}")
@@ -387,6 +402,118 @@ class BackgammonEngine:
             "game": None if state.game is None else game.snapshot(state.game),
             "abandoned": None if state.abandoned is None else self.public_view(state)["abandoned"],
         }
+
+    # ---- ProtoCodec (croupier.table.grpc_api): protobuf actions and views ------------
+
+    def action_from_message(self, message: Message) -> JSON:
+        return action_from_message(message)
+
+    def view_to_message(self, view: JSON) -> table_pb2.GameView:
+        return table_pb2.GameView(backgammon=view_message(view))
+
+
+def _check_play_text(action: JSON) -> None:
+    """A move whose play cannot be read is malformed (INVALID_ARGUMENT); one that reads
+    but is not legal for the roll is refused by the engine (FAILED_PRECONDITION)."""
+    play = action.get("play") if isinstance(action, dict) else None
+    if action.get("action") == "move" and isinstance(play, str):
+        try:
+            parse_play(play)
+        except IllegalPlay as exc:
+            raise Rejected("invalid_argument", str(exc)) from None
+
+
+ACTION_NAMES = {
+    backgammon_pb2.ACTION_KIND_ROLL: "roll",
+    backgammon_pb2.ACTION_KIND_MOVE: "move",
+    backgammon_pb2.ACTION_KIND_DOUBLE: "double",
+    backgammon_pb2.ACTION_KIND_TAKE: "take",
+    backgammon_pb2.ACTION_KIND_DROP: "drop",
+    backgammon_pb2.ACTION_KIND_BEAVER: "beaver",
+    backgammon_pb2.ACTION_KIND_RESIGN: "resign",
+    backgammon_pb2.ACTION_KIND_ACCEPT: "accept",
+    backgammon_pb2.ACTION_KIND_REJECT: "reject",
+    backgammon_pb2.ACTION_KIND_AUTO_MOVE: "auto_move",
+}
+ACTION_FIELDS = {"move": {"play"}, "resign": {"level"}, "auto_move": {"on"}}
+RESULT_ENUMS = {
+    "single": backgammon_pb2.RESULT_SINGLE,
+    "gammon": backgammon_pb2.RESULT_GAMMON,
+    "backgammon": backgammon_pb2.RESULT_BACKGAMMON,
+}
+
+
+def action_from_message(message: Message) -> JSON:
+    """A `croupier.backgammon.v1.Action` in the conformance notation; refuses malformed ones.
+
+    MOVE carries `play` (gnubg notation, "" when no checker can move), RESIGN `level`
+    (default single), AUTO_MOVE `on`; the other kinds carry nothing. Whether the action is
+    legal now is the engine's decision.
+    """
+    if not isinstance(message, backgammon_pb2.Action):
+        raise Rejected("invalid_argument", "a backgammon action is a croupier.backgammon.v1.Action")
+    name = ACTION_NAMES.get(message.kind)
+    if name is None:
+        raise Rejected("invalid_argument", "an action needs its kind (roll, move, double, ...)")
+    present = {f.name for f, _ in message.ListFields()} - {"kind"}
+    stray = sorted(present - ACTION_FIELDS.get(name, set()))
+    if stray:
+        raise Rejected("invalid_argument", f"a {name} action carries no {', '.join(stray)}")
+    action: JSON = {"action": name}
+    if name == "move":
+        action["play"] = message.play
+    elif name == "resign":
+        action["level"] = message.level or "single"
+    elif name == "auto_move":
+        action["on"] = message.on
+    return action
+
+
+def view_message(view: JSON) -> backgammon_pb2.View:
+    """The JSON view (`public_view` / `view`) as a `croupier.backgammon.v1.View`."""
+    message = backgammon_pb2.View(
+        phase=str(view.get("phase", "")),
+        position_id=str(view.get("position_id") or ""),
+        match_id=str(view.get("match_id") or ""),
+        to_act=str(view.get("to_act") or ""),
+        on_roll=str(view.get("on_roll") or ""),
+        dice=list(view.get("dice") or []),
+        cube=int(view.get("cube", 1)),
+        cube_owner=str(view.get("cube_owner") or ""),
+        score={str(p): int(v) for p, v in (view.get("score") or {}).items()},
+        crawford=bool(view.get("crawford", False)),
+        game_number=int(view.get("game", 0)),
+        resignation=str(view.get("resignation") or ""),
+        currency=str(view.get("currency", "")),
+    )
+    legal = view.get("legal") or {}
+    message.actions.extend(str(a) for a in legal.get("actions", []))
+    if "move" in legal.get("actions", []):
+        message.legal_plays.extend(str(p) for p in legal.get("plays", []))
+    last = view.get("last_result")
+    if last:
+        message.last_result.CopyFrom(
+            backgammon_pb2.GameResult(
+                winner=str(last["winner"]),
+                result=RESULT_ENUMS.get(str(last["result"]), backgammon_pb2.RESULT_UNSPECIFIED),
+                cube=int(last["cube"]),
+                points=int(last["points"]),
+                how=str(last["how"]),
+            )
+        )
+    gone = view.get("abandoned")
+    if gone:
+        message.abandoned.CopyFrom(
+            backgammon_pb2.Abandonment(
+                player=str(gone["player"]),
+                evaluated_for=str(gone["evaluated_for"]),
+                equity=str(gone.get("equity", "")),
+                mwc=str(gone.get("mwc", "")),
+                amount=int(gone["amount"]),
+                to=str(gone.get("to") or ""),
+            )
+        )
+    return message
 
 
 ENGINE = BackgammonEngine()
