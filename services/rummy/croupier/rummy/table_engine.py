@@ -8,8 +8,18 @@ When a round ends it is settled in chips (seed 000 §10: fee into the pot, negat
 points × chip ratio within what each side risked, the pot to the winner) and the seats'
 stacks move by the deltas.
 
-Options (plain JSON or protobuf JSON of `croupier.rummy.v1.Options`): `variant`,
-`round_fee`, `chip_ratio`, `limit_to_winner_risk` (default true).
+Options (plain JSON or protobuf JSON of `croupier.rummy.v1.Options`, enums by name such as
+`VARIANT_GIN`, int64 as text): `variant` (required), `players` (the seats a round waits
+for; default the variant's minimum), `round_fee`, `chip_ratio` (default 1),
+`limit_to_winner_risk` (default true), and for the host `turn_seconds`,
+`reconnect_seconds`, `reserve_seconds`, `currency`. Anything else is refused by name.
+Without `players`, a round starts as soon as the variant's minimum is seated (so under the
+host, which deals at once, a 3–4 player table needs `players`).
+
+Views: the player's round view (own hand, discard pile, table melds, card counts) with the
+player's legal actions, the seats and stacks, and `last_round` (the previous round's result
+and settlement: the host deals the next round as soon as one ends). `ProtoCodec`: actions
+from `croupier.rummy.v1.Action`, views as `croupier.rummy.v1.View`.
 
 To register it, the table host adds `"rummy": "croupier.rummy.table_engine"` to
 `croupier.table.games.ENGINE_MODULES`.
@@ -20,11 +30,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from google.protobuf import descriptor_pool, message_factory
+from google.protobuf.message import Message
+
 from croupier.kit.fairness import shuffled
 from croupier.rummy import table
-from croupier.rummy.cards import card_names, standard_deck
+from croupier.rummy.cards import CardError, card_names, parse_card, standard_deck
 from croupier.rummy.knock_game import GinState
 from croupier.rummy.settlement import Settlement
+from croupier.rummy.v1 import rummy_pb2
 from croupier.rummy.variant import VariantRules
 from croupier.rummy.variants import VARIANTS
 from croupier.table.engine import (
@@ -39,7 +53,28 @@ from croupier.table.engine import (
     UnseatPlayer,
 )
 
-__all__ = ["ENGINE", "RummyEngine", "RummyTable"]
+__all__ = [
+    "ENGINE",
+    "RummyEngine",
+    "RummyTable",
+    "action_from_message",
+    "parse_options",
+    "view_message",
+]
+
+OPTION_KEYS = frozenset(
+    {
+        "variant",
+        "players",
+        "round_fee",
+        "chip_ratio",
+        "limit_to_winner_risk",
+        "turn_seconds",
+        "reconnect_seconds",
+        "reserve_seconds",
+        "currency",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -48,35 +83,59 @@ class RummyTable:
     round_fee: int
     chip_ratio: int
     limit_to_winner_risk: bool = True
+    players: int = 0
+    """The seats a round waits for; 0: a round starts once the variant's minimum sit."""
     seats: tuple[str, ...] = ()
     stacks: tuple[int, ...] = ()
     round: table.RoundState | None = None
     rounds_started: int = 0
     settlement: Settlement | None = None
+    last_round: JSON | None = None
+    """The last finished round's result and settlement (public), shown in every view."""
 
 
 def _integer(raw: JSON, key: str, default: int) -> int:
     value = raw.get(key, default)
+    if isinstance(value, (bool, float)):
+        raise Rejected("invalid_argument", f"options.{key} must be an integer")
     try:
         number = int(value)  # protobuf JSON writes int64 as text
     except (TypeError, ValueError):
-        raise Rejected("invalid_argument", f"{key} must be an integer") from None
+        raise Rejected("invalid_argument", f"options.{key} must be an integer") from None
     if number < 0:
-        raise Rejected("invalid_argument", f"{key} must not be negative")
+        raise Rejected("invalid_argument", f"options.{key} must not be negative")
     return number
 
 
-def parse_options(raw: JSON) -> tuple[VariantRules, int, int, bool]:
-    variant = str(raw.get("variant", "")).lower().removeprefix("variant_")
-    if variant not in VARIANTS:
-        raise Rejected("invalid_argument", f"unknown rummy variant {raw.get('variant')!r}")
+def parse_options(raw: JSON) -> tuple[VariantRules, int, int, bool, int]:
+    """(rules, round fee, chip ratio, winner-risk flag, players) from a table's options."""
+    unknown = sorted(set(raw) - OPTION_KEYS)
+    if unknown:
+        known = ", ".join(sorted(OPTION_KEYS))
+        raise Rejected(
+            "invalid_argument", f"unknown rummy option(s) {', '.join(unknown)}; known: {known}"
+        )
+    given = raw.get("variant", "")
+    variant = str(given).lower().removeprefix("variant_")
+    if not isinstance(given, str) or variant not in VARIANTS:
+        names = ", ".join(sorted(VARIANTS))
+        raise Rejected(
+            "invalid_argument", f"options.variant {given!r} is not a rummy variant ({names})"
+        )
+    rules = VARIANTS[variant]
     flag = raw.get("limit_to_winner_risk", True)
-    return (
-        VARIANTS[variant],
-        _integer(raw, "round_fee", 0),
-        _integer(raw, "chip_ratio", 1),
-        bool(flag),
-    )
+    if not isinstance(flag, bool):
+        raise Rejected("invalid_argument", "options.limit_to_winner_risk must be true or false")
+    for key in ("turn_seconds", "reconnect_seconds", "reserve_seconds"):
+        _integer(raw, key, 0)
+    players = _integer(raw, "players", 0)
+    if players and not rules.min_players <= players <= rules.max_players:
+        raise Rejected(
+            "invalid_argument",
+            f"options.players: {rules.name} is played by {rules.min_players} to "
+            f"{rules.max_players} players, not {players}",
+        )
+    return rules, _integer(raw, "round_fee", 0), _integer(raw, "chip_ratio", 1), flag, players
 
 
 class RummyEngine:
@@ -84,8 +143,14 @@ class RummyEngine:
     version = "1"
 
     def open(self, options: JSON) -> RummyTable:
-        rules, fee, ratio, flag = parse_options(options)
-        return RummyTable(rules=rules, round_fee=fee, chip_ratio=ratio, limit_to_winner_risk=flag)
+        rules, fee, ratio, flag, players = parse_options(options)
+        return RummyTable(
+            rules=rules,
+            round_fee=fee,
+            chip_ratio=ratio,
+            limit_to_winner_risk=flag,
+            players=players,
+        )
 
     @staticmethod
     def _running(state: RummyTable) -> bool:
@@ -93,10 +158,14 @@ class RummyEngine:
 
     def apply(self, state: RummyTable, command: Command) -> tuple[RummyTable, list[Event]]:
         if isinstance(command, SeatPlayer):
-            if self._running(state) or len(state.seats) >= state.rules.max_players:
+            if self._running(state) or len(state.seats) >= (
+                state.players or state.rules.max_players
+            ):
                 raise Rejected("failed_precondition", "no seat is free now")
             if command.player in state.seats:
                 raise Rejected("failed_precondition", f"{command.player!r} is already seated")
+            if command.stack <= 0:
+                raise Rejected("invalid_argument", "a rummy seat needs chips (stack > 0)")
             seated = replace(
                 state, seats=(*state.seats, command.player), stacks=(*state.stacks, command.stack)
             )
@@ -122,23 +191,31 @@ class RummyEngine:
                 state, round=dealt, rounds_started=state.rounds_started + 1, settlement=None
             )
             return started, [
-                Event("RoundStarted", {"dealer": dealer, "players": list(state.seats)})
+                Event(
+                    "RoundStarted",
+                    {
+                        "round": started.rounds_started,
+                        "dealer": dealer,
+                        "players": list(state.seats),
+                    },
+                )
             ]
         if isinstance(command, Act):
-            if state.round is None or state.round.result is not None:
+            if state.round is None:
                 raise Rejected("failed_precondition", "no round is running")
+            # A finished round answers with its own reason ("no lay-offs on gin", ...).
             played, events = table.apply(state.round, command.player, command.action)
             new = replace(state, round=played)
             if played.result is not None:
                 new = self._settle(new)
-                assert new.settlement is not None
-                events.append(Event("RoundSettled", {"deltas": dict(new.settlement.deltas)}))
+                assert new.last_round is not None
+                events.append(Event("RoundSettled", dict(new.last_round)))
             return new, events
         raise Rejected("invalid_argument", f"unsupported command {command!r}")
 
     @staticmethod
     def _settle(state: RummyTable) -> RummyTable:
-        assert state.round is not None
+        assert state.round is not None and state.round.result is not None
         chips = dict(zip(state.seats, state.stacks, strict=True))
         settlement = table.settle_round(
             state.round,
@@ -149,13 +226,31 @@ class RummyEngine:
         )
         assert settlement is not None
         stacks = tuple(stack + settlement.deltas.get(p, 0) for p, stack in chips.items())
-        return replace(state, stacks=stacks, settlement=settlement)
+        outcome = state.round.result
+        last: JSON = {
+            "round": state.rounds_started,
+            "ending": str(outcome.ending),
+            "winner": outcome.winner,
+            "deadwood": dict(outcome.deadwood),
+            "penalty": dict(outcome.penalty),
+            "scores": dict(outcome.scores),
+            "fees": dict(settlement.fees),
+            "pot": settlement.pot,
+            "chips_paid": dict(settlement.chips_paid),
+            "chips_won": settlement.chips_won,
+            "deltas": dict(settlement.deltas),
+            "tournament_points": dict(settlement.tournament_points),
+        }
+        return replace(state, stacks=stacks, settlement=settlement, last_round=last)
 
     def can_start_hand(self, state: RummyTable) -> bool:
-        seated = len(state.seats)
         return (
             not self._running(state)
-            and state.rules.min_players <= seated <= state.rules.max_players
+            and (
+                len(state.seats) == state.players
+                if state.players
+                else state.rules.min_players <= len(state.seats) <= state.rules.max_players
+            )
             and all(stack > 0 for stack in state.stacks)
         )
 
@@ -174,10 +269,14 @@ class RummyEngine:
     def _table_part(self, state: RummyTable) -> JSON:
         return {
             "variant": state.rules.name,
+            "players": state.players,
             "seats": list(state.seats),
             "stacks": dict(zip(state.seats, state.stacks, strict=True)),
             "round_fee": state.round_fee,
             "chip_ratio": state.chip_ratio,
+            "round_number": state.rounds_started,
+            "dealer": None if state.round is None else state.round.dealer,
+            "last_round": state.last_round,
         }
 
     def view(self, state: RummyTable, player: str) -> JSON:
@@ -199,25 +298,14 @@ class RummyEngine:
         return table.timeout_action(state.round, player)
 
     def result(self, state: RummyTable) -> HandResult | None:
+        """The round's settlement: chips only, no commission (Σ deltas = 0)."""
         outcome = None if state.round is None else state.round.result
-        if outcome is None or state.settlement is None:
+        if outcome is None or state.settlement is None or state.last_round is None:
             return None
-        s = state.settlement
         return HandResult(
             hand_number=state.rounds_started,
-            deltas=dict(s.deltas),
-            details={
-                "ending": str(outcome.ending),
-                "winner": outcome.winner,
-                "deadwood": dict(outcome.deadwood),
-                "penalty": dict(outcome.penalty),
-                "scores": dict(outcome.scores),
-                "fees": dict(s.fees),
-                "pot": s.pot,
-                "chips_paid": dict(s.chips_paid),
-                "chips_won": s.chips_won,
-                "tournament_points": dict(s.tournament_points),
-            },
+            deltas=dict(state.settlement.deltas),
+            details=dict(state.last_round),
         )
 
     def randomness(self, seed: bytes) -> list[Any]:
@@ -253,6 +341,216 @@ class RummyEngine:
                 "result": None if r.result is None else str(r.result.ending),
             }
         return snap
+
+    # ---- ProtoCodec (croupier.table.grpc_api) ---------------------------------------
+
+    def action_from_message(self, message: Message) -> JSON:
+        return action_from_message(message)
+
+    def view_to_message(self, view: JSON) -> Any:
+        """A `croupier.table.v1.GameView` holding the rummy view."""
+        return _game_view_class()(rummy=view_message(view))
+
+
+# ---- protobuf actions and views --------------------------------------------------------
+
+_ACTIONS: dict[int, tuple[str, set[str]]] = {
+    rummy_pb2.ACTION_KIND_PASS: ("pass", set()),
+    rummy_pb2.ACTION_KIND_DRAW_STOCK: ("draw", set()),
+    rummy_pb2.ACTION_KIND_DRAW_DISCARD: ("draw", {"count"}),
+    rummy_pb2.ACTION_KIND_MELD: ("meld", {"melds"}),
+    rummy_pb2.ACTION_KIND_LAYOFF: ("layoff", {"card", "meld_index", "stands_for"}),
+    rummy_pb2.ACTION_KIND_DISCARD: ("discard", {"card"}),
+    rummy_pb2.ACTION_KIND_KNOCK: ("knock", {"melds", "discard"}),
+    rummy_pb2.ACTION_KIND_GIN: ("gin", {"melds", "discard"}),
+    rummy_pb2.ACTION_KIND_OUT: ("out", {"melds", "discard"}),
+    rummy_pb2.ACTION_KIND_TAKE_JOKER: ("take_joker", {"card", "meld_index"}),
+}
+
+
+def _game_view_class() -> Any:
+    """`croupier.table.v1.GameView`, found in the protobuf pool the host loaded.
+
+    Not imported: this package's purity test admits no croupier module beside the rummy
+    ones and the engine interface (tests/rummy/test_purity.py), and the host, which calls
+    this, has always loaded table.proto.
+    """
+    descriptor = descriptor_pool.Default().FindMessageTypeByName("croupier.table.v1.GameView")
+    return message_factory.GetMessageClass(descriptor)
+
+
+def _invalid(message: str) -> Rejected:
+    return Rejected("invalid_argument", message)
+
+
+def _code(card: Any, what: str) -> str:
+    if not card.code:
+        raise _invalid(f"{what} is required (a card code such as '7h', 'Td' or 'X1')")
+    try:
+        parse_card(card.code)
+    except CardError as exc:
+        raise _invalid(f"{what}: {exc}") from None
+    return str(card.code)
+
+
+def _meld_cards(meld: rummy_pb2.Meld, number: int) -> list[Any]:
+    if not meld.cards:
+        raise _invalid(f"meld {number} has no cards")
+    cards: list[Any] = []
+    for card in meld.cards:
+        code = _code(card.card, f"a card of meld {number}")
+        if card.HasField("as"):
+            cards.append({"card": code, "as": _code(getattr(card, "as"), "'as'")})
+        else:
+            cards.append(code)
+    return cards
+
+
+def action_from_message(message: Message) -> JSON:
+    """A `croupier.rummy.v1.Action` in the conformance notation; refuses malformed ones
+    (fields that do not belong to the kind, missing or unknown cards). Whether the action is
+    legal now is the engine's decision."""
+    if not isinstance(message, rummy_pb2.Action):
+        raise _invalid(f"a rummy action is a croupier.rummy.v1.Action, not {type(message)}")
+    if message.kind not in _ACTIONS:
+        if message.kind == rummy_pb2.ACTION_KIND_UNSPECIFIED:
+            raise _invalid("action kind is required (ACTION_KIND_DRAW_STOCK, ...)")
+        raise _invalid(f"action kind {message.kind} is unknown")
+    kind, allowed = _ACTIONS[message.kind]
+    present = {field.name for field, _ in message.ListFields()} - {"kind"}
+    stray = sorted(present - allowed)
+    if stray:
+        name = rummy_pb2.ActionKind.Name(message.kind)
+        raise _invalid(f"{name} does not carry {', '.join(stray)}")
+    action: JSON = {"action": kind}
+    if message.kind == rummy_pb2.ACTION_KIND_DRAW_STOCK:
+        action["from"] = "stock"
+    elif message.kind == rummy_pb2.ACTION_KIND_DRAW_DISCARD:
+        action["from"] = "discard"
+        if message.count:
+            action["count"] = message.count
+    if "card" in allowed:
+        action["card"] = _code(message.card, "card")
+    if "meld_index" in allowed:
+        action["meld"] = message.meld_index
+    if message.HasField("stands_for"):
+        action["as"] = _code(message.stands_for, "stands_for")
+    if "melds" in allowed:
+        if message.kind == rummy_pb2.ACTION_KIND_MELD and not message.melds:
+            raise _invalid("ACTION_KIND_MELD carries melds")
+        action["melds"] = [_meld_cards(m, n) for n, m in enumerate(message.melds)]
+    if message.HasField("discard"):
+        action["discard"] = _code(message.discard, "discard")
+    return action
+
+
+_PHASES = {
+    "first_upcard": rummy_pb2.PHASE_FIRST_UPCARD,
+    "draw": rummy_pb2.PHASE_DRAW,
+    "discard": rummy_pb2.PHASE_PLAY,
+    "play": rummy_pb2.PHASE_PLAY,
+    "layoff": rummy_pb2.PHASE_LAYOFF,
+    "over": rummy_pb2.PHASE_OVER,
+}
+_KINDS = {"set": rummy_pb2.MELD_KIND_SET, "run": rummy_pb2.MELD_KIND_RUN}
+_LEGAL = {
+    "pass": rummy_pb2.ACTION_KIND_PASS,
+    "meld": rummy_pb2.ACTION_KIND_MELD,
+    "layoff": rummy_pb2.ACTION_KIND_LAYOFF,
+    "discard": rummy_pb2.ACTION_KIND_DISCARD,
+    "knock": rummy_pb2.ACTION_KIND_KNOCK,
+    "gin": rummy_pb2.ACTION_KIND_GIN,
+    "out": rummy_pb2.ACTION_KIND_OUT,
+    "take_joker": rummy_pb2.ACTION_KIND_TAKE_JOKER,
+}
+
+
+def _meld_message(meld: JSON) -> rummy_pb2.Meld:
+    message = rummy_pb2.Meld(
+        owner=meld.get("owner") or "",
+        kind=_KINDS.get(meld["kind"], rummy_pb2.MELD_KIND_UNSPECIFIED),
+    )
+    for card in meld["cards"]:
+        entry = message.cards.add()
+        if isinstance(card, str):
+            entry.card.code = card
+        else:
+            entry.card.code = card["card"]
+            getattr(entry, "as").code = card["as"]
+    return message
+
+
+def _result_message(result: JSON) -> rummy_pb2.RoundResult:
+    return rummy_pb2.RoundResult(
+        ending=rummy_pb2.Ending.Value(f"ENDING_{str(result['ending']).upper()}"),
+        winner=result.get("winner") or "",
+        deadwood=result.get("deadwood", {}),
+        penalty=result.get("penalty", {}),
+        chips_paid=result.get("chips_paid", {}),
+        chips_won=result.get("chips_won", 0),
+        deltas=result.get("deltas", {}),
+        tournament_points=result.get("tournament_points", {}),
+        scores=result.get("scores", {}),
+        pot=result.get("pot", 0),
+        fees=result.get("fees", {}),
+        round=result.get("round", 0),
+    )
+
+
+def _legal_message(legal: JSON) -> rummy_pb2.Legal:
+    message = rummy_pb2.Legal(
+        max_count=legal.get("max_count", 0),
+        best_deadwood=min(legal.get("best_deadwood", 0), 2**32 - 1),
+    )
+    for code in legal.get("discards", []):
+        message.discards.add(code=code)
+    for name in legal.get("actions", []):
+        if name == "draw":
+            for source in legal.get("draw_from", []):
+                message.actions.append(
+                    rummy_pb2.ACTION_KIND_DRAW_STOCK
+                    if source == "stock"
+                    else rummy_pb2.ACTION_KIND_DRAW_DISCARD
+                )
+        else:
+            message.actions.append(_LEGAL[name])
+    return message
+
+
+def view_message(view: JSON) -> rummy_pb2.View:
+    """`croupier.rummy.v1.View` from the engine's JSON view (carries nothing more)."""
+    message = rummy_pb2.View(
+        variant=rummy_pb2.Variant.Value(f"VARIANT_{str(view['variant']).upper()}"),
+        seats=view.get("seats", []),
+        stacks=view.get("stacks", {}),
+        round=view.get("round_number", 0),
+        dealer=view.get("dealer") or "",
+        round_fee=view.get("round_fee", 0),
+        chip_ratio=view.get("chip_ratio", 0),
+    )
+    if view.get("last_round") is not None:
+        message.last_round.CopyFrom(_result_message(view["last_round"]))
+    seen = view.get("round")
+    if seen is not None:
+        for code in seen["hand"]:
+            message.hand.add(code=code)
+        for code in seen["discard_pile"]:
+            message.discard_pile.add(code=code)
+        message.melds.extend(_meld_message(meld) for meld in seen["melds"])
+        message.card_counts.update(seen["card_counts"])
+        message.to_act = seen.get("to_act") or ""
+        message.stock_size = seen["stock_size"]
+        message.phase = _PHASES[seen["phase"]]
+        message.knock_limit = seen.get("knock_limit", 0)
+        if seen.get("result") is not None:
+            result = dict(seen["result"])
+            last = view.get("last_round")
+            if last is not None and last.get("round") == view.get("round_number"):
+                result = dict(last)  # the settled round: its chips too
+            message.result.CopyFrom(_result_message(result))
+    if "legal" in view:
+        message.legal.CopyFrom(_legal_message(view["legal"]))
+    return message
 
 
 ENGINE = RummyEngine()
