@@ -200,6 +200,29 @@ async def test_rule_12_money_settlements_match_gnubg_2ply_cubeful_equity() -> No
     assert deltas["bob"] > 0
 
 
+async def test_oq_12_beavered_and_resigning_positions_are_valued_from_gnubg() -> None:
+    (behind,) = reference([money_job(BEHIND, 1, -1)])
+    optimal, _, take, _ = behind["rows"][0]
+
+    # ann doubled, bob beavered; ann (to answer) left: bob gets the better of ann
+    # dropping the beaver (2 cubes) and ann playing on at 4: max(2 x take, -2) for ann.
+    table = table_at(BEHIND, phase=Phase.BEAVERED, beaver=True)
+    evaluation, deltas = await settle(table, "ann")
+    ann = max(2 * take, -2.0)
+    assert float(evaluation["equity"]) == -ann
+    assert deltas == expected_deltas(ann, 100, 1, None)
+
+    # ann offered to resign a single game; bob (to decide) left. Bob would accept
+    # (1 cube) unless playing on is worth more to him (-ann's optimal equity).
+    table = table_at(BEHIND, phase=Phase.RESIGNING)
+    assert table.game is not None
+    g = replace(table.game, resign_level="single", resume_phase=Phase.TURN)
+    evaluation, deltas = await settle(replace(table, game=g), "bob")
+    ann = -max(1.0, -optimal)
+    assert float(evaluation["equity"]) == ann
+    assert deltas == expected_deltas(ann, 100, 1, None)
+
+
 async def test_oq_7_series_abandonment_splits_the_stake_by_match_winning_chance() -> None:
     """7-point series at 3-5, ann on roll: ann's MWC p from gnubg; 2p - 1 of the stake."""
     ref = reference(

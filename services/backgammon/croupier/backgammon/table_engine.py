@@ -281,7 +281,7 @@ class BackgammonEngine:
             return None
         try:
             return await gnubg_evaluation(g, player)
-        except GnubgError as exc:
+        except (GnubgError, OSError, ValueError, KeyError) as exc:
             raise Rejected(
                 "failed_precondition", f"the position could not be evaluated now: {exc}"
             ) from exc
