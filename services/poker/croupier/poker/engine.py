@@ -498,14 +498,14 @@ def _next_street(t: HandState, events: list[Event]) -> None:
 
 
 def pots_json(t: HandState, pots: Sequence[Pot]) -> list[dict[str, Any]]:
-    ids = t.ids
+    name = t.ids.__getitem__
     return [
         {
-            "amount": pot.amount,
-            "eligible": [ids[i] for i in pot.eligible],
-            "winners": [ids[i] for i in pot.winners],
+            "amount": amount,
+            "eligible": list(map(name, eligible)),
+            "winners": list(map(name, winners)),
         }
-        for pot in pots
+        for amount, eligible, winners, _ in pots
     ]
 
 
