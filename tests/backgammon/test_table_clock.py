@@ -24,6 +24,7 @@ from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import InMemoryCommandLog, LogEntry
+from croupier.table.engine import Act, SeatPlayer, StartHand
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.sink import WALLET_REQUESTS_TOPIC
@@ -191,6 +192,30 @@ async def test_rule_7_rolling_does_not_restart_the_turn_clock() -> None:
     # 8 s of the 10 s turn are gone: 2 s of turn clock + 40 s main clock remain.
     assert host.view(table_id, player).turn_seconds_left == 42.0
     await host.stop()
+
+
+def test_rule_7_turn_key_one_turn_is_roll_and_move() -> None:
+    """What a host would need to time a turn as one: the adapter's `turn_key`."""
+    engine = table_engine.ENGINE
+    state = engine.open({"mode": "single", "stake": 1})
+    for seat, player in enumerate(PLAYERS):
+        state, _ = engine.apply(state, SeatPlayer(player, seat))
+    state, _ = engine.apply(state, StartHand(b"k" * 32))
+    (first,) = engine.to_act(state)
+    other = next(p for p in PLAYERS if p != first)
+    opening = engine.turn_key(state, first)
+    assert opening is not None and engine.turn_key(state, other) is None
+    play = engine.legal_actions(state, first)["plays"][0]
+    state, _ = engine.apply(state, Act(first, {"action": "move", "play": play}))
+    before_roll = engine.turn_key(state, other)
+    state, _ = engine.apply(state, Act(other, {"action": "roll"}))
+    assert engine.turn_key(state, other) == before_roll != opening  # roll + move: one turn
+    play = engine.legal_actions(state, other)["plays"][0]
+    state, _ = engine.apply(state, Act(other, {"action": "move", "play": play}))
+    state, _ = engine.apply(state, Act(first, {"action": "double"}))
+    answer = engine.turn_key(state, other)
+    assert answer is not None and answer != before_roll  # answering a double: its own
+    assert engine.turn_key(state, first) is None
 
 
 async def test_clock_and_window_come_from_the_table_options() -> None:

@@ -239,6 +239,39 @@ async def test_oq_7_series_abandonment_splits_the_stake_by_match_winning_chance(
     assert deltas == {winner: amount - commission_rule(amount), loser: -amount}
 
 
+def pre_crawford_met(points: int) -> list[list[float]]:
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "met.py").write_text(
+            f"import gnubg, json\nprint('MET ' + json.dumps(gnubg.met({points})[0]))\n"
+        )
+        done = subprocess.run(
+            [gnubg_binary(), "-t", "-q", "-r", "-p", "met.py"],
+            cwd=folder,
+            env={**os.environ, "HOME": folder},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("MET ")]
+    table: list[list[float]] = json.loads(line.removeprefix("MET "))
+    return table
+
+
+async def test_oq_7_between_two_games_of_a_series_the_match_equity_table_decides() -> None:
+    """7-point series at 3-5, the next game not started: gnubg's MET entry for ann
+    needing 4 and bob needing 2 (a separate gnubg run prints the table)."""
+    ann_chance = pre_crawford_met(7)[4 - 1][2 - 1]
+    table = table_at(AHEAD, mode="match", points=7, stake=1000)
+    assert table.game is not None
+    table = replace(table, game=replace(table.game, phase=Phase.GAME_OVER))
+    evaluation, deltas = await settle(table, "bob")
+    assert float(evaluation["mwc"]) == ann_chance < 0.5
+    share = 2 * Decimal(repr(ann_chance)) - 1
+    amount = int((abs(share) * 1000).quantize(0, ROUND_HALF_UP))
+    assert deltas == {"bob": amount - commission_rule(amount), "ann": -amount}
+
+
 async def test_rule_12_evaluation_must_be_of_this_position_and_is_required() -> None:
     table = table_at(DOUBLE_TAKE)
     evaluation = await ENGINE.evaluate_abandonment(table, "bob")

@@ -301,6 +301,17 @@ class BackgammonEngine:
             return []
         return [state.game.players[state.game.actor]]
 
+    def turn_key(self, state: BackgammonTable, player: str) -> str | None:
+        """Which turn `player`'s clock is timing (rule 7), for a host that restarts a turn
+        clock only when this changes: rolling and moving are one turn (same key), an
+        answer to a double or a resignation is a decision of its own. None: not acting.
+        (The host does not ask for it yet; it restarts the clock on every action.)"""
+        g = state.game
+        if g is None or g.actor is None or g.players[g.actor] != player:
+            return None
+        decision = "turn" if g.phase in ("turn", "moving", "beavered") else str(g.phase)
+        return f"{g.game_number}:{g.moves_made}:{decision}"
+
     def legal_actions(self, state: BackgammonTable, player: str) -> JSON:
         if state.game is None:
             return {"actions": []}
