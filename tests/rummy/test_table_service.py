@@ -462,9 +462,10 @@ async def scan(service: Service, table_id: str, received: Received) -> None:
         assert not set(said) - set(named), f"error {details!r} names cards not asked about"
 
 
-def settlements(service: Service, table_id: str) -> list[table_pb2.SettlementRequested]:
+def settlements(bus: InMemoryBus, table_id: str) -> list[table_pb2.SettlementRequested]:
+    """The settlement requests the host published for `table_id`, in order."""
     found = []
-    for message in service.bus.messages(WALLET_REQUESTS_TOPIC):
+    for message in bus.messages(WALLET_REQUESTS_TOPIC):
         envelope = Envelope.FromString(message.value or b"")
         if envelope.subject != table_id or envelope.type != "wallet.settlement_requested":
             continue
@@ -622,7 +623,7 @@ async def test_rounds_through_grpc_show_each_player_only_their_own_cards(
         assert public["last_round"]["round"] == 2
         assert sum(public["stacks"].values()) == 1000 * players  # no chip created or lost
         await scan(service, table_id, table.received)
-        details = check_settlements(settlements(service, table_id), table_id, 2, seated)
+        details = check_settlements(settlements(service.bus, table_id), table_id, 2, seated)
         assert public["last_round"] == details[-1]
 
 
@@ -867,7 +868,7 @@ async def test_no_layoffs_on_gin() -> None:
             assert dict(message.result.deltas) == last["deltas"]
             assert message.last_round == message.result
             await scan(service, table.table_id, table.received)
-            found = settlements(service, table.table_id)
+            found = settlements(service.bus, table.table_id)
             check_settlements(found, table.table_id, last["round"], PLAYERS[:2])
             return
     raise AssertionError("no gin came up")
