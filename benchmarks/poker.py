@@ -21,6 +21,7 @@ Usage: `.venv/bin/python -m benchmarks.poker [--hands N] [--evals N]` (defaults 
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import time
 import warnings
@@ -164,6 +165,7 @@ def run_pokerkit(hands: list[Any], plans: list[list[tuple[str, dict[str, Any]]]]
 def timed(fn: Callable[[], object], repeat: int = 1) -> float:
     best = float("inf")
     for _ in range(repeat):
+        gc.collect()
         t = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - t)
@@ -171,7 +173,9 @@ def timed(fn: Callable[[], object], repeat: int = 1) -> float:
 
 
 def timed_both(fn: Callable[[], object]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of this process) for one run."""
+    """(wall seconds, CPU seconds of this process) for one run, from a clean heap (so that
+    one row's garbage is not collected on another row's time)."""
+    gc.collect()
     w, c = time.perf_counter(), time.process_time()
     fn()
     return time.perf_counter() - w, time.process_time() - c

@@ -137,18 +137,17 @@ def next_actor(s: HandState, after: int) -> int:
     folded = s.folded
     stacks = s.stacks
     bets = s.bets
-    acted = s.acted_level
-    cur = s.current_bet
-    able = 0
-    lone = cand = -1
-    for i in ROTATIONS[s.n][after]:
-        if not folded[i] and stacks[i] > 0:
-            able += 1
-            lone = i
-            if cand < 0 and (acted[i] < 0 or bets[i] < cur):
-                cand = i
-    if able != 1:
-        return cand
+    able = s.able
+    if able >= 2:
+        acted = s.acted_level
+        cur = s.current_bet
+        for i in ROTATIONS[s.n][after]:
+            if not folded[i] and stacks[i] > 0 and (acted[i] < 0 or bets[i] < cur):
+                return i
+        return -1
+    if able == 0:
+        return -1
+    lone = next(i for i in range(s.n) if not folded[i] and stacks[i] > 0)
     mine = bets[lone]
     for i in range(s.n):
         if i != lone and bets[i] > mine:

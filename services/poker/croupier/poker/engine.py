@@ -120,6 +120,8 @@ def start_hand(
         stacks[seat] -= a
         s.bets[seat] += a
         contrib[seat] += a
+    s.live = n
+    s.able = sum(1 for st in stacks if st > 0)
     if config.short_big_blind == "full":
         s.current_bet = config.big_blind  # OQ 2: the full big blind is owed even if it is short
     else:
@@ -338,6 +340,9 @@ def _apply_poker(
         t.folded = folded = s.folded[:]
         folded[p] = True
         t.acted_level[p] = s.current_bet
+        t.live -= 1
+        if t.stacks[p] > 0:
+            t.able -= 1
         entry: dict[str, Any] = {"type": "action", "player": player, "action": "fold"}
     elif kind == "check":
         if s.current_bet > s.bets[p]:
@@ -436,7 +441,10 @@ def _check_bet_to(s: HandState, p: int, kind: str, to: int, o: Options) -> None:
 
 def _put(t: HandState, p: int, amount: int) -> None:
     """p puts `amount` chips in (rules 15-16 for what a raise changes)."""
-    t.stacks[p] -= amount
+    left = t.stacks[p] - amount
+    t.stacks[p] = left
+    if left == 0 and amount:
+        t.able -= 1
     new = t.bets[p] + amount
     t.bets[p] = new
     t.contrib[p] += amount
@@ -451,19 +459,14 @@ def _put(t: HandState, p: int, amount: int) -> None:
 
 def _advance(t: HandState, last: int, events: list[Event]) -> None:
     """After an action by `last`: next actor, next street, run-out or the end of the hand."""
-    folded = t.folded
-    if folded.count(False) == 1:  # rule 12: everyone else folded
+    if t.live == 1:  # rule 12: everyone else folded
         _finish(t, events, showdown=False)
         return
     nxt = next_actor(t, last)
     if nxt >= 0:
         t.to_act = nxt
         return
-    stacks = t.stacks
-    able = 0
-    for i in range(t.n):
-        if not folded[i] and stacks[i] > 0:
-            able += 1
+    able = t.able
     while t.street < RIVER:
         _next_street(t, events)
         if able >= 2:

@@ -33,6 +33,7 @@ class HandState:
     """One hand of poker. Build it with `engine.start_hand`; advance it with `engine.apply`."""
 
     __slots__ = (
+        "able",
         "acted_level",
         "actions",
         "bets",
@@ -45,6 +46,7 @@ class HandState:
         "hole",
         "ids",
         "last_full",
+        "live",
         "n",
         "naiko",
         "pot_capped",
@@ -69,6 +71,8 @@ class HandState:
     # the current bet right after his last voluntary action this round; -1: not acted yet
     acted_level: list[int]
     pot_capped: list[bool]  # betting capped at the pot-limit maximum (table limit or an Anchor)
+    live: int  # players who have not folded
+    able: int  # players who have not folded and still have chips (can bet)
     street: int
     current_bet: int  # the bet to match this round (preflop: at least the big blind, OQ 2)
     last_full: int  # the last full bet/raise increment this round (rule 15)
@@ -97,6 +101,8 @@ class HandState:
         s.acted_level = self.acted_level[:]
         s.pot_capped = self.pot_capped  # shared: copy before changing (copy-on-write)
         s.street = self.street
+        s.live = self.live
+        s.able = self.able
         s.current_bet = self.current_bet
         s.last_full = self.last_full
         s.to_act = self.to_act
