@@ -180,6 +180,8 @@ async def test_oq_4_a_series_and_a_money_game_settle_on_the_wallet_topic(
     assert dict(last.commission) == {winner: fee(2_000)} == {winner: 260}
     assert json.loads(last.details_json)["match_winner"] == winner
     assert [s.hand_number for s in series_money] == list(range(1, games + 1))
+    cubes = [json.loads(s.details_json)["cube"] for s in (*series_money, single)]
+    assert max(cubes) > 1, cubes  # the doubling cube was used on the way
 
     # The money game: stake x cube x multiplier, capped (rule 5), commission (39-43).
     details = json.loads(single.details_json)
