@@ -43,7 +43,7 @@ from croupier.rummy.v1 import rummy_pb2
 from croupier.rummy.variant import Family, VariantRules
 from croupier.rummy.variants import VARIANTS
 from croupier.table.bootstrap import table_service
-from croupier.table.commandlog import InMemoryCommandLog, LogEntry
+from croupier.table.commandlog import CommandLog, InMemoryCommandLog, LogEntry
 from croupier.table.games import load_engines
 from croupier.table.history import initial_state
 from croupier.table.host import TableHost
@@ -311,9 +311,13 @@ class Received:
 class Table:
     """One table driven through gRPC; every response is recorded."""
 
-    def __init__(self, service: Service, table_id: str, received: Received | None = None):
-        self.service = service
-        self.stub = service.stub
+    def __init__(
+        self,
+        stub: table_pb2_grpc.TableEngineAsyncStub,
+        table_id: str,
+        received: Received | None = None,
+    ):
+        self.stub = stub
         self.table_id = table_id
         self.received = received or Received()
         self.commands = itertools.count()
@@ -382,11 +386,11 @@ class Table:
         raise AssertionError(f"{rounds} rounds did not end in {max_actions} actions")
 
 
-async def log_entries(log: InMemoryCommandLog, table_id: str) -> list[LogEntry]:
+async def log_entries(log: CommandLog, table_id: str) -> list[LogEntry]:
     return [e async for table in log.replay() if table.table_id == table_id for e in table.entries]
 
 
-async def truth(log: InMemoryCommandLog, table_id: str) -> dict[int, dict[str, Any]]:
+async def truth(log: CommandLog, table_id: str) -> dict[int, dict[str, Any]]:
     """The engine's whole state (hidden cards included) after each log index."""
     entries = await log_entries(log, table_id)
     state = initial_state(ENGINE, entries[0])
@@ -451,7 +455,12 @@ def cards_in_proto(value: Any) -> Counter[str]:
 
 
 async def scan(service: Service, table_id: str, received: Received) -> None:
-    snapshots = await truth(service.log, table_id)
+    await scan_log(service.log, table_id, received)
+
+
+async def scan_log(log: CommandLog, table_id: str, received: Received) -> None:
+    """Every received message checked against the table's state at the message's version."""
+    snapshots = await truth(log, table_id)
     assert received.views
     for player, _source, view in received.views:
         check_only_own_cards(player, view, snapshots[view.version])
@@ -608,7 +617,7 @@ async def test_rounds_through_grpc_show_each_player_only_their_own_cards(
     async with running_service(f"scan-{variant}") as service:
         stub = service.stub
         table_id = await open_table(stub, variant, players)
-        table = Table(service, table_id)
+        table = Table(service.stub, table_id)
         await table.seat(seated)
         # Refusals (each leaves the table as it was) become part of the scan too.
         to_act = (await table.public())["round"]["to_act"]
@@ -633,7 +642,7 @@ async def test_watch_streams_carry_only_the_watchers_cards() -> None:
     async with running_service("streams") as service:
         stub = service.stub
         table_id = await open_table(stub, "rummy", 3)
-        table = Table(service, table_id)
+        table = Table(service.stub, table_id)
         await table.seat(seated)
         calls = {
             p: stub.WatchView(table_pb2.WatchViewRequest(table_id=table_id, player_id=p))
@@ -679,7 +688,7 @@ async def _drawn(table: Table) -> tuple[str, dict[str, Any]]:
 @pytest.mark.parametrize("variant", ["gin", "rummy51"])
 async def test_drawing_twice_and_discarding_a_card_not_held_are_refused(variant: str) -> None:
     async with running_service(f"bad-{variant}") as service:
-        table = Table(service, await open_table(service.stub, variant, 2))
+        table = Table(service.stub, await open_table(service.stub, variant, 2))
         await table.seat(PLAYERS[:2])
         player, view = await _drawn(table)
         code, details = await table.refused(player, {"action": "draw", "from": "stock"})
@@ -703,7 +712,7 @@ async def test_drawing_twice_and_discarding_a_card_not_held_are_refused(variant:
 
 async def test_malformed_actions_are_invalid_argument() -> None:
     async with running_service("malformed") as service:
-        table = Table(service, await open_table(service.stub, "rummy", 2))
+        table = Table(service.stub, await open_table(service.stub, "rummy", 2))
         await table.seat(PLAYERS[:2])
         player, view = await _drawn(table)
         hand = view["round"]["hand"]
@@ -768,7 +777,7 @@ async def test_invalid_melds_and_an_opening_under_the_minimum_are_refused() -> N
     """Rummy 51: an opening must reach 51 (checked when the turn ends)."""
     for attempt in range(30):
         async with running_service(f"open-{attempt}") as service:
-            table = Table(service, await open_table(service.stub, "rummy51", 2))
+            table = Table(service.stub, await open_table(service.stub, "rummy51", 2))
             await table.seat(PLAYERS[:2])
             player, view = await _drawn(table)
             low = _low_meld(view)
@@ -813,7 +822,7 @@ def _is_meld(rules: VariantRules, cards: list[str]) -> bool:
 
 async def test_knock_over_the_limit_is_refused() -> None:
     async with running_service("knock") as service:
-        table = Table(service, await open_table(service.stub, "gin", 2))
+        table = Table(service.stub, await open_table(service.stub, "gin", 2))
         await table.seat(PLAYERS[:2])
         player, view = await _drawn(table)
         rules = VARIANTS["gin"]
@@ -845,7 +854,7 @@ async def test_no_layoffs_on_gin() -> None:
     no next round is dealt and the finished gin is what the lay-off meets."""
     for attempt in range(20):
         async with running_service(f"gin-{attempt}") as service:
-            table = Table(service, await open_table(service.stub, "gin", 2, chip_ratio=1))
+            table = Table(service.stub, await open_table(service.stub, "gin", 2, chip_ratio=1))
             await table.seat(PLAYERS[:2], stack=31)
             public = await table.play(30, knock_at=0)  # plays for gin only
             last = public["last_round"]

@@ -1,0 +1,135 @@
+"""Rummy tables end to end on the real broker: the gRPC TableEngine service in this process
+with its command log on a Kafka topic of its own and `KafkaBus` publishing to
+`croupier.wallet.requests`.
+
+- Every variant plays two whole rounds driven by bots that read only their own view (half
+  the players send protobuf actions); every message they received passes the hidden-cards
+  scan against the logged deal; each round's settlement request arrives exactly once,
+  balanced (Σ deltas = −commission = 0) and accepted by the wallet's own check; each
+  round's hand history verifies (seed, deal, replay, result).
+- Rule 45: a gin table where nobody acts finishes rounds by clock expiries alone, and
+  those rounds are settled the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import grpc
+import pytest
+
+from croupier.kit.bus.kafka import KafkaBus
+from croupier.kit.server import ServiceHost
+from croupier.kit.settings import ServerSettings
+from croupier.table import history
+from croupier.table.bootstrap import table_service
+from croupier.table.clocks import ClockSettings
+from croupier.table.games import load_engines
+from croupier.table.host import TableHost
+from croupier.table.kafka_log import KafkaCommandLog
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from tests.conftest import unique_name
+from tests.joker.test_table_kafka import WalletRequests
+from tests.rummy.test_table_service import (
+    PLAYERS,
+    TABLES,
+    Table,
+    check_settlements,
+    log_entries,
+    open_table,
+    scan_log,
+)
+from tests.table.play import Seeds
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
+
+
+@asynccontextmanager
+async def kafka_service(
+    kafka_bootstrap: str, seeds: str
+) -> AsyncIterator[tuple[TableHost, KafkaCommandLog, table_pb2_grpc.TableEngineAsyncStub]]:
+    """The TableEngine service in this process on the real broker, with known seeds."""
+    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
+    await bus.start()
+    log = KafkaCommandLog(kafka_bootstrap, unique_name("rummy_table_commands"))
+    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds(seeds))
+    await host.start()
+    server = ServiceHost(
+        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
+        services=[table_service(host)],
+        on_stop=[host.stop, bus.stop],
+        serve_metrics_endpoint=False,
+    )
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            yield host, log, table_pb2_grpc.TableEngineStub(channel)
+    finally:
+        await server.stop()
+
+
+async def verified_histories(
+    stub: table_pb2_grpc.TableEngineAsyncStub, table_id: str, rounds: int
+) -> None:
+    engines = load_engines()
+    for number in range(1, rounds + 1):
+        response = await stub.GetHandHistory(
+            table_pb2.GetHandHistoryRequest(table_id=table_id, hand_number=number)
+        )
+        record = json.loads(response.history_json)
+        assert history.verify(engines, record) == []
+        assert record["result"]["details"]["round"] == number
+
+
+@pytest.mark.parametrize(("variant", "players"), TABLES)
+async def test_variant_plays_rounds_and_each_settlement_arrives_once(
+    kafka_bootstrap: str, variant: str, players: int
+) -> None:
+    """Seed 000 rules 20–23, 33 and the hidden-information rule, end to end."""
+    seated = PLAYERS[:players]
+    async with (
+        WalletRequests(kafka_bootstrap) as wallet,
+        kafka_service(kafka_bootstrap, f"e2e-{variant}") as (_host, log, stub),
+    ):
+        table_id = await open_table(stub, variant, players, round_fee=20, chip_ratio=3)
+        table = Table(stub, table_id)
+        await table.seat(seated, stack=2000)
+        public = await table.play(2, proto_players=set(seated[::2]))
+        await scan_log(log, table_id, table.received)
+        await verified_histories(stub, table_id, 2)
+        found = await wallet.settlements(table_id)
+    details = check_settlements(found, table_id, 2, seated)
+    assert public["last_round"] == details[-1]
+    assert sum(public["stacks"].values()) == 2000 * players
+    for player in seated:
+        assert public["stacks"][player] == 2000 + sum(d["deltas"][player] for d in details)
+
+
+async def test_rule_45_gin_rounds_finish_by_timeouts_alone(kafka_bootstrap: str) -> None:
+    async with (
+        WalletRequests(kafka_bootstrap) as wallet,
+        kafka_service(kafka_bootstrap, "e2e-timeouts") as (host, log, stub),
+    ):
+        # A sub-second clock is set on the host (OpenTableRequest.clock counts seconds).
+        options = {"variant": "gin", "players": 2, "round_fee": "20", "chip_ratio": "2"}
+        table_id = await host.open_table("rummy", options, ClockSettings(turn_ms=20))
+        table = Table(stub, table_id)
+        await table.seat(PLAYERS[:2], stack=500)
+        for _ in range(600):
+            last = (await table.public())["last_round"]
+            if last is not None:
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("no round finished by timeouts")
+        await stub.CloseTable(table_pb2.CloseTableRequest(table_id=table_id))
+        entries = await log_entries(log, table_id)
+        await verified_histories(stub, table_id, 1)
+        found = await wallet.settlements(table_id)
+    assert {e.kind for e in entries} <= {"open", "seat", "start_hand", "timeout", "close"}
+    assert sum(1 for e in entries if e.kind == "timeout") > 40
+    details = check_settlements(found, table_id, len(found), PLAYERS[:2])
+    assert details[0]["ending"] == "draw" and set(details[0]["deltas"].values()) == {0}
