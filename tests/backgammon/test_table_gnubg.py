@@ -41,7 +41,7 @@ ctx = gnubg.evalcontext(1, 2, 1, 1, 0.0)
 out = []
 for job in json.load(open(os.environ["REFERENCE_JOBS"])):
     ci = gnubg.cubeinfo(job["cube"], job["owner"], job["move"], job["matchto"],
-                        tuple(job["score"]), 0, 0)
+                        tuple(job["score"]), job.get("crawford", 0), 0)
     ci["jacoby"] = 0
     if "boards" in job:  # opponent on roll after each candidate play
         rows = [gnubg.cfevaluate((tuple(b[0]), tuple(b[1])), ci, ctx) for b in job["boards"]]
@@ -79,6 +79,7 @@ def table_at(
     cube: int = 1,
     owner: int | None = None,
     dice: tuple[int, int] | None = None,
+    crawford_at: tuple[int, int] | None = None,
     **options: Any,
 ) -> BackgammonTable:
     """ann (players[0]) on roll in the position `pid` (gnubg Position ID, ann's view)."""
@@ -96,6 +97,8 @@ def table_at(
         game_number=1,
         score=(3, 5) if opts.mode == "match" else (0, 0),
     )
+    if opts.mode == "match" and crawford_at is not None:
+        g = replace(g, score=crawford_at, crawford_game=True, crawford_used=True)
     return BackgammonTable(options=opts, seats=PLAYERS, game=g, games_started=1, currency="USD")
 
 
@@ -256,6 +259,15 @@ def pre_crawford_met(points: int) -> list[list[float]]:
     (line,) = [x for x in done.stdout.splitlines() if x.startswith("MET ")]
     table: list[list[float]] = json.loads(line.removeprefix("MET "))
     return table
+
+
+async def test_oq_10_a_crawford_game_is_evaluated_as_one() -> None:
+    """5-point series, bob at 4 (Crawford game), ann at 2 on roll: no cube this game."""
+    job = {"pid": DOUBLE_TAKE, "cube": 1, "owner": -1, "move": 0, "matchto": 5}
+    crawford, plain = reference([{**job, "score": [2, 4], "crawford": 1}, {**job, "score": [2, 4]}])
+    table = table_at(DOUBLE_TAKE, mode="match", points=5, stake=400, crawford_at=(2, 4))
+    evaluation, _ = await settle(table, "bob")
+    assert float(evaluation["mwc"]) == crawford["mwc"][0][0] != plain["mwc"][0][0]
 
 
 async def test_oq_7_between_two_games_of_a_series_the_match_equity_table_decides() -> None:

@@ -19,7 +19,7 @@ import pytest
 from croupier.backgammon.state import Phase
 from croupier.backgammon.table_engine import ENGINE, BackgammonTable
 from croupier.backgammon.v1 import backgammon_pb2
-from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand
+from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand, UnseatPlayer
 from croupier.table.v1 import table_pb2
 from tests.backgammon.test_table_grpc import (
     first_play,
@@ -150,3 +150,17 @@ async def test_oq_7_a_series_left_through_the_rpc_is_settled_by_match_winning_ch
         assert dict(settlement.deltas) == {winner: amount - fee, loser: -amount}
         after = await public(stub, table_id)
         assert after["players"] == ["ann"] and after["abandoned"]["mwc"] == details["mwc"]
+
+
+async def test_after_an_abandonment_a_new_player_starts_a_new_series() -> None:
+    state = seated({"mode": "series", "points": 3, "stake": 100})
+    state, _ = ENGINE.apply(state, StartHand(b"s" * 32))
+    evaluation = await ENGINE.evaluate_abandonment(state, "bob")
+    state, _ = ENGINE.apply(state, UnseatPlayer("bob", evaluation))
+    assert ENGINE.result(state) is not None and not ENGINE.can_start_hand(state)
+    state, _ = ENGINE.apply(state, SeatPlayer("cy", 1))
+    state, _ = ENGINE.apply(state, StartHand(b"t" * 32))
+    view = ENGINE.public_view(state)
+    assert view["players"] == ["ann", "cy"] and view["score"] == {"ann": 0, "cy": 0}
+    assert view["game"] == 1 and "abandoned" not in view
+    assert ENGINE.result(state) is None
