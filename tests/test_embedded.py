@@ -16,12 +16,11 @@ from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
 CROUPIER = Path(sys.executable).parent / "croupier"
 
 
-async def test_embedded_platform_serves_table_and_wallet_then_stops_cleanly(
-    tmp_path: Path,
-) -> None:
+def start_embedded(cwd: Path) -> tuple[subprocess.Popen[str], str]:
+    """Start `croupier run` and read its address from the banner."""
     process = subprocess.Popen(
         [str(CROUPIER), "run", "--port", "0"],
-        cwd=tmp_path,
+        cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -34,6 +33,13 @@ async def test_embedded_platform_serves_table_and_wallet_then_stops_cleanly(
         if line.startswith("Stop with Ctrl-C"):
             break
     assert address, f"no address printed; stderr: {process.stderr.read() if process.stderr else ''}"
+    return process, address
+
+
+async def test_embedded_platform_serves_table_and_wallet_then_stops_cleanly(
+    tmp_path: Path,
+) -> None:
+    process, address = start_embedded(tmp_path)
     try:
         async with grpc.aio.insecure_channel(address) as channel:
             wallet = wallet_pb2_grpc.WalletStub(channel)
