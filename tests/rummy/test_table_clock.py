@@ -34,6 +34,7 @@ from tests.rummy.test_table_service import (
     check_settlements,
     get_view,
     log_entries,
+    next_view,
     running_service,
     scan,
     settlements,
@@ -176,7 +177,7 @@ async def test_rule_43_disconnected_player_keeps_seat_is_timed_out_and_reconnect
         received = Received()
         try:
             for player, call in streams.items():
-                received.view(player, "stream", (await call.read()).view)
+                received.view(player, "stream", await next_view(call))
             streams[first].cancel()  # the connection drops
             await until(lambda: host.is_disconnected(table_id, first))
 

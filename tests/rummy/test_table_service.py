@@ -130,6 +130,13 @@ async def status_of(call: Any) -> tuple[grpc.StatusCode, str]:
     return caught.value.code(), caught.value.details() or ""
 
 
+async def next_view(call: Any) -> table_pb2.TableView:
+    """The next view a WatchView stream delivers (the stream must not have ended)."""
+    response = await call.read()
+    assert isinstance(response, table_pb2.WatchViewResponse), response
+    return response.view
+
+
 async def get_view(
     stub: table_pb2_grpc.TableEngineAsyncStub, table_id: str, player: str = ""
 ) -> table_pb2.TableView:
@@ -366,7 +373,7 @@ class Table:
     async def play(
         self,
         rounds: int,
-        proto_players: set[str] = frozenset(),  # type: ignore[assignment]
+        proto_players: set[str] | frozenset[str] = frozenset(),
         knock_at: int | None = None,
         max_actions: int = 4000,
     ) -> dict[str, Any]:
@@ -654,7 +661,7 @@ async def test_watch_streams_carry_only_the_watchers_cards() -> None:
             final = (await get_view(stub, table_id)).version
             for player, call in calls.items():
                 while True:
-                    view = (await call.read()).view
+                    view = await next_view(call)
                     streamed[player].append(view)
                     if view.version >= final:
                         break
