@@ -294,3 +294,67 @@ def _ts(value: datetime) -> object:
     stamp = Timestamp()
     stamp.FromDatetime(value)
     return stamp
+
+
+async def test_table_and_tournament_methods_over_grpc(stub: wallet_pb2_grpc.WalletStub) -> None:
+    for player in ("a", "b"):
+        await open_player(stub, player, 10_000)
+    poker = common_pb2.GAME_POKER
+    await stub.BuyIn(wallet_pb2.BuyInRequest(transfer_id="t1:a:in", player_id="a", game=poker,
+                                             table_id="t1", amount=usd(3000)))  # fmt: skip
+    out = await stub.CashOut(wallet_pb2.CashOutRequest(
+        transfer_id="t1:a:out", player_id="a", game=poker, table_id="t1",
+        amount=common_pb2.Money(currency=USD)))  # fmt: skip
+    assert out.transfer.amount.amount_minor == 3000  # 0 = the whole seat
+    await expect_error(
+        stub.BuyIn(wallet_pb2.BuyInRequest(transfer_id="t1:b:in", player_id="b", table_id="t1",
+                                           amount=usd(1))),
+        grpc.StatusCode.INVALID_ARGUMENT, "game is required",
+    )  # fmt: skip
+    await stub.BuyIn(wallet_pb2.BuyInRequest(transfer_id="t1:b:in", player_id="b", game=poker,
+                                             table_id="t1", amount=usd(500)))  # fmt: skip
+    crash = await stub.RefundCrashedTable(
+        wallet_pb2.RefundCrashedTableRequest(table_id="t1", game=poker, currency=USD)
+    )
+    assert [t.amount.amount_minor for t in crash.refunds] == [500] and not crash.replayed
+
+    rummy = common_pb2.GAME_RUMMY
+    for player in ("a", "b"):
+        entered = await stub.EnterTournament(wallet_pb2.EnterTournamentRequest(
+            entry_id=f"T:{player}", tournament_id="T", game=rummy, player_id=player,
+            buy_in=usd(1000), fee=usd(100)))  # fmt: skip
+        assert len(entered.transfers) == 2
+    await expect_error(
+        stub.EnterTournament(wallet_pb2.EnterTournamentRequest(
+            entry_id="T:x", tournament_id="T", game=rummy, player_id="a",
+            buy_in=usd(1000), fee=common_pb2.Money(amount_minor=1, currency="EUR"))),
+        grpc.StatusCode.INVALID_ARGUMENT, "fee.currency",
+    )  # fmt: skip
+    refund = await stub.RefundTournamentEntry(
+        wallet_pb2.RefundTournamentEntryRequest(entry_id="T:b", refund_id="T:b:out")
+    )
+    assert sum(t.amount.amount_minor for t in refund.transfers) == 1100
+    await expect_error(
+        stub.RefundTournamentEntry(
+            wallet_pb2.RefundTournamentEntryRequest(entry_id="T:zz", refund_id="T:zz:out")),
+        grpc.StatusCode.NOT_FOUND, "no tournament entry",
+    )  # fmt: skip
+    await expect_error(
+        stub.PayTournamentPrizes(wallet_pb2.PayTournamentPrizesRequest(
+            payout_id="T:pay", tournament_id="T", game=rummy, currency=USD, final=True,
+            prizes=[wallet_pb2.Prize(player_id="a", amount_minor=999)])),
+        grpc.StatusCode.FAILED_PRECONDITION, "expected 0",
+    )  # fmt: skip
+    paid = await stub.PayTournamentPrizes(wallet_pb2.PayTournamentPrizesRequest(
+        payout_id="T:pay", tournament_id="T", game=rummy, currency=USD, final=True,
+        prizes=[wallet_pb2.Prize(player_id="a", amount_minor=1000)]))  # fmt: skip
+    assert not paid.replayed
+    await expect_error(
+        stub.RefundCrashedTournament(
+            wallet_pb2.RefundCrashedTournamentRequest(tournament_id="T", game=rummy, currency=USD)
+        ),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "has paid prizes",
+    )
+    balance = await stub.GetBalance(wallet_pb2.GetBalanceRequest(account_id="player_cash:a:USD"))
+    assert balance.balance.amount_minor == 10_000 - 1100 + 1000

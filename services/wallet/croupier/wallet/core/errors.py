@@ -14,6 +14,7 @@ __all__ = [
     "AccountClosed",
     "AccountNotFound",
     "AlreadyReversed",
+    "AlreadySettled",
     "CurrencyMismatch",
     "IdempotencyConflict",
     "InsufficientFunds",
@@ -93,6 +94,13 @@ class TransferNotPending(LedgerError):
 class AlreadyReversed(LedgerError):
     category = "precondition"
     reason = "already_reversed"
+
+
+class AlreadySettled(LedgerError):
+    """A refund asked for something already paid out (a tournament whose prizes were paid)."""
+
+    category = "precondition"
+    reason = "already_settled"
 
 
 class UnbalancedSettlement(LedgerError):

@@ -6,7 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from croupier.wallet.core.commission import split_entry_price
-from croupier.wallet.core.errors import InvalidRequest, TransferNotFound, UnbalancedSettlement
+from croupier.wallet.core.errors import (
+    AlreadySettled,
+    InvalidRequest,
+    TransferNotFound,
+    UnbalancedSettlement,
+)
 from croupier.wallet.core.model import (
     AccountKind,
     References,
@@ -145,6 +150,12 @@ class TournamentMoney(GameAccounts):
         """Refund every entry, fee and rebuy not yet refunded (seed 000 §13, OQ 28)."""
         pool = await self._account(AccountKind.TOURNAMENT_POOL, tournament_id, currency)
         transfers = await self._find(tournament_id=tournament_id)
+        paid = [t for t in transfers if t.kind is TransferKind.TOURNAMENT_PAYOUT]
+        if paid and currency in {t.currency for t in paid}:
+            raise AlreadySettled(
+                f"tournament {tournament_id!r} has paid prizes ({paid[0].transfer_id!r}); "
+                "a finished tournament is not crash-refunded (reverse transfers instead)"
+            )
         ops: list[Operation] = []
         reversed_by = {t.reversal_of: t.transfer_id for t in transfers if t.reversal_of}
         for t in transfers:
