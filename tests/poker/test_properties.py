@@ -77,17 +77,34 @@ def play(state: HandState, choices: list[int]) -> HandState:
         actor = state.player_to_act
         assert actor is not None
         try:
-            new, _ = apply(state, actor, action)
-        except IllegalAction:
+            new, events = apply(state, actor, action)
+        except IllegalAction as exc:
             assert action["action"] == "power"  # only power attempts may be refused here
             assert (history.record(state), view(state, None)) == before  # rule 34
+            hidden = {C.name(c) for i, h in enumerate(state.hole) if i != state.to_act for c in h}
+            assert not any(card in exc.message for card in hidden)
             continue
+        hidden_cards(new, events)
         assert (history.record(state), view(state, None)) == before  # input never changed
         if new.naiko is not None:
             assert all(0 <= d <= 3 for d in new.naiko.destellos)
         assert min(new.stacks) >= 0
         state = new
     return state
+
+
+def hidden_cards(state: HandState, events: list[dict[str, Any]]) -> None:
+    """Views and events never show a hole card that its owner has not shown (TEAM rule)."""
+    shown = (state.result or {}).get("shown", {})
+    for viewer in (*state.ids, None):
+        for seat in view(state, viewer)["seats"]:
+            cards = seat.get("hole_cards")
+            if cards is not None:
+                assert seat["player"] == viewer or seat["player"] in shown
+    public = repr([e for e in events if e.get("type") != "showdown"])
+    for i, hole in enumerate(state.hole):
+        if state.ids[i] not in shown:
+            assert not any(f"'{C.name(c)}'" in public for c in hole)
 
 
 @settings(max_examples=300, deadline=None)
