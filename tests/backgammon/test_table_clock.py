@@ -174,11 +174,6 @@ async def test_vector_25_the_main_clock_runs_only_after_the_turn_clock_and_carri
     await host.stop()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="host clocks restart the turn clock on every action; rule 7 times a turn "
-    "(roll + move) as one",
-)
 async def test_rule_7_rolling_does_not_restart_the_turn_clock() -> None:
     now = FakeClock()
     host, _, _ = await started_host("rule7", now)

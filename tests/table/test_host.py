@@ -257,8 +257,11 @@ def test_clock_comes_from_the_game_options_when_not_given() -> None:
         turn_ms=20_000, reserve_ms=0, reconnect_ms=180_000
     )
     backgammon = clock_from_options({"turn_seconds": 12, "main_clock_seconds": "300"})
-    assert backgammon == ClockSettings(turn_ms=12_000, reserve_ms=300_000, reconnect_ms=60_000)
-    assert clock_from_options({"decision_seconds": 15}) == ClockSettings(turn_ms=15_000)
+    # No reconnect_seconds: 0, which the host replaces by the game's default window.
+    assert backgammon == ClockSettings(turn_ms=12_000, reserve_ms=300_000, reconnect_ms=0)
+    assert clock_from_options({"decision_seconds": 15}) == ClockSettings(
+        turn_ms=15_000, reconnect_ms=0
+    )
 
 
 async def test_others_see_who_is_disconnected(bus: InMemoryBus) -> None:
@@ -310,3 +313,12 @@ async def test_outside_evaluation_is_logged_with_the_unseat_and_not_asked_on_rep
     await rebuilt.start()
     assert EvaluatedJoker.asked == 1
     assert EvaluatedJoker.seen == [unseat.body["evaluation"]] * 2
+
+
+async def test_the_games_default_window_fills_an_unstated_reconnect_time(bus: InMemoryBus) -> None:
+    host = make_host(InMemoryCommandLog(), bus, FakeClock())
+    await host.start()
+    table_id = await host.open_table("backgammon", {"turn_seconds": 20}, None)
+    clock = host.clock_settings(table_id)
+    assert (clock.turn_ms, clock.reconnect_ms) == (20_000, 180_000)
+    await host.stop()

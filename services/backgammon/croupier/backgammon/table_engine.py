@@ -365,7 +365,10 @@ class BackgammonEngine:
         money = game.settlement(g)
         if money is None:  # a game inside a series: points, no money (OQ 4)
             return HandResult(
-                hand_number=state.games_started, deltas=dict.fromkeys(g.players, 0), details=details
+                hand_number=state.games_started,
+                currency=state.currency,
+                deltas=dict.fromkeys(g.players, 0),
+                details=details,
             )
         winner, loser, m = money
         details["amount"] = m.amount
@@ -377,6 +380,7 @@ class BackgammonEngine:
         commission = self._commission(state, amount)
         return HandResult(
             hand_number=state.games_started,
+            currency=state.currency,
             deltas={winner: amount - commission, loser: -amount},
             commission={winner: commission} if commission else {},
             details=details,
@@ -395,6 +399,7 @@ class BackgammonEngine:
         if a.payee is None or a.payer is None:
             return HandResult(
                 hand_number=state.games_started,
+                currency=state.currency,
                 deltas={a.leaver: 0, a.player: 0},
                 details=details,
             )

@@ -33,10 +33,22 @@ class Clocks:
         reserve = self.reserve_left_ms.get(player, self.settings.reserve_ms)
         return started + self.settings.turn_ms + reserve
 
-    def after(self, at_ms: int, acted: str | None, to_act: Iterable[str]) -> Clocks:
-        """The clocks once the command at `at_ms` (by `acted`, if a player) was applied."""
+    def after(
+        self,
+        at_ms: int,
+        acted: str | None,
+        to_act: Iterable[str],
+        continuing: frozenset[str] = frozenset(),
+    ) -> Clocks:
+        """The clocks once the command at `at_ms` (by `acted`, if a player) was applied.
+
+        `continuing`: players whose turn goes on after this command (a backgammon roll
+        before the move): their turn keeps its start and nothing is charged yet.
+        """
         reserve = dict(self.reserve_left_ms)
         started = dict(self.turn_started_ms)
+        if acted in continuing:
+            return self
         if acted is not None and acted in started:
             overrun = at_ms - started[acted] - self.settings.turn_ms
             left = reserve.get(acted, self.settings.reserve_ms)

@@ -100,6 +100,17 @@ class HandResult:
     deltas: Mapping[str, int]
     commission: Mapping[str, int] = field(default_factory=dict)
     details: JSON = field(default_factory=dict)
+    # The currency the amounts are in, when the engine knows it (else the table's).
+    currency: str | None = None
+
+
+@runtime_checkable
+class TracksTurns(Protocol):
+    """Optional: an engine whose turn spans several actions (roll, then move) says which
+    turn a player's clock is timing; the host restarts the turn clock only when it changes.
+    Without it, every action starts a new turn."""
+
+    def turn_key(self, state: Any, player: str) -> str | None: ...
 
 
 @runtime_checkable

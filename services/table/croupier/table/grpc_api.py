@@ -121,7 +121,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             clock = ClockSettings(
                 turn_ms=request.clock.turn_seconds * 1000,
                 reserve_ms=request.clock.reserve_seconds * 1000,
-                reconnect_ms=(request.clock.reconnect_seconds or 60) * 1000,
+                reconnect_ms=request.clock.reconnect_seconds * 1000,  # 0: the game's default
             )
         try:
             table_id = await self._host.open_table(game, options, clock, request.request_key)

@@ -19,7 +19,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import structlog
@@ -42,6 +42,10 @@ from croupier.table.sink import (
 from croupier.table.table_state import Settlement, StepOutcome, TableState, step
 
 log = structlog.get_logger("croupier.table.host")
+
+
+ABANDON_ATTEMPTS = 3
+ABANDON_RETRY_SECONDS = 5.0
 
 
 def wall_clock_ms() -> int:
@@ -104,7 +108,7 @@ def clock_from_options(options: JSON) -> ClockSettings | None:
     return ClockSettings(
         turn_ms=turn,
         reserve_ms=seconds("reserve_seconds", "main_clock_seconds"),
-        reconnect_ms=seconds("reconnect_seconds") or 60_000,
+        reconnect_ms=seconds("reconnect_seconds"),  # 0: the game's default
     )
 
 
@@ -218,12 +222,14 @@ class TableHost:
         )
         if table_id in self._tables:
             return table_id
-        settings = (
-            clock
-            or clock_from_options(options)
-            or self._clock_defaults.get(game)
+        default = (
+            self._clock_defaults.get(game)
+            or getattr(engine, "default_clock", None)
             or ClockSettings(turn_ms=30_000)
         )
+        settings = clock or clock_from_options(options) or default
+        if not settings.reconnect_ms:
+            settings = replace(settings, reconnect_ms=default.reconnect_ms)
         body = {
             "game": game,
             "options": options,
@@ -380,7 +386,9 @@ class TableHost:
 
     async def _request_settlement(self, table: _Table, settlement: Settlement) -> None:
         table_id = table.state.table_id
-        currency = str(table.state.options.get("currency", self._currency))
+        currency = settlement.result.currency or str(
+            table.state.options.get("currency", self._currency)
+        )
         await self._publish(
             WALLET_REQUESTS_TOPIC,
             table_id,
@@ -496,16 +504,33 @@ class TableHost:
 
     async def _abandon_after(self, table: _Table, player: str, since: int, window: int) -> None:
         await asyncio.sleep(window / 1000)
-        if table.disconnected_at_ms.get(player) != since or player not in table.state.seated:
-            return  # back in time, or already gone
-        try:
-            await self._submit(
-                table, "unseat", player, {}, command_id=f"abandon:{player}:{since}", evaluate=True
-            )
-        except (Rejected, LogUnavailable, TableVoided) as exc:
-            log.info("abandoned seat kept", table_id=table.state.table_id, reason=str(exc))
+        for attempt in range(ABANDON_ATTEMPTS):
+            if table.disconnected_at_ms.get(player) != since or player not in table.state.seated:
+                return  # back in time, or already gone
+            try:
+                await self._submit(
+                    table,
+                    "unseat",
+                    player,
+                    {},
+                    command_id=f"abandon:{player}:{since}",
+                    evaluate=True,
+                )
+            except TableVoided:
+                return
+            except (Rejected, LogUnavailable) as exc:
+                # The game may refuse for good (a Joker game cannot lose a player) or for
+                # now (the evaluator or the log is down): try again a few times.
+                log.info(
+                    "abandoned seat kept",
+                    table_id=table.state.table_id,
+                    attempt=attempt + 1,
+                    reason=str(exc),
+                )
+                await asyncio.sleep(ABANDON_RETRY_SECONDS * (attempt + 1))
+                continue
+            metrics.PLAYERS_SEATED.labels(table.state.game).dec()
             return
-        metrics.PLAYERS_SEATED.labels(table.state.game).dec()
 
     @staticmethod
     async def _evaluation(table: _Table, player: str) -> JSON:
@@ -544,6 +569,9 @@ class TableHost:
     def digest(self, table_id: str) -> str:
         table = self._table(table_id)
         return table.state.digest(table.engine)
+
+    def clock_settings(self, table_id: str) -> ClockSettings:
+        return self._table(table_id).state.clocks.settings
 
     def engine_of(self, table_id: str) -> GameEngine[Any]:
         return self._table(table_id).engine

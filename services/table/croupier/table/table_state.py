@@ -23,6 +23,7 @@ from croupier.table.engine import (
     Rejected,
     SeatPlayer,
     StartHand,
+    TracksTurns,
     UnseatPlayer,
 )
 
@@ -134,7 +135,16 @@ def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOut
             ),
         )
     acted = entry.player if entry.kind in ("act", "timeout") else None
-    clocks = state.clocks.after(entry.at_ms, acted, engine.to_act(engine_state))
+    to_act = engine.to_act(engine_state)
+    continuing: frozenset[str] = frozenset()
+    if isinstance(engine, TracksTurns):
+        continuing = frozenset(
+            p
+            for p in to_act
+            if (key := engine.turn_key(engine_state, p)) is not None
+            and key == engine.turn_key(state.engine_state, p)
+        )
+    clocks = state.clocks.after(entry.at_ms, acted, to_act, continuing)
     new_state = replace(
         state,
         engine_state=engine_state,
