@@ -28,6 +28,7 @@ run: protos
 ## The whole suite, against a real Kafka broker and a real PostgreSQL (started here if absent).
 test: protos
 	$(PY) scripts/lint_protos.py
+	deploy/local/gnubg.sh ensure
 	deploy/local/with-infra.sh .venv/bin/pytest $(PYTEST_ARGS)
 
 ## Pure-logic tests only: no broker, no database.
@@ -35,11 +36,12 @@ test-unit: protos
 	.venv/bin/pytest -m "not integration" $(PYTEST_ARGS)
 
 lint: protos
-	.venv/bin/ruff check services tests scripts
-	.venv/bin/ruff format --check services tests scripts
+	.venv/bin/ruff check services tests scripts benchmarks
+	.venv/bin/ruff format --check services tests scripts benchmarks
 	.venv/bin/mypy -p croupier.kit -p croupier.cli -p croupier.table -p croupier.wallet -p croupier.poker -p croupier.backgammon -p croupier.rummy -p croupier.joker
 
 bench: protos
+	deploy/local/gnubg.sh ensure
 	deploy/local/with-infra.sh $(PY) -m benchmarks
 
 infra-up: venv

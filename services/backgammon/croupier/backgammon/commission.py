@@ -38,9 +38,7 @@ def single_game_payout(stake: int, cube: int, multiplier: int, max_win: int | No
         raise ValueError("stake >= 0, cube >= 1 and multiplier 1..3 are required")
     if stake == 0:
         return 0  # a free game
-    return backgammon_amount_passing(
-        stake=stake, cube=cube, multiplier=multiplier, maximum=max_win
-    )
+    return backgammon_amount_passing(stake=stake, cube=cube, multiplier=multiplier, maximum=max_win)
 
 
 def commission_per_player(amount: int, tournament: bool = False) -> int:
