@@ -63,9 +63,9 @@ def options(s: HandState, p: int) -> Options:
     if p == s.to_act:
         cached: Options | None = s.cache
         if cached is None:
-            cached = s.cache = _options(s, p)
+            cached = s.cache = compute_options(s, p)
         return cached
-    return _options(s, p)
+    return compute_options(s, p)
 
 
 _new = tuple.__new__  # builds an Options without NamedTuple's Python-level __new__
@@ -89,7 +89,7 @@ _ACTS = {
 }
 
 
-def _options(s: HandState, p: int) -> Options:
+def compute_options(s: HandState, p: int) -> Options:
     stack = s.stacks[p]
     bet = s.bets[p]
     cur = s.current_bet

@@ -18,7 +18,7 @@ from typing import Any
 from croupier.kit.fairness import FairStream, shuffled
 from croupier.poker import cards as C
 from croupier.poker import naiko
-from croupier.poker.betting import ROTATIONS, Options, next_actor, options
+from croupier.poker.betting import ROTATIONS, Options, compute_options, next_actor, options
 from croupier.poker.evaluator import omaha_value, rank7
 from croupier.poker.pots import Pot, award, layers, uncalled
 from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, IllegalAction, TableConfig
@@ -180,7 +180,7 @@ def player_options(s: HandState, player: str) -> Options | None:
         return None
     cached: Options | None = s.cache
     if cached is None:
-        cached = s.cache = options(s, p)
+        cached = s.cache = compute_options(s, p)
     return cached
 
 
@@ -462,11 +462,22 @@ def _advance(t: HandState, last: int, events: list[Event]) -> None:
     if t.live == 1:  # rule 12: everyone else folded
         _finish(t, events, showdown=False)
         return
-    nxt = next_actor(t, last)
-    if nxt >= 0:
-        t.to_act = nxt
-        return
     able = t.able
+    if able >= 2:  # next_actor's common case, inlined: the first seat that must act
+        folded = t.folded
+        stacks = t.stacks
+        bets = t.bets
+        acted = t.acted_level
+        cur = t.current_bet
+        for i in ROTATIONS[t.n][last]:
+            if not folded[i] and stacks[i] > 0 and (acted[i] < 0 or bets[i] < cur):
+                t.to_act = i
+                return
+    else:
+        nxt = next_actor(t, last)
+        if nxt >= 0:
+            t.to_act = nxt
+            return
     while t.street < RIVER:
         _next_street(t, events)
         if able >= 2:
