@@ -93,10 +93,7 @@ async def test_metrics_expose_latency_histogram_after_a_call(
     await stub.Echo(diagnostics_pb2.EchoRequest(message="x"))
     url = f"http://127.0.0.1:{service.metrics_port}/metrics"
     body = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read().decode())
-    expected = (
-        'croupier_grpc_server_handling_seconds_count{code="OK",'
-        f'method="{ECHO}"}} 1.0'
-    )
+    expected = f'croupier_grpc_server_handling_seconds_count{{code="OK",method="{ECHO}"}} 1.0'
     assert expected in body
     assert f'croupier_grpc_server_in_flight{{method="{ECHO}"}} 0.0' in body
 
