@@ -7,6 +7,9 @@ with its command log on a Kafka topic of its own and `KafkaBus` publishing to
   scan against the logged deal; each round's settlement request arrives exactly once,
   balanced (Σ deltas = −commission = 0) and accepted by the wallet's own check; each
   round's hand history verifies (seed, deal, replay, result).
+- The wallet's own request consumer (`WalletRequestHandler` on a fresh PostgreSQL schema)
+  applies the settlement requests read from the broker: nothing is dead-lettered, every
+  seat ends with the chips the table shows, a redelivery moves nothing.
 - Rule 45: a gin table where nobody acts finishes rounds by clock expiries alone, and
   those rounds are settled the same way.
 """
@@ -18,9 +21,12 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import asyncpg  # type: ignore[import-untyped]
 import grpc
 import pytest
+from prometheus_client import CollectorRegistry
 
+from croupier.kit.bus import make_envelope
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
@@ -31,6 +37,10 @@ from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.kafka_log import KafkaCommandLog
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from croupier.wallet.adapters.requests_pg import PostgresRequestLog
+from croupier.wallet.bootstrap import build_wallet
+from croupier.wallet.core.model import AccountKind, TransferKind, TransferSpec
+from croupier.wallet.entrypoints.consumer import WalletRequestHandler
 from tests.conftest import unique_name
 from tests.joker.test_table_kafka import WalletRequests
 from tests.rummy.test_table_service import (
@@ -43,6 +53,10 @@ from tests.rummy.test_table_service import (
     scan_log,
 )
 from tests.table.play import Seeds
+from tests.wallet.conftest import SteppingClock, clock, wallet_dsn, wallet_pool
+from tests.wallet.test_wallet_consumer_pg import Sink
+
+__all__ = ["clock", "wallet_dsn", "wallet_pool"]  # the wallet's fixtures, used below
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
@@ -133,3 +147,75 @@ async def test_rule_45_gin_rounds_finish_by_timeouts_alone(kafka_bootstrap: str)
     assert sum(1 for e in entries if e.kind == "timeout") > 40
     details = check_settlements(found, table_id, len(found), PLAYERS[:2])
     assert details[0]["ending"] == "draw" and set(details[0]["deltas"].values()) == {0}
+
+
+async def test_the_wallet_consumer_applies_every_round(
+    kafka_bootstrap: str, wallet_pool: tuple[asyncpg.Pool, str], clock: SteppingClock
+) -> None:
+    """Rules 20–23 in the books: the settlements from the broker, applied by the wallet."""
+    seated, stack = PLAYERS[:4], 150  # small stacks: the at-risk limits come into play
+    async with (
+        WalletRequests(kafka_bootstrap) as wallet_topic,
+        kafka_service(kafka_bootstrap, "e2e-wallet") as (_host, _log, stub),
+    ):
+        table_id = await open_table(stub, "rummy51", 4, round_fee=30, chip_ratio=3)
+        table = Table(stub, table_id)
+        await table.seat(seated, stack=stack)
+        public = await table.play(3)
+        found = await wallet_topic.settlements(table_id)
+    rounds = public["last_round"]["round"]
+    check_settlements(found, table_id, rounds, seated)
+
+    pool, schema = wallet_pool
+    wallet = await build_wallet(
+        pool=pool, schema=schema, bus=None, registry=CollectorRegistry(), clock=clock
+    )
+    sink = Sink()
+    handler = WalletRequestHandler(
+        ledger=wallet.ledger,
+        games=wallet.games,
+        requests=PostgresRequestLog(pool),
+        dead_letters=sink,
+        metrics=wallet.metrics,
+        clock=clock,
+    )
+    house = await wallet.ledger.open_account(AccountKind.HOUSE_FLOAT, "house", "CHIP")
+    for player in seated:
+        chips = await wallet.ledger.open_account(AccountKind.PLAYER_CHIPS, player, "CHIP")
+        await wallet.ledger.transfer(
+            TransferSpec(
+                transfer_id=f"grant-{player}",
+                debit_account_id=house.account_id,
+                credit_account_id=chips.account_id,
+                amount=stack,
+                currency="CHIP",
+                kind=TransferKind.GRANT,
+            )
+        )
+        await wallet.games.buy_in(
+            transfer_id=f"in-{player}",
+            player=player,
+            game="rummy",
+            table_id=table_id,
+            currency="CHIP",
+            amount=stack,
+        )
+    envelopes = [
+        make_envelope(
+            type="wallet.settlement_requested",
+            source="table",
+            subject=table_id,
+            sequence=settlement.hand_number,
+            payload=settlement,
+            envelope_id=settlement.idempotency_key,
+        )
+        for settlement in found
+    ]
+    for envelope in [*envelopes, *envelopes]:  # the second pass is a redelivery
+        await handler(envelope)
+    assert sink.sent == []  # nothing dead-lettered
+    for player in seated:
+        seat = await wallet.ledger.account(f"table_escrow:{table_id}/{player}:CHIP")
+        assert seat.posted == public["stacks"][player]
+    moved = {p for d in found for p, delta in d.deltas.items() if delta}
+    assert moved  # chips changed hands in the books
