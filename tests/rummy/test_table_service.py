@@ -47,7 +47,7 @@ from croupier.table.commandlog import CommandLog, InMemoryCommandLog, LogEntry
 from croupier.table.games import load_engines
 from croupier.table.history import initial_state
 from croupier.table.host import TableHost
-from croupier.table.sink import WALLET_REQUESTS_TOPIC
+from croupier.table.sink import EVENTS_TOPIC, WALLET_REQUESTS_TOPIC
 from croupier.table.table_state import step
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.core.money import CURRENCIES
@@ -478,6 +478,34 @@ async def scan_log(log: CommandLog, table_id: str, received: Received) -> None:
         assert not set(said) - set(named), f"error {details!r} names cards not asked about"
 
 
+async def check_public_events(bus: InMemoryBus, log: CommandLog, table_id: str) -> int:
+    """Events on `croupier.table.events` name only cards that were public when published:
+    in the discard pile or on the table just before or just after the command, or the
+    deadwood a knocker shows (gin rules). Returns how many events named cards."""
+    snapshots = await truth(log, table_id)
+    naming = 0
+    for message in bus.messages(EVENTS_TOPIC):
+        envelope = Envelope.FromString(message.value or b"")
+        if envelope.subject != table_id:
+            continue
+        taken = table_pb2.ActionTaken()
+        assert envelope.payload.Unpack(taken)
+        event = json.loads(taken.public_json)
+        named = cards_in(event)
+        if not named:
+            continue
+        naming += 1
+        public: Counter[str] = Counter()
+        for index in (envelope.sequence - 1, envelope.sequence):
+            seen = snapshots[index]["round"]
+            if seen is not None:
+                public |= cards_in(seen["discard_pile"]) + cards_in(seen["melds"])
+        if event["type"] == "Knocked":
+            public += Counter(event["deadwood_cards"])
+        assert not named - public, f"{event} names hidden cards {named - public}"
+    return naming
+
+
 def settlements(bus: InMemoryBus, table_id: str) -> list[table_pb2.SettlementRequested]:
     """The settlement requests the host published for `table_id`, in order."""
     found = []
@@ -639,6 +667,7 @@ async def test_rounds_through_grpc_show_each_player_only_their_own_cards(
         assert public["last_round"]["round"] == 2
         assert sum(public["stacks"].values()) == 1000 * players  # no chip created or lost
         await scan(service, table_id, table.received)
+        assert await check_public_events(service.bus, service.log, table_id) > 10
         details = check_settlements(settlements(service.bus, table_id), table_id, 2, seated)
         assert public["last_round"] == details[-1]
 
@@ -888,3 +917,28 @@ async def test_no_layoffs_on_gin() -> None:
             check_settlements(found, table.table_id, last["round"], PLAYERS[:2])
             return
     raise AssertionError("no gin came up")
+
+
+async def test_rule_10_a_short_stack_is_dealt_in_and_an_empty_seat_is_refused() -> None:
+    """Rule 10 / OQ 8: fewer chips than the fee still play; a seat without chips cannot."""
+    async with running_service("short") as service:
+        stub = service.stub
+        table_id = await open_table(stub, "gin", 2, round_fee=30)
+        code, details = await status_of(
+            stub.SeatPlayer(table_pb2.SeatPlayerRequest(table_id=table_id, player_id="ada"))
+        )
+        assert (code, details) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "a rummy seat needs chips (stack > 0)",
+        )
+        table = Table(stub, table_id)
+        for seat, (player, stack) in enumerate([("ada", 10), ("bo", 500)]):
+            await stub.SeatPlayer(
+                table_pb2.SeatPlayerRequest(
+                    table_id=table_id, player_id=player, seat=seat, stack=stack
+                )
+            )
+        public = await table.play(1)
+        last = public["last_round"]
+        assert last["fees"] == {"ada": 10, "bo": 30}  # all of ada's chips, and she played
+        assert last["pot"] == 40
