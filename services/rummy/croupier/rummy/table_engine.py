@@ -10,19 +10,17 @@ stacks move by the deltas.
 
 Options (plain JSON or protobuf JSON of `croupier.rummy.v1.Options`, enums by name such as
 `VARIANT_GIN`, int64 as text): `variant` (required), `players` (the seats a round waits
-for; default the variant's minimum), `round_fee`, `chip_ratio` (default 1),
-`limit_to_winner_risk` (default true), and for the host `turn_seconds`,
-`reconnect_seconds`, `reserve_seconds`, `currency`. Anything else is refused by name.
-Without `players`, a round starts as soon as the variant's minimum is seated (so under the
-host, which deals at once, a 3–4 player table needs `players`).
+for), `round_fee`, `chip_ratio` (default 1), `limit_to_winner_risk` (default true), and
+for the host `turn_seconds`, `reconnect_seconds`, `reserve_seconds`, `currency`. Anything
+else is refused by name. Without `players` (or 0) a round starts as soon as the variant's
+minimum is seated, so under the host, which deals at once, a 3–4 player table needs it.
 
 Views: the player's round view (own hand, discard pile, table melds, card counts) with the
 player's legal actions, the seats and stacks, and `last_round` (the previous round's result
 and settlement: the host deals the next round as soon as one ends). `ProtoCodec`: actions
 from `croupier.rummy.v1.Action`, views as `croupier.rummy.v1.View`.
 
-To register it, the table host adds `"rummy": "croupier.rummy.table_engine"` to
-`croupier.table.games.ENGINE_MODULES`.
+Registered in `croupier.table.games.ENGINE_MODULES` as "rummy".
 """
 
 from __future__ import annotations
