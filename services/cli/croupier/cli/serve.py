@@ -27,6 +27,7 @@ class _Bootstrap(Protocol):
 SERVICE_MODULES: dict[str, str | None] = {
     "diagnostics": None,
     "table": "croupier.table.bootstrap",
+    "wallet": "croupier.wallet.bootstrap",
 }
 
 
