@@ -10,6 +10,8 @@ with its command log on a Kafka topic of its own and `KafkaBus` publishing to
 - The wallet's own request consumer (`WalletRequestHandler` on a fresh PostgreSQL schema)
   applies the settlement requests read from the broker: nothing is dead-lettered, every
   seat ends with the chips the table shows, a redelivery moves nothing.
+- A host that dies mid-round is rebuilt from the Kafka log with the same digest and views,
+  and the round goes on; a re-sent settlement request repeats the same idempotency key.
 - Rule 45: a gin table where nobody acts finishes rounds by clock expiries alone, and
   those rounds are settled the same way.
 """
@@ -47,6 +49,7 @@ from tests.rummy.test_table_service import (
     PLAYERS,
     TABLES,
     Table,
+    bot_action,
     check_settlements,
     log_entries,
     open_table,
@@ -219,3 +222,72 @@ async def test_the_wallet_consumer_applies_every_round(
         assert seat.posted == public["stacks"][player]
     moved = {p for d in found for p, delta in d.deltas.items() if delta}
     assert moved  # chips changed hands in the books
+
+
+async def bot_turns(host: TableHost, table_id: str, until_round_ended: int, limit: int) -> int:
+    """Bots act through the host until round `until_round_ended` ended or `limit` actions."""
+    for number in range(limit):
+        public = host.view(table_id, "").view
+        last = public["last_round"]
+        if last is not None and last["round"] >= until_round_ended:
+            return number
+        player = public["round"]["to_act"]
+        action = bot_action(host.view(table_id, player).view, player)
+        await host.act(table_id, player, f"{player}/{public['round_number']}/{number}", action)
+    return limit
+
+
+async def test_a_host_rebuilt_from_the_log_mid_round_goes_on(kafka_bootstrap: str) -> None:
+    seated = PLAYERS[:3]
+    topic = unique_name("rummy_table_commands")
+    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
+    await bus.start()
+    hosts: list[TableHost] = []
+    try:
+        async with WalletRequests(kafka_bootstrap) as wallet:
+            lost = TableHost(
+                engines=load_engines(),
+                command_log=KafkaCommandLog(kafka_bootstrap, topic),
+                publisher=bus,
+                seeds=Seeds("rebuild"),
+            )
+            hosts.append(lost)
+            await lost.start()
+            options = {"variant": "rummy51", "players": 3, "round_fee": "10", "chip_ratio": "2"}
+            table_id = await lost.open_table("rummy", options, ClockSettings(turn_ms=3_600_000))
+            for seat, player in enumerate(seated):
+                await lost.seat(table_id, player, seat, 2000)
+            assert await bot_turns(lost, table_id, 1, 3000) < 3000
+            assert await bot_turns(lost, table_id, 2, 17) == 17  # round 2 is under way
+            digest = lost.digest(table_id)
+            views = {p: lost.view(table_id, p) for p in ["", *seated]}
+            # The lost host is abandoned: every accepted command was acknowledged by the
+            # broker before its caller was answered.
+            rebuilt = TableHost(
+                engines=load_engines(),
+                command_log=KafkaCommandLog(kafka_bootstrap, topic),
+                publisher=bus,
+                seeds=Seeds("rebuilt"),
+            )
+            hosts.append(rebuilt)
+            await rebuilt.start()
+            assert rebuilt.digest(table_id) == digest
+            for player, view in views.items():
+                again = rebuilt.view(table_id, player)
+                assert (again.version, again.view) == (view.version, view.view)
+            assert await bot_turns(rebuilt, table_id, 2, 3000) < 3000
+            found = await wallet.settlements(table_id)
+    finally:
+        for host in reversed(hosts):
+            await host.stop()
+        await bus.stop()
+    # Round 1's request was sent again by the rebuilt host (it may have been lost with the
+    # host): the same idempotency key and content, so the wallet applies it once.
+    by_key: dict[str, list[table_pb2.SettlementRequested]] = {}
+    for settlement in found:
+        by_key.setdefault(settlement.idempotency_key, []).append(settlement)
+    assert sorted(by_key) == [f"{table_id}:1", f"{table_id}:2"]
+    assert len(by_key[f"{table_id}:1"]) == 2 and len(by_key[f"{table_id}:2"]) == 1
+    first, resent = by_key[f"{table_id}:1"]
+    assert first == resent
+    check_settlements([first, by_key[f"{table_id}:2"][0]], table_id, 2, seated)
