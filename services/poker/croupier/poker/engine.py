@@ -356,10 +356,16 @@ def _apply_poker(
         if owe <= 0:
             raise IllegalAction("nothing_to_call", "there is nothing to call; check instead")
         stack = s.stacks[p]
-        if owe > stack:
+        if owe >= stack:  # all-in for the call (or less)
             owe = stack
-        t = s.copy()
-        _put(t, p, owe)
+            t = s.copy()
+            t.able -= 1
+        else:
+            t = s.copy()
+        t.stacks[p] = stack - owe  # a call never raises the bet (_put, inlined)
+        t.bets[p] += owe
+        t.contrib[p] += owe
+        t.acted_level[p] = t.current_bet
         entry = {"type": "action", "player": player, "action": "call", "amount": owe}
     elif kind == "bet" or kind == "raise":
         to = action.get("to")
@@ -401,6 +407,16 @@ def _apply_poker(
     # The event is also the action log's entry (events are read-only for their receivers).
     t.actions = (*s.actions, entry)
     events: list[Event] = [entry]
+    if t.live > 1 and t.able >= 2:  # _advance's common case, inlined: the next seat to act
+        folded = t.folded
+        stacks = t.stacks
+        bets = t.bets
+        acted = t.acted_level
+        cur = t.current_bet
+        for i in ROTATIONS[t.n][p]:
+            if not folded[i] and stacks[i] > 0 and (acted[i] < 0 or bets[i] < cur):
+                t.to_act = i
+                return t, events
     _advance(t, p, events)
     return t, events
 
