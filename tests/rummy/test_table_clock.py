@@ -1,5 +1,6 @@
 """Rummy tables under the host's clock: the auto-player, disconnection, reconnection.
 
+- Rule 45: the turn clock times a whole turn (draw … discard), not each action.
 - Rule 45: nobody acts and a whole gin round completes by clock expiries alone; every
   expiry did what the rule says, checked from the player's own view and the logged deal:
   draw the top card of the stock and discard that same card (on the first up-card, where
@@ -220,3 +221,25 @@ async def test_rule_43_disconnected_player_keeps_seat_is_timed_out_and_reconnect
         for player, view in views.items():
             received.view(player, "get", view)
         await scan(service, table_id, received)
+
+
+async def test_rule_45_the_turn_clock_times_the_whole_turn() -> None:
+    """Drawing does not give a fresh turn time: the clock runs from the turn's start until
+    the discard; the next player then gets the full turn time."""
+    async with running_service("turn-clock") as service:
+        host = service.host
+        options = {"variant": "rummy", "players": 2}
+        table_id = await host.open_table("rummy", options, ClockSettings(turn_ms=20_000))
+        for seat, player in enumerate(PLAYERS[:2]):
+            await host.seat(table_id, player, seat, 500)
+        player = host.view(table_id, "").view["round"]["to_act"]
+        assert host.view(table_id, player).turn_seconds_left > 19.5
+        await asyncio.sleep(0.6)
+        drew = await host.act(table_id, player, "d", {"action": "draw", "from": "stock"})
+        assert drew.view["round"]["to_act"] == player
+        assert drew.turn_seconds_left < 19.5  # the same turn, the same clock
+        card = drew.view["round"]["hand"][-1]
+        done = await host.act(table_id, player, "x", {"action": "discard", "card": card})
+        following = done.view["round"]["to_act"]
+        assert following != player
+        assert host.view(table_id, following).turn_seconds_left > 19.5

@@ -3,7 +3,8 @@
 Translation only, no rules (they live in `knock_game` / `laydown_game`, reached through
 `croupier.rummy.table`): players sit; each `StartHand` deals a round from its seed (the
 dealer moves one seat clockwise per round); `Act` carries conformance-notation actions
-(on a clock expiry the host sends `timeout_action`: the auto-player, seed 000 rule 45).
+(on a clock expiry the host sends `timeout_action`: the auto-player, seed 000 rule 45;
+`turn_key` makes the turn clock time a whole turn, not each action).
 When a round ends it is settled in chips (seed 000 §10: fee into the pot, negative
 points × chip ratio within what each side risked, the pot to the winner) and the seats'
 stacks move by the deltas.
@@ -258,6 +259,18 @@ class RummyEngine:
         assert state.round is not None
         player = state.round.to_act
         return [] if player is None else [player]
+
+    def turn_key(self, state: RummyTable, player: str) -> str | None:
+        """The turn `player`'s clock is timing (`croupier.table.engine.TracksTurns`).
+
+        Rule 45 times a whole turn (draw, melds, lay-offs, discard), and the defender's
+        lay-offs after a knock are one turn: the key is the round and the seat to act,
+        so the host restarts the clock only when the turn passes to someone else.
+        """
+        if player not in self.to_act(state):
+            return None
+        assert state.round is not None
+        return f"{state.rounds_started}:{state.round.turn}"
 
     def legal_actions(self, state: RummyTable, player: str) -> JSON:
         if state.round is None:
