@@ -579,22 +579,21 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
     else:
         pots = award(pots, _NO_VALUES)
     won = [0] * n
-    for pot in pots:
-        for w, share in zip(pot.winners, pot.shares, strict=True):
+    for _, _, winners, shares in pots:
+        for w, share in zip(winners, shares, strict=False):
             won[w] += share
     winnings = {ids[i]: won[i] for i in order if won[i]}
-    for i in range(n):
-        stacks[i] += won[i]
+    t.stacks = stacks = list(map(operator.add, stacks, won))
     t.status = COMPLETE
     t.to_act = -1
     pots_out = pots_json(t, pots)
     t.result = {
         "pots": pots_out,
-        "pot_shares": [list(pot.shares) for pot in pots],  # per pot, same order as winners
+        "pot_shares": [list(shares) for _, _, _, shares in pots],  # per pot, as winners
         "returned": returned,
         "winnings": winnings,
-        "stacks": dict(zip(ids, stacks, strict=True)),
-        "deltas": dict(zip(ids, map(operator.sub, stacks, t.initial), strict=True)),
+        "stacks": dict(zip(ids, stacks, strict=False)),
+        "deltas": dict(zip(ids, map(operator.sub, stacks, t.setup.initial), strict=False)),
         "shown": shown,
     }
     if shown:
