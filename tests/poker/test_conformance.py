@@ -20,7 +20,6 @@ VECTORS = pathlib.Path(__file__).parent / "vectors"
 NAMES = sorted(p.name[:-5] for p in VECTORS.glob("*.json") if not p.name.endswith(".expected.json"))
 KEYS = ("status", "stacks", "board", "pots", "returned", "winnings")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-CHECK = ROOT.parent / "shared" / "conformance" / "check.py"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -43,19 +42,27 @@ def test_vector(name: str) -> None:
             ), key
 
 
-def test_public_examples_pass_through_the_command() -> None:
-    """`check.py poker` runs the public examples through `.venv/bin/croupier conformance`."""
-    if not CHECK.exists():
-        pytest.fail(f"missing {CHECK}")
+def test_vectors_pass_through_the_command() -> None:
+    """All vectors in one `croupier conformance A.json B.json ...` call (JSON Lines), the way
+    ../shared/conformance/check.py runs the public examples and the unseen vectors."""
+    paths = [str(VECTORS / f"{name}.json") for name in NAMES]
     proc = subprocess.run(
-        [sys.executable, str(CHECK), "poker"],
+        [sys.executable, "-m", "croupier.cli.main", "conformance", *paths],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "0 failed" in proc.stdout
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert len(lines) == len(paths)
+    for name, out in zip(NAMES, lines, strict=True):
+        expected = json.loads((VECTORS / f"{name}.expected.json").read_text())
+        if isinstance(expected.get("error"), dict):
+            assert out["error"]["action_index"] == expected["error"]["action_index"], name
+        else:
+            assert out["error"] is None, name
+            assert out["stacks"] == expected["stacks"] and out["pots"] == expected["pots"], name
 
 
 @pytest.mark.parametrize(
