@@ -1,8 +1,8 @@
 """Betting-round rules (seed 002 §2-§3, rules 7-8, 11, 13-18), reusable by every variant.
 
 The functions read a `HandState` and never change it. The per-player `pot_capped` flag is the
-cap hook: the table's pot limit sets it for everyone, and a Naiko Short Anchor (a later issue)
-will set it for its target for one betting round (rule 42).
+cap hook: the table's pot limit sets it for everyone, and a Naiko Short Anchor (`naiko.py`)
+sets it for its target for one betting round (rule 42).
 """
 
 from __future__ import annotations
