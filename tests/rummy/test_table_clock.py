@@ -243,3 +243,39 @@ async def test_rule_45_the_turn_clock_times_the_whole_turn() -> None:
         following = done.view["round"]["to_act"]
         assert following != player
         assert host.view(table_id, following).turn_seconds_left > 19.5
+
+
+async def test_rule_45_after_a_timeout_the_player_is_auto_played_at_once_until_they_act() -> None:
+    """Rule 45: once timed out, a player's next turns are played by the system at once."""
+    bus = InMemoryBus()
+    await bus.start()
+    log = InMemoryCommandLog()
+    host = TableHost(engines=load_engines(), command_log=log, publisher=bus)
+    await host.start()
+    # Turns of 0.3 s and nobody acting: each player's first turn times out after 0.3 s;
+    # from then on their turns are played as soon as they start.
+    table_id = await host.open_table(
+        "rummy", {"variant": "gin", "players": 2}, ClockSettings(turn_ms=300)
+    )
+    await host.seat(table_id, "a", 0, 1000)
+    await host.seat(table_id, "b", 1, 1000)
+    await asyncio.sleep(1.5)
+    await host.stop()
+    await bus.stop()
+    entries = [e async for t in log.replay() for e in t.entries]
+    timed_out: set[str] = set()
+    later_expiries = 0
+    previous_at = entries[0].at_ms
+    for entry in entries:
+        if entry.kind == "timeout":
+            waited = entry.at_ms - previous_at
+            if entry.player in timed_out:
+                assert waited < 150, (entry.player, waited)
+                later_expiries += 1
+            else:
+                assert waited >= 300, (entry.player, waited)
+                timed_out.add(entry.player)
+        previous_at = entry.at_ms
+    assert timed_out == {"a", "b"}
+    assert later_expiries > 10
+    assert set(host.view(table_id, "").auto_players) == {"a", "b"}

@@ -140,6 +140,9 @@ def parse_options(raw: JSON) -> tuple[VariantRules, int, int, bool, int]:
 class RummyEngine:
     name = "rummy"
     version = "1"
+    # Seed 000 rule 45: after a timeout the player is in auto-player mode: the host plays
+    # their turns at once (draw from the stock, discard it) until they act again.
+    auto_play_after_timeout = True
 
     def open(self, options: JSON) -> RummyTable:
         rules, fee, ratio, flag, players = parse_options(options)

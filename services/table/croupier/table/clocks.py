@@ -25,11 +25,16 @@ class Clocks:
     settings: ClockSettings
     turn_started_ms: Mapping[str, int] = field(default_factory=dict)
     reserve_left_ms: Mapping[str, int] = field(default_factory=dict)
+    # Players the system plays for at once when their turn comes (seed 000 rule 45: after
+    # a timeout, until they act again), in games that have such a mode.
+    auto_players: frozenset[str] = frozenset()
 
     def deadline_ms(self, player: str) -> int | None:
         started = self.turn_started_ms.get(player)
         if started is None:
             return None
+        if player in self.auto_players:
+            return started
         reserve = self.reserve_left_ms.get(player, self.settings.reserve_ms)
         return started + self.settings.turn_ms + reserve
 

@@ -124,7 +124,12 @@ class EvaluatesAbandonment(Protocol):
 
 
 class GameEngine(Protocol, Generic[S]):
-    """A game's rules as the host sees them."""
+    """A game's rules as the host sees them.
+
+    Optional attributes the host reads: `default_clock` (a `ClockSettings` for tables
+    that state none) and `auto_play_after_timeout` (True: after a clock expiry the player
+    is in auto-player mode, played at once on each turn until they act again).
+    """
 
     name: str
     version: str

@@ -72,6 +72,7 @@ class ViewSnapshot:
     closed: bool
     last_finished_hand: int
     disconnected: tuple[str, ...]
+    auto_players: tuple[str, ...]
 
 
 @dataclass
@@ -470,6 +471,7 @@ class TableHost:
             state.closed,
             state.settled_hand,
             tuple(sorted(table.disconnected_at_ms)),
+            tuple(sorted(state.clocks.auto_players)),
         )
 
     async def watch(self, table_id: str, player: str) -> AsyncIterator[ViewSnapshot]:

@@ -64,6 +64,7 @@ class TableState:
             "clocks": {
                 "started": dict(sorted(self.clocks.turn_started_ms.items())),
                 "reserve": dict(sorted(self.clocks.reserve_left_ms.items())),
+                "auto": sorted(self.clocks.auto_players),
             },
             "engine": engine.snapshot(self.engine_state),
         }
@@ -99,6 +100,15 @@ def _command(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> Com
     if entry.kind == "close":
         return None
     raise Rejected("invalid_argument", f"unknown command kind {entry.kind!r}")
+
+
+def _auto_players(auto: frozenset[str], entry: LogEntry) -> frozenset[str]:
+    """A timeout puts the player in auto-player mode; their own action or leaving ends it."""
+    if entry.kind == "timeout":
+        return auto | {entry.player}
+    if entry.kind in ("act", "unseat"):
+        return auto - {entry.player}
+    return auto
 
 
 def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOutcome:
@@ -145,6 +155,8 @@ def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOut
             and key == engine.turn_key(state.engine_state, p)
         )
     clocks = state.clocks.after(entry.at_ms, acted, to_act, continuing)
+    if getattr(engine, "auto_play_after_timeout", False):
+        clocks = replace(clocks, auto_players=_auto_players(clocks.auto_players, entry))
     new_state = replace(
         state,
         engine_state=engine_state,
