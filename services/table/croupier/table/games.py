@@ -13,6 +13,7 @@ from croupier.table.engine import GameEngine
 ENGINE_MODULES = {
     "backgammon": "croupier.backgammon.table_engine",
     "joker": "croupier.joker.table_engine",
+    "poker": "croupier.poker.table_engine",
     "rummy": "croupier.rummy.table_engine",
 }
 
