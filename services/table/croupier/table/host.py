@@ -24,6 +24,7 @@ from typing import Any
 
 import structlog
 
+from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.envelope import make_envelope
 from croupier.kit.fairness import new_seed
 from croupier.table import history, metrics
@@ -46,6 +47,21 @@ log = structlog.get_logger("croupier.table.host")
 
 ABANDON_ATTEMPTS = 3
 ABANDON_RETRY_SECONDS = 5.0
+
+
+def _envelope(
+    table_id: str, event_type: str, payload: Any, *, sequence: int, discriminator: str
+) -> Envelope:
+    """An envelope whose id is derived from its place in the table's log, so a message
+    published again after a rebuild carries the same id and consumers drop the copy."""
+    return make_envelope(
+        type=event_type,
+        source="table",
+        subject=table_id,
+        sequence=max(1, sequence),
+        payload=payload,
+        envelope_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{table_id}/{discriminator}")),
+    )
 
 
 def wall_clock_ms() -> int:
@@ -177,7 +193,9 @@ class TableHost:
         # The host may have died between logging a hand's end and asking for its
         # settlement: ask again (the wallet applies each idempotency key once).
         if table.last_settlement is not None:
-            await self._request_settlement(table, table.last_settlement)
+            await self._publisher.publish_many(
+                [self._settlement_request(table, table.last_settlement)]
+            )
         async with table.lock:
             await self._after_commit(table)
 
@@ -201,14 +219,14 @@ class TableHost:
         log.error("table voided", table_id=table_id, game=game, reason=reason)
         self.voided[table_id] = reason
         metrics.CRASH_REFUNDS.labels(game or "unknown").inc()
-        await self._publish(
-            WALLET_REQUESTS_TOPIC,
+        refund = _envelope(
             table_id,
             "wallet.crash_refund_requested",
             crash_refund_message(table_id, game, reason),
             sequence=1,
-            envelope_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{table_id}/crash")),
+            discriminator="crash",
         )
+        await self._publisher.publish_many([(WALLET_REQUESTS_TOPIC, refund)])
 
     # ---- commands -------------------------------------------------------------------
 
@@ -371,55 +389,42 @@ class TableHost:
     # ---- publishing -----------------------------------------------------------------
 
     async def _publish_outcome(self, table: _Table, entry: LogEntry, outcome: StepOutcome) -> None:
-        for position, event in enumerate(outcome.events):
-            await self._publish(
+        """The command's public events and, when a hand ended, its settlement request: all
+        sent at once and acknowledged together (one round trip, not one per event)."""
+        table_id = table.state.table_id
+        messages = [
+            (
                 EVENTS_TOPIC,
-                table.state.table_id,
-                f"table.{event.type}",
-                event_message(table.state.table_id, table.state.game, event),
-                sequence=entry.index,
-                envelope_id=str(
-                    uuid.uuid5(uuid.NAMESPACE_URL, f"{entry.table_id}/{entry.index}/{position}")
+                _envelope(
+                    table_id,
+                    f"table.{event.type}",
+                    event_message(table_id, table.state.game, event),
+                    sequence=entry.index,
+                    discriminator=f"{entry.index}/{position}",
                 ),
             )
+            for position, event in enumerate(outcome.events)
+        ]
         if outcome.settlement is not None:
-            await self._request_settlement(table, outcome.settlement)
+            messages.append(self._settlement_request(table, outcome.settlement))
+        if messages:
+            await self._publisher.publish_many(messages)
 
-    async def _request_settlement(self, table: _Table, settlement: Settlement) -> None:
+    def _settlement_request(self, table: _Table, settlement: Settlement) -> tuple[str, Envelope]:
         table_id = table.state.table_id
         currency = settlement.result.currency or str(
             table.state.options.get("currency", self._currency)
         )
-        await self._publish(
+        return (
             WALLET_REQUESTS_TOPIC,
-            table_id,
-            "wallet.settlement_requested",
-            settlement_message(table_id, table.state.game, currency, settlement),
-            sequence=settlement.hand_number,
-            envelope_id=str(
-                uuid.uuid5(uuid.NAMESPACE_URL, f"{table_id}/settlement/{settlement.hand_number}")
+            _envelope(
+                table_id,
+                "wallet.settlement_requested",
+                settlement_message(table_id, table.state.game, currency, settlement),
+                sequence=settlement.hand_number,
+                discriminator=f"settlement/{settlement.hand_number}",
             ),
         )
-
-    async def _publish(
-        self,
-        topic: str,
-        subject: str,
-        event_type: str,
-        payload: Any,
-        *,
-        sequence: int,
-        envelope_id: str,
-    ) -> None:
-        envelope = make_envelope(
-            type=event_type,
-            source="table",
-            subject=subject,
-            sequence=max(1, sequence),
-            payload=payload,
-            envelope_id=envelope_id,
-        )
-        await self._publisher.publish(topic, envelope)
 
     # ---- clocks ---------------------------------------------------------------------
 

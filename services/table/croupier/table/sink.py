@@ -7,6 +7,7 @@ result holds only what its showdown revealed.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Protocol
 
 from croupier.common.v1 import common_pb2
@@ -29,7 +30,7 @@ GAMES = {
 class Publisher(Protocol):
     """The host's one outgoing port; `croupier.kit.bus.EventBus` satisfies it."""
 
-    async def publish(self, topic: str, envelope: Envelope) -> None: ...
+    async def publish_many(self, messages: Sequence[tuple[str, Envelope]]) -> None: ...
 
 
 def event_message(table_id: str, game: str, event: Event) -> table_pb2.ActionTaken:
