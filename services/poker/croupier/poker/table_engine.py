@@ -100,12 +100,17 @@ def _amount(raw: JSON, name: str, default: int) -> int:
     return value
 
 
+DEFAULT_SEAL_WINDOW_SECONDS = 8  # §9.4 "at present 8 seconds"
+
+
 @dataclass(frozen=True)
 class TableOptions:
     config: TableConfig
     seats: int = MAX_PLAYERS
     min_buy_in: int = 0
     max_buy_in: int = 0  # 0: no maximum
+    seal_window_seconds: int = DEFAULT_SEAL_WINDOW_SECONDS
+    bots_allowed: bool = True
 
 
 def table_options(raw: JSON) -> TableOptions:
@@ -138,7 +143,18 @@ def table_options(raw: JSON) -> TableOptions:
         )
     except ValueError as exc:
         raise _invalid(str(exc)) from None
-    return TableOptions(config, seats, _amount(raw, "min_buy_in", 0), _amount(raw, "max_buy_in", 0))
+    seal_window = _amount(raw, "seal_window_seconds", DEFAULT_SEAL_WINDOW_SECONDS)
+    bots_allowed = raw.get("bots_allowed", True)
+    if not isinstance(bots_allowed, bool):
+        raise _invalid(f"options.bots_allowed is true or false, got {bots_allowed!r}")
+    return TableOptions(
+        config,
+        seats,
+        _amount(raw, "min_buy_in", 0),
+        _amount(raw, "max_buy_in", 0),
+        seal_window or DEFAULT_SEAL_WINDOW_SECONDS,
+        bots_allowed,
+    )
 
 
 @dataclass(frozen=True)
@@ -150,6 +166,7 @@ class PokerTable:
     hand: HandState | None = None
     hand_number: int = 0
     leaving: frozenset[str] = field(default_factory=frozenset)
+    bots: frozenset[str] = field(default_factory=frozenset)  # seats labelled BOT (rule 59)
 
     def chips(self, player: str) -> int:
         return next(st for _, p, st in self.seats if p == player)
@@ -187,6 +204,7 @@ class PokerEngine:
         if isinstance(command, Act):
             if state.hand is None or not state.running:
                 raise Rejected("failed_precondition", "no hand is running")
+            _check_target(state.hand, command.action)
             hand, raw = engine.apply(state.hand, command.player, command.action)
             new = replace(state, hand=hand)
             events = _events(raw)
@@ -204,6 +222,8 @@ class PokerEngine:
             raise Rejected("failed_precondition", f"{command.player!r} is already seated")
         if any(n == command.seat for n, _, _ in state.seats):
             raise Rejected("failed_precondition", f"seat {command.seat} is taken")
+        if command.is_bot and not opts.bots_allowed:
+            raise Rejected("permission_denied", "bots are not enabled at this table")
         stack = command.stack
         if stack < 0 or (stack and stack < opts.min_buy_in):
             raise _invalid(f"the buy-in is at least {opts.min_buy_in}")
@@ -211,10 +231,17 @@ class PokerEngine:
             raise _invalid(f"the buy-in is at most {opts.max_buy_in}")
         seats = tuple(sorted((*state.seats, (command.seat, command.player, stack))))
         destellos = (*state.destellos, (command.player, 0))  # OQ 4: 0 on taking a seat
+        bots = state.bots | {command.player} if command.is_bot else state.bots
         event = Event(
-            "player_seated", {"player": command.player, "seat": command.seat, "stack": stack}
+            "player_seated",
+            {
+                "player": command.player,
+                "seat": command.seat,
+                "stack": stack,
+                "is_bot": command.is_bot,
+            },
         )
-        return replace(state, seats=seats, destellos=destellos), [event]
+        return replace(state, seats=seats, destellos=destellos, bots=bots), [event]
 
     def _unseat(self, state: PokerTable, player: str) -> tuple[PokerTable, list[Event]]:
         if not any(p == player for _, p, _ in state.seats):
@@ -288,6 +315,24 @@ class PokerEngine:
         actor = state.hand.player_to_act
         return [] if actor is None else [actor]
 
+    def turn_key(self, state: PokerTable, player: str) -> str | None:
+        """Which decision `player`'s clock is timing (`croupier.table.engine.TracksTurns`).
+
+        A power does not end a turn (§10.1), so the key counts poker actions only: the
+        clock keeps running from the turn's start through the power to the poker action.
+        An Anchor target in his Seal response window is timing the window (its own key);
+        the anchoring player is not in `to_act` while the window is open, so his clock
+        is stopped and runs again, as a new turn, once the target has answered.
+        """
+        hand = state.hand
+        if hand is None or not state.running or player not in hand.ids:
+            return None
+        nk = hand.naiko
+        decisions = sum(1 for a in hand.actions if a.get("action") != "power")
+        if nk is not None and nk.pending is not None and hand.ids[nk.pending[1]] == player:
+            return f"{state.hand_number}/seal/{decisions}"
+        return f"{state.hand_number}/turn/{decisions}"
+
     def legal_actions(self, state: PokerTable, player: str) -> JSON:
         if state.hand is None or not state.running:
             return {"actions": []}
@@ -303,12 +348,19 @@ class PokerEngine:
         out: JSON = {
             "hand_number": state.hand_number,
             "table": [
-                {"seat": n, "player": p, "stack": st, "leaving": p in state.leaving}
+                {
+                    "seat": n,
+                    "player": p,
+                    "stack": st,
+                    "leaving": p in state.leaving,
+                    "bot": p in state.bots,
+                }
                 for n, p, st in state.seats
             ],
         }
         if state.options.config.variant == "naiko":
             out["table_destellos"] = dict(state.destellos)
+            out["seal_window_seconds"] = state.options.seal_window_seconds
         if state.hand is not None:
             out["hand"] = engine.view(state.hand, player)
         return out
@@ -339,6 +391,7 @@ class PokerEngine:
             "button": state.button,
             "hand_number": state.hand_number,
             "leaving": sorted(state.leaving),
+            "bots": sorted(state.bots),
             "hand": None if state.hand is None else history.record(state.hand),
         }
 
@@ -351,9 +404,18 @@ class PokerEngine:
         return table_pb2.GameView(poker=view_message(view))
 
 
+def _check_target(hand: HandState, action: JSON) -> None:
+    """An Anchor aimed at nobody in this hand is NOT_FOUND (the engine checks the rest)."""
+    if action.get("action") == "power" and action.get("power") == "anchor":
+        target = action.get("target")
+        if isinstance(target, str) and target and target not in hand.ids:
+            raise Rejected("not_found", f"no player {target!r} in this hand to anchor")
+
+
 def _remove(state: PokerTable, player: str) -> PokerTable:
     return replace(
         state,
+        bots=state.bots - {player},
         seats=tuple(s for s in state.seats if s[1] != player),
         destellos=tuple(d for d in state.destellos if d[0] != player),  # OQ 5: reset on leaving
     )
@@ -421,10 +483,15 @@ def _cards(codes: Sequence[str]) -> list[common_pb2.Card]:
 def view_message(view: JSON) -> poker_pb2.View:
     """`croupier.poker.v1.View` from a table view JSON; copies, never adds hidden cards."""
     message = poker_pb2.View(hand_number=view.get("hand_number", 0))
+    bots = {seat["player"] for seat in view.get("table", []) if seat.get("bot")}
     hand = view.get("hand")
     if hand is None:
         for seat in view.get("table", []):
-            message.seats.append(poker_pb2.Seat(player_id=seat["player"], stack=seat["stack"]))
+            message.seats.append(
+                poker_pb2.Seat(
+                    player_id=seat["player"], stack=seat["stack"], is_bot=seat["player"] in bots
+                )
+            )
         return message
     message.button = hand["button"]
     message.street = STREETS.get(hand["street"], poker_pb2.STREET_UNSPECIFIED)
@@ -439,6 +506,7 @@ def view_message(view: JSON) -> poker_pb2.View:
                 bet=seat["bet"],
                 folded=seat["folded"],
                 all_in=seat["all_in"],
+                is_bot=seat["player"] in bots,
                 destellos=destellos.get(seat["player"], 0),
                 hole_cards=_cards(seat.get("hole_cards", [])),
                 hole_card_count=seat["hole_card_count"],
