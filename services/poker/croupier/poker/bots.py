@@ -68,10 +68,7 @@ def equity(
     for _ in range(samples):
         drawn = rng.sample(stub, need + opponents * per_opp)
         full = (*board, *drawn[:need])
-        if omaha:
-            mine = omaha_value(hole, full)
-        else:
-            mine = seven(hole[0], hole[1], *full)
+        mine = omaha_value(hole, full) if omaha else seven(hole[0], hole[1], *full)
         best, ties = True, 1
         for k in range(opponents):
             start = need + k * per_opp

@@ -7,7 +7,10 @@ into engine calls:
 - `SeatPlayer` takes a free seat with a buy-in (stack); a seat with 0 chips watches and is
   not dealt in (§6). Seating during a hand joins from the next hand.
 - `UnseatPlayer` between hands frees the seat; during a hand the player is marked as
-  leaving: his clock still runs (timeout: check or fold) and he leaves when the hand ends.
+  leaving and his remaining turns are played at once as the clock would (check when legal,
+  else fold; an open Seal window: no Seal; OQ 20): the host stops timing an unseated
+  player. He leaves when the hand ends.
+- `SeatPlayer(is_bot=True)` labels the seat BOT (rule 59): every view shows `bot`.
 - `StartHand(seed)` moves the button one seat clockwise (OQ 22) among the players dealt in
   and deals from the seed (`engine.deal_from_seed`; Naiko: the Carousel too).
 - `Act` is `engine.apply`; an illegal action raises `IllegalAction`, a `Rejected`.
@@ -204,14 +207,11 @@ class PokerEngine:
         if isinstance(command, Act):
             if state.hand is None or not state.running:
                 raise Rejected("failed_precondition", "no hand is running")
+            if command.player in state.leaving:
+                raise Rejected("failed_precondition", f"{command.player!r} has left the table")
             _check_target(state.hand, command.action)
             hand, raw = engine.apply(state.hand, command.player, command.action)
-            new = replace(state, hand=hand)
-            events = _events(raw)
-            if hand.is_complete:
-                new, more = self._settle(new)
-                events += more
-            return new, events
+            return self._after_action(replace(state, hand=hand), _events(raw))
         raise _invalid(f"unsupported command {command!r}")
 
     def _seat(self, state: PokerTable, command: SeatPlayer) -> tuple[PokerTable, list[Event]]:
@@ -248,7 +248,7 @@ class PokerEngine:
             raise Rejected("not_found", f"{player!r} is not seated")
         if state.running and state.hand is not None and player in state.hand.ids:
             event = Event("player_leaving", {"player": player})
-            return replace(state, leaving=state.leaving | {player}), [event]
+            return self._after_action(replace(state, leaving=state.leaving | {player}), [event])
         return _remove(state, player), [Event("player_left", {"player": player})]
 
     def _start(self, state: PokerTable, seed: bytes) -> tuple[PokerTable, list[Event]]:
@@ -289,6 +289,30 @@ class PokerEngine:
             new, more = self._settle(new)
             events += more
         return new, events
+
+    def _after_action(
+        self, state: PokerTable, events: list[Event]
+    ) -> tuple[PokerTable, list[Event]]:
+        """Play the turns of players who left during the hand (OQ 20: check when legal,
+        else fold; no Seal), then settle the hand if it is over.
+
+        The host stops timing a player once he is unseated, so his remaining turns in the
+        hand are played here, at once and deterministically (a replay does the same).
+        """
+        while state.running and state.hand is not None:
+            actor = state.hand.player_to_act
+            if actor is None or actor not in state.leaving:
+                break
+            action = engine.timeout_action(state.hand, actor)
+            hand, raw = engine.apply(state.hand, actor, action)
+            state = replace(state, hand=hand)
+            events = [*events, Event("played_for_leaving_player", {"player": actor, **action})]
+            events += _events(raw)
+        if state.hand is not None and state.hand.is_complete:
+            more: list[Event]
+            state, more = self._settle(state)
+            events = [*events, *more]
+        return state, events
 
     def _settle(self, state: PokerTable) -> tuple[PokerTable, list[Event]]:
         hand = state.hand

@@ -1,0 +1,236 @@
+"""Poker clocks through the table host (in-memory log, real time, tiny clocks): §7, §9.4.
+
+- rule 56 / vector 24: on expiry the host checks when that is legal, otherwise folds;
+- rule 57: a disconnection neither resets the clock nor undoes an accepted action;
+- rule 58: the reconnection window keeps the seat and returns the server-confirmed state;
+  past it the player leaves (at the end of the hand he is in);
+- OQ 17 / rules 46, 48: during the Seal response window only the target's clock runs (the
+  anchoring player's is stopped); its expiry is "no Seal" and the Anchor applies;
+- §10.1: a power does not end the turn, so it does not restart the player's clock
+  (`PokerEngine.turn_key`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from croupier.kit.bus.memory import InMemoryBus
+from croupier.poker.table_engine import ENGINE
+from croupier.table.clocks import ClockSettings
+from croupier.table.commandlog import InMemoryCommandLog
+from croupier.table.host import TableHost
+from tests.table.play import Seeds
+
+PLAYERS = ["ann", "bob", "cat"]
+
+
+async def until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not condition():
+        assert loop.time() < deadline, "timed out waiting"
+        await asyncio.sleep(0.005)
+
+
+async def started_host(label: str) -> tuple[TableHost, InMemoryCommandLog]:
+    bus = InMemoryBus()
+    await bus.start()
+    log = InMemoryCommandLog()
+    host = TableHost(engines={"poker": ENGINE}, command_log=log, publisher=bus, seeds=Seeds(label))
+    await host.start()
+    return host, log
+
+
+async def table(
+    host: TableHost, options: dict[str, Any], clock: ClockSettings, players: int = 3
+) -> str:
+    """The host deals as soon as two players sit: with 3, hand 1 is heads-up."""
+    table_id = await host.open_table("poker", options, clock)
+    for seat, player in enumerate(PLAYERS[:players]):
+        await host.seat(table_id, player, seat, 1000)
+    return table_id
+
+
+def hand(host: TableHost, table_id: str) -> dict[str, Any]:
+    result: dict[str, Any] = host.view(table_id, "").view["hand"]
+    return result
+
+
+def seat_of(view_hand: dict[str, Any], player: str) -> dict[str, Any]:
+    return next(s for s in view_hand["seats"] if s["player"] == player)
+
+
+async def test_rule_56_vector_24_expiry_checks_when_legal_and_folds_facing_a_bet() -> None:
+    host, log = await started_host("clock-56")
+    clock = ClockSettings(turn_ms=400)
+    table_id = await table(host, {"variant": "nlhe", "blinds": [1, 2]}, clock, players=2)
+    first = hand(host, table_id)
+    assert first["street"] == "preflop"
+    small = first["to_act"]  # heads-up: the button's small blind faces the big blind
+    await until(lambda: hand(host, table_id)["to_act"] != small)
+    # He folded: the big blind won hand 1 without a showdown, the small blind lost 1.
+    record = host.hand_history(table_id, 1)
+    assert record["commands"][-1]["kind"] == "timeout"
+    assert record["result"]["deltas"] == {small: -1, first["seats"][1]["player"]: 1}
+    second = hand(host, table_id)
+    assert second["button"] != first["button"]  # one seat on
+    small = second["to_act"]
+    await host.act(table_id, small, "sb-call", {"action": "call"})
+    big = hand(host, table_id)["to_act"]
+    assert host.view(table_id, big).view["hand"]["legal"]["call"] == 0
+    # The big blind's option: nobody raised, so checking is legal and the clock checks.
+    await until(lambda: hand(host, table_id)["street"] != "preflop")
+    after = hand(host, table_id)
+    assert after["street"] == "flop" and not seat_of(after, big)["folded"]
+    entries = [e async for t in log.replay() for e in t.entries]
+    timeouts = [e.player for e in entries if e.kind == "timeout"]
+    assert timeouts[:2] == [first["to_act"], big]
+    kinds = [e.body.get("action") for e in entries if e.kind == "act"]
+    assert kinds[0] == {"action": "call"}
+    await host.stop()
+
+
+async def test_rule_57_disconnection_keeps_the_clock_and_the_accepted_action() -> None:
+    host, _ = await started_host("clock-57")
+    clock = ClockSettings(turn_ms=1500, reconnect_ms=30_000)
+    table_id = await table(host, {"variant": "nlhe", "blinds": [1, 2]}, clock, players=2)
+    actor = hand(host, table_id)["to_act"]
+    await host.act(table_id, actor, "raise", {"action": "raise", "to": 6})
+    waiting = hand(host, table_id)["to_act"]
+    stream = host.watch(table_id, waiting)
+    shown = await anext(stream)
+    assert shown.turn_seconds_left > 1.2
+    await asyncio.sleep(0.4)
+    await stream.aclose()  # the connection drops
+    assert host.is_disconnected(table_id, waiting)
+    left = host.view(table_id, waiting).turn_seconds_left
+    assert 0 < left <= 1.15  # not reset by the disconnection
+    assert seat_of(hand(host, table_id), actor)["bet"] == 6  # the raise stays
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    await until(lambda: host.view(table_id, "").last_finished_hand == 1)
+    assert loop.time() - start < left + 0.3  # expired on the original deadline
+    result = host.hand_history(table_id, 1)["result"]
+    assert result["deltas"] == {actor: 2, waiting: -2}  # he folded to the raise; it stands
+    # Rule 58: back within the window: same seat, the server-confirmed view.
+    back = await host.reconnect(table_id, waiting)
+    assert not host.is_disconnected(table_id, waiting)
+    assert waiting in back.seated
+    assert back.view == host.view(table_id, waiting).view
+    assert back.view["hand_number"] == 2
+    await host.stop()
+
+
+async def test_rule_58_oq_20_past_the_reconnection_window_he_is_played_and_leaves() -> None:
+    host, _ = await started_host("clock-58")
+    clock = ClockSettings(turn_ms=60_000, reconnect_ms=200)
+    table_id = await table(host, {"variant": "nlhe", "blinds": [1, 2]}, clock)
+    first = hand(host, table_id)
+    assert (
+        host.view(table_id, "").view["hand_number"] == 1 and len(first["seats"]) == 2
+    )  # cat waits for hand 2
+    stay, gone = (
+        first["to_act"],
+        next(s["player"] for s in first["seats"] if s["player"] != first["to_act"]),
+    )
+    stream = host.watch(table_id, gone)
+    await anext(stream)
+    await stream.aclose()
+    await asyncio.sleep(0.1)
+    assert gone in host.view(table_id, "").seated  # within the window: seat kept
+    await until(lambda: gone not in host.view(table_id, "").seated)
+    # He is still in hand 1; his turns are played as the clock would (check, else fold).
+    assert host.view(table_id, "").view["hand_number"] == 1
+    assert any(s["player"] == gone and s["leaving"] for s in host.view(table_id, "").view["table"])
+    n = 0
+    while host.view(table_id, "").last_finished_hand < 1:
+        assert hand(host, table_id)["to_act"] == stay
+        legal = host.view(table_id, stay).view["hand"]["legal"]
+        await host.act(
+            table_id, stay, f"s{n}", {"action": "check" if "check" in legal["actions"] else "call"}
+        )
+        n += 1
+    commands = host.hand_history(table_id, 1)["commands"]
+    assert not [c for c in commands if c["player"] == gone and c["kind"] in ("act", "timeout")]
+    table_after = host.view(table_id, "").view["table"]
+    assert gone not in [s["player"] for s in table_after]
+    assert host.view(table_id, "").view["hand_number"] == 2  # stay and cat play on
+    await host.stop()
+
+
+async def naiko_window(host: TableHost, table_id: str) -> tuple[str, str]:
+    """Fold hands away until the player to act can anchor a player who can seal; do it."""
+    for n in range(60):
+        view = host.view(table_id, hand(host, table_id)["to_act"]).view
+        h = view["hand"]
+        actor = h["to_act"]
+        legal = h["legal"]
+        ids = [seat["player"] for seat in h["seats"]]
+        following = ids[(ids.index(actor) + 1) % len(ids)]  # acts next in this round
+        if "seal" in h["carousel"] and following in legal.get("anchor_targets", []):
+            await host.act(
+                table_id,
+                actor,
+                "anchor",
+                {"action": "power", "power": "anchor", "target": following},
+            )
+            return actor, following
+        kind = "check" if "check" in legal["actions"] else "fold"
+        await host.act(table_id, actor, f"a{n}", {"action": kind})
+    raise AssertionError("no hand offered an Anchor against a player who can seal")
+
+
+async def test_oq_17_rules_46_48_seal_window_stops_the_anchoring_clock_and_expiry_is_no_seal() -> (
+    None
+):
+    host, log = await started_host("clock-seal")
+    clock = ClockSettings(turn_ms=700, reconnect_ms=30_000)
+    table_id = await table(host, {"variant": "naiko", "blinds": [1, 2]}, clock)
+    anchorer, target = await naiko_window(host, table_id)
+    h = hand(host, table_id)
+    assert h["to_act"] == target
+    assert host.view(table_id, target).view["hand"]["legal"]["actions"] == ["seal", "no_seal"]
+    assert host.view(table_id, target).turn_seconds_left > 0.4
+    assert host.view(table_id, anchorer).turn_seconds_left == 0.0  # stopped, no deadline
+    balance = h["destellos"][target]
+    # The target lets the window run out: "no Seal", the Anchor applies (rule 48).
+    await until(lambda: hand(host, table_id)["to_act"] == anchorer)
+    entries = [e async for t in log.replay() for e in t.entries]
+    assert (entries[-1].kind, entries[-1].player) == ("timeout", target)
+    assert host.view(table_id, anchorer).turn_seconds_left > 0.4  # runs again for the action
+    assert hand(host, table_id)["destellos"][target] == balance  # the target paid nothing
+    await host.act(table_id, anchorer, "call", {"action": "call"})
+    # The target acts next in this round: he plays pot-limit now (rules 17, 42).
+    current = hand(host, table_id)
+    assert (current["to_act"], current["street"]) == (target, "preflop")
+    legal = host.view(table_id, target).view["hand"]["legal"]
+    chips = sum(p["amount"] for p in current["pots"]) + sum(s["bet"] for s in current["seats"])
+    top = max(s["bet"] for s in current["seats"])
+    me = seat_of(current, target)
+    assert legal["max_raise_to"] == min(top + chips + legal["call"], me["stack"] + me["bet"])
+    assert legal["max_raise_to"] < me["stack"] + me["bet"]  # below his no-limit all-in
+    await host.stop()
+
+
+async def test_section_10_1_a_power_does_not_restart_the_turn_clock() -> None:
+    host, _ = await started_host("clock-power")
+    clock = ClockSettings(turn_ms=3000, reconnect_ms=30_000)
+    table_id = await table(host, {"variant": "naiko", "blinds": [1, 2]}, clock)
+    for n in range(30):
+        h = hand(host, table_id)
+        actor = h["to_act"]
+        legal = host.view(table_id, actor).view["hand"]["legal"]
+        if "peek" in legal.get("powers", []):
+            break
+        await host.act(table_id, actor, f"f{n}", {"action": "fold"})
+    else:
+        raise AssertionError("no hand offered Sneak Peek")
+    await asyncio.sleep(0.5)
+    await host.act(table_id, actor, "peek", {"action": "power", "power": "peek"})
+    after = host.view(table_id, actor)
+    assert after.view["hand"]["to_act"] == actor  # the power did not end the turn
+    assert after.view["hand"]["private"]["peeked"]
+    assert 0 < after.turn_seconds_left < 2.6  # the turn's clock, not a fresh 3 s
+    await host.stop()
