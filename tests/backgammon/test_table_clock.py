@@ -123,7 +123,7 @@ async def test_rule_10_oq_5_clocks_run_out_and_the_player_loses_at_the_cube() ->
     fee = 2 * 13  # 6.5 % of $2.00 per player (rules 40, 42)
     assert dict(settlement.deltas) == {first: 200 - fee, other: -200}
     entries = await logged(log)
-    take = next(e for e in entries if e.command_id == "t")
+    take = next(e for e in entries if e.command_id == f"act:{first}:t")
     (timeout,) = [e for e in entries if e.kind == "timeout" and e.index < take.index + 3]
     assert timeout.player == other
     assert timeout.at_ms - take.at_ms >= 300 + 200  # the turn clock, then the main clock

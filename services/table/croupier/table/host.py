@@ -45,6 +45,7 @@ from croupier.table.table_state import Settlement, StepOutcome, TableState, step
 log = structlog.get_logger("croupier.table.host")
 
 
+SYSTEM_ACTIONS = frozenset({"timeout"})
 ABANDON_ATTEMPTS = 3
 ABANDON_RETRY_SECONDS = 5.0
 
@@ -294,9 +295,17 @@ class TableHost:
         metrics.PLAYERS_SEATED.labels(table.state.game).dec()
 
     async def act(self, table_id: str, player: str, command_id: str, action: JSON) -> ViewSnapshot:
+        """A player's action. `command_id` is the client's: a repeat by the same player is
+        applied once (ids live in the player's own namespace, apart from the host's)."""
         table = self._table(table_id)
         self._require_seated(table, player)
-        await self._submit(table, "act", player, {"action": action}, command_id=command_id)
+        if action.get("action") in SYSTEM_ACTIONS or "auto" in action:
+            # Clock expiries reach engines as actions marked this way; only the host's
+            # clock may send them.
+            raise Rejected("invalid_argument", "that action is reserved for the table's clock")
+        await self._submit(
+            table, "act", player, {"action": action}, command_id=f"act:{player}:{command_id}"
+        )
         return self.view(table_id, player)
 
     async def close(self, table_id: str) -> None:

@@ -115,8 +115,12 @@ def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOut
     """Apply one log entry. Raises Rejected (and changes nothing) when it is not allowed."""
     if state.closed:
         raise Rejected("failed_precondition", "the table is closed")
-    if entry.kind in ("act", "timeout") and entry.player not in state.seated:
+    if entry.kind == "act" and entry.player not in state.seated:
         raise Rejected("not_found", f"player {entry.player!r} is not seated at this table")
+    if entry.kind == "timeout" and entry.player not in engine.to_act(state.engine_state):
+        # A player who left mid-hand may still be waited for (a poker hand folds them
+        # when their clock runs out), so the clock, not the seat list, decides.
+        raise Rejected("failed_precondition", f"the table is not waiting for {entry.player!r}")
     command = _command(engine, state, entry)
     events: list[Event] = []
     engine_state = state.engine_state
@@ -176,7 +180,14 @@ def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOut
         events.append(
             Event(
                 "hand_ended",
-                {"hand_number": hand_number, "seed": seed_hex, "result": dict(result.details)},
+                # The commitment again, not the seed: the seed re-derives every card
+                # dealt, folded hands included, so it is revealed only in the hand
+                # history (GetHandHistory, for the hand's players), never on the bus.
+                {
+                    "hand_number": hand_number,
+                    "seed_sha256": commitment(bytes.fromhex(seed_hex)),
+                    "result": dict(result.details),
+                },
             )
         )
     return StepOutcome(new_state, events, settlement)
