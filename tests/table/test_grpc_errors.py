@@ -125,3 +125,28 @@ async def test_action_of_another_game_is_invalid_argument(
     code, details = await status_of(stub.Act(request))
     assert code == grpc.StatusCode.INVALID_ARGUMENT
     assert details == "this is a joker table; got a poker action"
+
+
+async def test_unreadable_values_are_invalid_argument_never_internal(
+    stub: table_pb2_grpc.TableEngineStub,
+) -> None:
+    cases = [
+        table_pb2.OpenTableRequest(game="joker", options_json='{"turn_seconds": "abc"}'),
+        table_pb2.OpenTableRequest(game="joker", options_json="[" * 100_000),
+        table_pb2.OpenTableRequest(game="joker", options_json="{}", request_key="k" * 1000),
+    ]
+    for request in cases:
+        code, details = await status_of(stub.OpenTable(request))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, details
+    table_id = await open_table(stub)
+    code, _ = await status_of(
+        stub.Act(
+            table_pb2.ActRequest(
+                table_id=table_id,
+                player_id="giorgi",
+                command_id="c",
+                action_json='{"action": "timeout"}',
+            )
+        )
+    )
+    assert code == grpc.StatusCode.INVALID_ARGUMENT

@@ -19,7 +19,7 @@ from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import InMemoryCommandLog, LogEntry
 from croupier.table.engine import Rejected
 from croupier.table.games import load_engines
-from croupier.table.host import TableHost, TableVoided
+from croupier.table.host import LogUnavailable, TableHost, TableVoided
 from croupier.table.sink import EVENTS_TOPIC, WALLET_REQUESTS_TOPIC
 from croupier.table.v1 import table_pb2
 from tests.table.play import FakeClock, Seeds, random_joker_action
@@ -322,3 +322,43 @@ async def test_the_games_default_window_fills_an_unstated_reconnect_time(bus: In
     clock = host.clock_settings(table_id)
     assert (clock.turn_ms, clock.reconnect_ms) == (20_000, 180_000)
     await host.stop()
+
+
+async def test_a_command_stored_twice_after_a_lost_acknowledgement_is_replayed_once(
+    bus: InMemoryBus,
+) -> None:
+    class AckLostOnce(InMemoryCommandLog):
+        """Stores the entry, then reports a failure once (the broker's answer was lost)."""
+
+        failed = False
+
+        async def append(self, entry: LogEntry) -> None:
+            await super().append(entry)
+            if entry.kind == "act" and not self.failed:
+                self.failed = True
+                raise ConnectionError("acknowledgement lost")
+
+    log = AckLostOnce()
+    host = make_host(log, bus, FakeClock())
+    await host.start()
+    table_id = await open_full_table(host)
+    to_act = host.view(table_id, "").view["hand"]["to_act"]
+    action = random_joker_action(host.view(table_id, to_act).view["legal"], random.Random(2))
+    with pytest.raises(LogUnavailable):
+        await host.act(table_id, to_act, "retry-me", action)
+    await host.act(table_id, to_act, "retry-me", action)  # the client retries
+    digest = host.digest(table_id)
+    await host.stop()
+    rebuilt = make_host(log, bus, FakeClock(), label="again")
+    await rebuilt.start()
+    assert table_id not in rebuilt.voided
+    assert rebuilt.digest(table_id) == digest
+
+
+async def test_concurrent_opens_with_one_request_key_log_one_opening(bus: InMemoryBus) -> None:
+    log = InMemoryCommandLog()
+    host = make_host(log, bus, FakeClock())
+    await host.start()
+    ids = await asyncio.gather(*(host.open_table("joker", {}, None, "same") for _ in range(5)))
+    assert len(set(ids)) == 1
+    assert [e.kind for e in await logged_entries(log)] == ["open"]

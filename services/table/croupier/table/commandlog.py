@@ -152,11 +152,30 @@ class InMemoryCommandLog:
             yield decode_table(table_id, raw_entries)
 
 
+def applicable(entries: list[LogEntry]) -> list[LogEntry]:
+    """The entries a replay applies: each command once, indexes without gaps.
+
+    An append whose acknowledgement was lost may have been stored anyway; the client's
+    retry then stores the same command (same id, same index) a second time. Only the
+    first copy counts; an entry whose index does not follow its predecessor's (a copy
+    written after a later command) is skipped too.
+    """
+    kept: list[LogEntry] = []
+    seen: set[str] = set()
+    for entry in entries:
+        expected = kept[-1].index + 1 if kept else entry.index
+        if entry.command_id in seen or entry.index != expected:
+            continue
+        seen.add(entry.command_id)
+        kept.append(entry)
+    return kept
+
+
 def decode_table(table_id: str, raw_entries: list[bytes]) -> ReplayedTable:
     entries: list[LogEntry] = []
     for raw in raw_entries:
         try:
             entries.append(LogEntry.from_envelope_bytes(raw))
         except UnreadableLog as exc:
-            return ReplayedTable(table_id, entries, unreadable=str(exc))
-    return ReplayedTable(table_id, entries)
+            return ReplayedTable(table_id, applicable(entries), unreadable=str(exc))
+    return ReplayedTable(table_id, applicable(entries))

@@ -65,6 +65,8 @@ def _parse_json(text: str, name: str) -> JSON:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidArgument(f"{name} is not valid JSON: {exc.msg} at position {exc.pos}") from exc
+    except RecursionError as exc:
+        raise InvalidArgument(f"{name} is nested too deeply") from exc
     if not isinstance(value, dict):
         raise InvalidArgument(f"{name} must be a JSON object")
     return value
@@ -78,6 +80,12 @@ def _translate(exc: Exception) -> ServiceError:
     if isinstance(exc, LogUnavailable):
         return Unavailable(str(exc))
     raise exc
+
+
+def _bounded(value: str, name: str) -> str:
+    if len(value) > MAX_ID:
+        raise InvalidArgument(f"{name} is limited to {MAX_ID} characters")
+    return value
 
 
 class TableEngineService(table_pb2_grpc.TableEngineServicer):
@@ -125,7 +133,8 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
                 reconnect_ms=request.clock.reconnect_seconds * 1000,  # 0: the game's default
             )
         try:
-            table_id = await self._host.open_table(game, options, clock, request.request_key)
+            request_key = _bounded(request.request_key, "request_key")
+            table_id = await self._host.open_table(game, options, clock, request_key)
         except (Rejected, TableVoided, LogUnavailable) as exc:
             raise _translate(exc) from exc
         return table_pb2.OpenTableResponse(table_id=table_id)
@@ -186,7 +195,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
     ) -> table_pb2.GetViewResponse:
         table_id = _require_id(request.table_id, "table_id")
         try:
-            snapshot = self._host.view(table_id, request.player_id)
+            snapshot = self._host.view(table_id, _bounded(request.player_id, "player_id"))
         except (Rejected, TableVoided) as exc:
             raise _translate(exc) from exc
         return table_pb2.GetViewResponse(view=self._view(snapshot))
@@ -196,7 +205,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
     ) -> AsyncIterator[table_pb2.WatchViewResponse]:
         table_id = _require_id(request.table_id, "table_id")
         try:
-            stream = self._host.watch(table_id, request.player_id)
+            stream = self._host.watch(table_id, _bounded(request.player_id, "player_id"))
             async for snapshot in stream:
                 yield table_pb2.WatchViewResponse(view=self._view(snapshot))
         except (Rejected, TableVoided) as exc:

@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
@@ -43,11 +43,25 @@ from croupier.table.sink import (
 from croupier.table.table_state import Settlement, StepOutcome, TableState, step
 
 log = structlog.get_logger("croupier.table.host")
+T = TypeVar("T")
 
 
 SYSTEM_ACTIONS = frozenset({"timeout"})
 ABANDON_ATTEMPTS = 3
 ABANDON_RETRY_SECONDS = 5.0
+
+
+def _checked(check: Callable[[], T]) -> T:
+    """Run a pure check; input an engine could not even read is the caller's error.
+
+    Engines raise `Rejected` for what the rules forbid; a malformed value slipping past
+    their parsing (a number too large, a list where a word was expected) surfaces as one
+    of these, which the state never saw, so the answer is INVALID_ARGUMENT, not INTERNAL.
+    """
+    try:
+        return check()
+    except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as exc:
+        raise Rejected("invalid_argument", f"malformed input: {type(exc).__name__}") from exc
 
 
 def _envelope(
@@ -116,8 +130,11 @@ def clock_from_options(options: JSON) -> ClockSettings | None:
     def seconds(*names: str) -> int:
         for name in names:
             value = options.get(name)
-            if value not in (None, "", 0, "0"):
-                return int(value) * 1000
+            if value in (None, "", 0, "0"):
+                continue
+            if isinstance(value, bool) or not str(value).isdigit() or int(value) > 86_400:
+                raise Rejected("invalid_argument", f"{name} must be a whole number of seconds")
+            return int(value) * 1000
         return 0
 
     turn = seconds("turn_seconds", "decision_seconds")
@@ -151,6 +168,7 @@ class TableHost:
         self._currency = currency
         self._tables: dict[str, _Table] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._opening = asyncio.Lock()  # one table opening at a time: request keys stay unique
         self.voided: dict[str, str] = {}
 
     # ---- lifecycle ------------------------------------------------------------------
@@ -234,6 +252,12 @@ class TableHost:
     async def open_table(
         self, game: str, options: JSON, clock: ClockSettings | None, request_key: str = ""
     ) -> str:
+        async with self._opening:
+            return await self._open_table(game, options, clock, request_key)
+
+    async def _open_table(
+        self, game: str, options: JSON, clock: ClockSettings | None, request_key: str
+    ) -> str:
         engine = self._engine_for(game)
         table_id = (
             str(uuid.uuid5(uuid.NAMESPACE_URL, f"croupier-table/{request_key}"))
@@ -270,7 +294,7 @@ class TableHost:
             engine=engine.name,
             engine_version=engine.version,
         )
-        table = _Table(engine, initial_state(engine, opening), [opening])
+        table = _Table(engine, _checked(lambda: initial_state(engine, opening)), [opening])
         await self._append(table, opening)
         table.seen_commands[opening.command_id] = 1
         self._tables[table_id] = table
@@ -356,7 +380,7 @@ class TableHost:
             engine=table.engine.name,
             engine_version=table.engine.version,
         )
-        outcome = step(table.engine, table.state, entry)  # raises Rejected: nothing logged
+        outcome = _checked(lambda: step(table.engine, table.state, entry))  # nothing logged
         await self._append(table, entry)
         metrics.ACTION_LATENCY.labels(table.state.game, "logged").observe(
             time.perf_counter() - accepted
