@@ -21,6 +21,7 @@ nothing to do. Every action it returns is one of the view's `legal` actions.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -203,3 +204,58 @@ def make_bot(kind: str, player: str, rng: random.Random) -> Bot:
     if kind == "random":
         return RandomBot(player, rng)
     raise ValueError(f"bot kind is one of {', '.join(BOT_KINDS)}, got {kind!r}")
+
+
+def seed_for(label: str, number: int) -> bytes:
+    """A deterministic 32-byte hand seed (tests and benchmarks; the host draws real ones)."""
+    return hashlib.sha256(f"{label}/{number}".encode()).digest()
+
+
+def play_in_process(
+    options: JSON,
+    kinds: Sequence[str],
+    hands: int,
+    *,
+    buy_in: int = 1000,
+    label: str = "bots",
+) -> dict[str, Any]:
+    """A bots-only table run in this process on the pure adapter (no host, no I/O).
+
+    Each bot decides from `PokerEngine.view` for its own seat, exactly what the host would
+    send it. A busted bot leaves and sits again with a new buy-in between hands. Returns
+    counts (hands, decisions, powers by kind) and each bot's net result.
+    """
+    from croupier.poker.table_engine import ENGINE
+    from croupier.table.engine import Act, SeatPlayer, StartHand, UnseatPlayer
+
+    state = ENGINE.open(options)
+    players = [f"{kind}{i}" for i, kind in enumerate(kinds)]
+    bots = {
+        p: make_bot(k, p, random.Random(f"{label}/{p}"))
+        for p, k in zip(players, kinds, strict=True)
+    }
+    bought = dict.fromkeys(players, 0)
+    for number, player in enumerate(players):
+        state, _ = ENGINE.apply(state, SeatPlayer(player, number, buy_in, True))
+        bought[player] += buy_in
+    decisions = 0
+    powers: dict[str, int] = {}
+    while state.hand_number < hands:
+        for number, player, chips in state.seats:
+            if chips == 0:
+                state, _ = ENGINE.apply(state, UnseatPlayer(player))
+                state, _ = ENGINE.apply(state, SeatPlayer(player, number, buy_in, True))
+                bought[player] += buy_in
+        state, _ = ENGINE.apply(state, StartHand(seed_for(label, state.hand_number + 1)))
+        while actors := ENGINE.to_act(state):
+            player = actors[0]
+            action = bots[player].decide(ENGINE.view(state, player))
+            if action is None:
+                raise AssertionError(f"bot {player} had nothing to do on its turn")
+            state, _ = ENGINE.apply(state, Act(player, action))
+            decisions += 1
+            kind = str(action.get("power", action["action"]))
+            if action["action"] in ("power", "seal"):
+                powers[kind] = powers.get(kind, 0) + 1
+    net = {p: chips - bought[p] for _, p, chips in state.seats}
+    return {"hands": state.hand_number, "decisions": decisions, "powers": powers, "net": net}
