@@ -362,3 +362,60 @@ async def test_concurrent_opens_with_one_request_key_log_one_opening(bus: InMemo
     ids = await asyncio.gather(*(host.open_table("joker", {}, None, "same") for _ in range(5)))
     assert len(set(ids)) == 1
     assert [e.kind for e in await logged_entries(log)] == ["open"]
+
+
+class FlakyBus:
+    """A publisher that fails its first `failures` calls, then delivers to a real bus."""
+
+    def __init__(self, bus: InMemoryBus, failures: int) -> None:
+        self.bus = bus
+        self.failures = failures
+
+    async def publish_many(self, messages: list[tuple[str, Envelope]]) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("broker away")
+        await self.bus.publish_many(messages)
+
+
+async def test_a_failed_publish_after_commit_neither_fails_the_command_nor_stalls_the_table(
+    bus: InMemoryBus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("croupier.table.host.RETRY_SECONDS", 0.01)
+    flaky = FlakyBus(bus, failures=3)
+    host = TableHost(
+        engines=load_engines(),
+        command_log=InMemoryCommandLog(),
+        publisher=flaky,
+        seeds=Seeds("flaky"),
+    )
+    await host.start()
+    table_id = await open_full_table(host)  # the 4th seat's events fail to publish
+    assert host.view(table_id, "").view["hand"] is not None  # the hand was dealt anyway
+    await asyncio.sleep(0.2)
+    assert published(bus, EVENTS_TOPIC, "table.hand_started")  # delivered on a retry
+    await host.stop()
+
+
+async def test_a_timeout_the_log_refused_is_tried_again(
+    bus: InMemoryBus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class RefusesTimeoutsOnce(InMemoryCommandLog):
+        refused = False
+
+        async def append(self, entry: LogEntry) -> None:
+            if entry.kind == "timeout" and not self.refused:
+                self.refused = True
+                raise ConnectionError("broker away")
+            await super().append(entry)
+
+    monkeypatch.setattr("croupier.table.host.RETRY_SECONDS", 0.01)
+    log = RefusesTimeoutsOnce()
+    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("r"))
+    await host.start()
+    table_id = await open_full_table(host, ClockSettings(turn_ms=30))
+    await asyncio.sleep(0.3)
+    await host.stop()
+    assert log.refused
+    assert [e for e in await logged_entries(log) if e.kind == "timeout"]
+    assert host.view(table_id, "").version > 6

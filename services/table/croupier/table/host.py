@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -47,6 +47,7 @@ T = TypeVar("T")
 
 
 SYSTEM_ACTIONS = frozenset({"timeout"})
+RETRY_SECONDS = 1.0
 ABANDON_ATTEMPTS = 3
 ABANDON_RETRY_SECONDS = 5.0
 
@@ -405,19 +406,43 @@ class TableHost:
             table.last_settlement = outcome.settlement
 
     async def _after_commit(self, table: _Table) -> None:
-        """Deal the next hand if one can start, wake the views, re-arm the clock."""
+        """Deal the next hand if one can start, wake the views, re-arm the clock.
+
+        Runs after a command was committed, so it never fails its caller: a deal the log
+        refused is tried again shortly (under the table's lock, like any command).
+        """
         state = table.state
-        if not state.closed and table.engine.can_start_hand(state.engine_state):
-            seed = self._seeds()
-            await self._submit_locked(
-                table,
-                "start_hand",
-                "",
-                {"seed": seed.hex()},
-                f"start_hand:{state.hand_number + 1}",
-            )
-        self._notify(table)
-        self._arm_clock(table)
+        try:
+            if not state.closed and table.engine.can_start_hand(state.engine_state):
+                seed = self._seeds()
+                await self._submit_locked(
+                    table,
+                    "start_hand",
+                    "",
+                    {"seed": seed.hex()},
+                    f"start_hand:{state.hand_number + 1}",
+                )
+        except (LogUnavailable, Rejected) as exc:
+            log.error("next hand not dealt; retrying", table_id=state.table_id, error=str(exc))
+            self._later(RETRY_SECONDS, lambda: self._retry_after_commit(table))
+        finally:
+            self._notify(table)
+            self._arm_clock(table)
+
+    async def _retry_after_commit(self, table: _Table) -> None:
+        async with table.lock:
+            await self._after_commit(table)
+
+    def _later(self, delay: float, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run `work()` in the background after `delay` seconds (cancelled at stop)."""
+
+        async def run() -> None:
+            await asyncio.sleep(delay)
+            await work()
+
+        task = asyncio.create_task(run())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # ---- publishing -----------------------------------------------------------------
 
@@ -441,7 +466,17 @@ class TableHost:
         if outcome.settlement is not None:
             messages.append(self._settlement_request(table, outcome.settlement))
         if messages:
+            await self._publish_reliably(table_id, messages)
+
+    async def _publish_reliably(self, table_id: str, messages: list[tuple[str, Envelope]]) -> None:
+        """Publish what a committed command produced. The command stands whatever happens
+        here, so a failure is retried in the background (ids are stable: consumers drop
+        copies) instead of failing the caller."""
+        try:
             await self._publisher.publish_many(messages)
+        except Exception as exc:  # noqa: BLE001 - any bus failure is retried
+            log.error("publish failed; retrying", table_id=table_id, error=str(exc))
+            self._later(RETRY_SECONDS, lambda: self._publish_reliably(table_id, messages))
 
     def _settlement_request(self, table: _Table, settlement: Settlement) -> tuple[str, Envelope]:
         table_id = table.state.table_id
@@ -482,7 +517,9 @@ class TableHost:
             try:
                 await self._submit_locked(table, "timeout", player, {}, command_id)
             except (Rejected, LogUnavailable) as exc:
+                # Try again shortly: a clock that gave up would leave the table waiting.
                 log.error("timeout not applied", table_id=table.state.table_id, error=str(exc))
+                self._later(RETRY_SECONDS, lambda: self._expire_at(table, deadline_ms, player))
                 return
             metrics.TIMEOUTS_APPLIED.labels(table.state.game).inc()
             await self._after_commit(table)
