@@ -150,3 +150,41 @@ async def test_unreadable_values_are_invalid_argument_never_internal(
         )
     )
     assert code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_watching_a_closed_table_ends_the_stream(
+    stub: table_pb2_grpc.TableEngineStub,
+) -> None:
+    table_id = await open_table(stub)
+    await stub.CloseTable(table_pb2.CloseTableRequest(table_id=table_id))
+    stream = stub.WatchView(table_pb2.WatchViewRequest(table_id=table_id, player_id="ana"))
+    views = [message.view async for message in stream]
+    assert len(views) == 1 and views[0].closed
+
+
+async def test_shutdown_ends_view_streams_instead_of_waiting_out_the_grace() -> None:
+    import asyncio
+    import time
+
+    bus = InMemoryBus()
+    await bus.start()
+    host = build_host(InMemoryCommandLog(), bus)
+    await host.start()
+    server = ServiceHost(
+        settings=ServerSettings(
+            grpc_host="127.0.0.1", grpc_port=0, metrics_port=0, shutdown_grace_seconds=20
+        ),
+        services=[table_service(host)],
+        on_stop=[host.stop, bus.stop],
+        serve_metrics_endpoint=False,
+    )
+    await server.start()
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        stub = table_pb2_grpc.TableEngineStub(channel)
+        table_id = await open_table(stub)
+        stream = stub.WatchView(table_pb2.WatchViewRequest(table_id=table_id, player_id="ana"))
+        await stream.read()
+        started = time.monotonic()
+        await server.stop()
+        assert time.monotonic() - started < 5
+        await asyncio.sleep(0)

@@ -47,6 +47,7 @@ def table_service(host: TableHost) -> Service:
         register=lambda server: table_pb2_grpc.add_TableEngineServicer_to_server(
             TableEngineService(host), server
         ),
+        drain=host.end_streams,
     )
 
 

@@ -178,15 +178,20 @@ class TableHost:
         await self._log.start()
         await self.rebuild()
 
+    async def end_streams(self) -> None:
+        """End every view stream (shutdown: clients reconnect to the table's next owner)."""
+        for table in self._tables.values():
+            for queues in table.watchers.values():
+                for queue in queues:
+                    queue.put_nowait(None)
+
     async def stop(self) -> None:
         for task in self._background:
             task.cancel()
         for table in self._tables.values():
             if table.timer is not None:
                 table.timer.cancel()
-            for queues in table.watchers.values():
-                for queue in queues:
-                    queue.put_nowait(None)
+        await self.end_streams()
         await self._log.stop()
 
     async def rebuild(self) -> None:
@@ -556,7 +561,10 @@ class TableHost:
         table.watchers.setdefault(player, set()).add(queue)
         table.disconnected_at_ms.pop(player, None)
         try:
-            yield self._snapshot(table, player)
+            first = self._snapshot(table, player)
+            yield first
+            if first.closed:
+                return
             while (snapshot := await queue.get()) is not None:
                 yield snapshot
                 if snapshot.closed:
