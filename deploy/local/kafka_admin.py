@@ -73,7 +73,10 @@ async def _topics(bootstrap: str) -> int:
     try:
         wanted = []
         for name, partitions in TOPICS:
-            wanted.append(NewTopic(name, partitions, 1))
+            # A table is its command log: keep it for ever (the broker's default retention
+            # would delete a long-lived table's opening and void it at the next restart).
+            configs = {"retention.ms": "-1"} if name == "croupier.table.commands" else {}
+            wanted.append(NewTopic(name, partitions, 1, topic_configs=configs))
             wanted.append(NewTopic(f"{name}.dlq", 1, 1))
         response = await admin.create_topics(wanted, timeout_ms=30000)
         failed = [
