@@ -76,10 +76,14 @@ def test_rules_2_39_45_commission_only_for_real_money(
 
 
 def test_rule_45_tournament_tables_pay_no_commission() -> None:
+    """Tournament games play for chips: no commission, and no real currency accepted."""
     _, deltas, fees = lost_on_time(
-        {"mode": "single", "stake": 1000, "currency": "USD", "tournament": True}
+        {"mode": "single", "stake": 1000, "currency": "CHIP", "tournament": True}
     )
     assert fees == {} and sorted(deltas.values()) == [-1000, 1000]
+    with pytest.raises(Rejected) as real_money:
+        ENGINE.open({"mode": "single", "stake": 1000, "currency": "USD", "tournament": True})
+    assert real_money.value.message == "a tournament table plays for chips: use currency CHIP"
 
 
 def test_options_are_checked() -> None:

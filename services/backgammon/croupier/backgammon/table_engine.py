@@ -150,7 +150,14 @@ class BackgammonEngine:
     default_clock = ClockSettings(turn_ms=30_000, reserve_ms=300_000, reconnect_ms=180_000)
 
     def open(self, options: JSON) -> BackgammonTable:
-        return BackgammonTable(options=parse_options(options), currency=parse_currency(options))
+        parsed, currency = parse_options(options), parse_currency(options)
+        if parsed.tournament and CURRENCIES[currency].carries_commission:
+            # Tournament games are played for the tournament's chips; the money (entry,
+            # fee, prizes) moves through the tournament's own wallet operations.
+            raise Rejected(
+                "invalid_argument", "a tournament table plays for chips: use currency CHIP"
+            )
+        return BackgammonTable(options=parsed, currency=currency)
 
     def apply(
         self, state: BackgammonTable, command: Command
