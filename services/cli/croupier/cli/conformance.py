@@ -39,7 +39,16 @@ def run_document(document: object) -> dict[str, Any]:
         known = ", ".join(sorted(GAME_MODULES))
         raise MalformedScenario(f"unknown game {game!r}; expected one of: {known}")
     module = cast(_ScenarioRunner, importlib.import_module(GAME_MODULES[game]))
-    return module.run_scenario(document)
+    try:
+        return module.run_scenario(document)
+    except MalformedScenario:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        # A value of the wrong shape that slipped past the game's reader: still a
+        # malformed document (exit 2), never a crash.
+        raise MalformedScenario(
+            f"a value has the wrong shape ({type(exc).__name__}: {exc})"
+        ) from exc
 
 
 def _read(source: str) -> object:
