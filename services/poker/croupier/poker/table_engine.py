@@ -77,13 +77,14 @@ ENGINE_OPTIONS = (
     "seats",
     "min_buy_in",
     "max_buy_in",
+    "invite_code",
+    "invited",
 )
 # Read by the host or the lobby, not by the rules.
 HOST_OPTIONS = (
     "currency",
     "decision_seconds",
     "seal_window_seconds",
-    "invite_code",
     "bots_allowed",
     "turn_seconds",
     "reconnect_seconds",
@@ -114,6 +115,12 @@ class TableOptions:
     max_buy_in: int = 0  # 0: no maximum
     seal_window_seconds: int = DEFAULT_SEAL_WINDOW_SECONDS
     bots_allowed: bool = True
+    invite_code: str = ""  # private table (§6): only invited players sit
+    invited: frozenset[str] = frozenset()
+
+    @property
+    def private(self) -> bool:
+        return bool(self.invite_code or self.invited)
 
 
 def table_options(raw: JSON) -> TableOptions:
@@ -150,6 +157,12 @@ def table_options(raw: JSON) -> TableOptions:
     bots_allowed = raw.get("bots_allowed", True)
     if not isinstance(bots_allowed, bool):
         raise _invalid(f"options.bots_allowed is true or false, got {bots_allowed!r}")
+    invite_code = raw.get("invite_code", "")
+    if not isinstance(invite_code, str):
+        raise _invalid("options.invite_code is text")
+    invited = raw.get("invited", [])
+    if not isinstance(invited, list) or not all(isinstance(p, str) and p for p in invited):
+        raise _invalid("options.invited is a list of player ids")
     return TableOptions(
         config,
         seats,
@@ -157,6 +170,8 @@ def table_options(raw: JSON) -> TableOptions:
         _amount(raw, "max_buy_in", 0),
         seal_window or DEFAULT_SEAL_WINDOW_SECONDS,
         bots_allowed,
+        invite_code,
+        frozenset(invited),
     )
 
 
@@ -170,6 +185,9 @@ class PokerTable:
     hand_number: int = 0
     leaving: frozenset[str] = field(default_factory=frozenset)
     bots: frozenset[str] = field(default_factory=frozenset)  # seats labelled BOT (rule 59)
+    waiting: frozenset[str] = field(default_factory=frozenset)  # for the big blind (OQ 22)
+    sitting_out: frozenset[str] = field(default_factory=frozenset)
+    missed: frozenset[str] = field(default_factory=frozenset)  # missed blinds while out
 
     def chips(self, player: str) -> int:
         return next(st for _, p, st in self.seats if p == player)
@@ -179,7 +197,62 @@ class PokerTable:
         return self.hand is not None and not self.hand.is_complete
 
     def dealt_in(self) -> list[tuple[int, str, int]]:
-        return [s for s in self.seats if s[2] > 0]
+        return self.deal_plan().dealt
+
+    def deal_plan(self) -> DealPlan:
+        """Who the next hand deals in, and where the button goes (OQ 22, standard online).
+
+        - The button moves one seat clockwise among the players who play on.
+        - A player who sat down while a game runs, or came back after missing his blinds,
+          waits for the big blind: he is dealt in on the hand whose big blind falls on his
+          seat (the second seat after the button among the playing seats and him). When
+          fewer than two players play on, nobody waits: everybody with chips is dealt in.
+        - A player sitting out is not dealt in; if the small or big blind would have been
+          his, he missed his blinds and waits for the big blind when he sits in again.
+        - A seat with no chips watches (§6).
+        """
+        ring = self.options.seats
+        with_chips = [s for s in self.seats if s[2] > 0 and s[1] not in self.sitting_out]
+        playing = [s for s in with_chips if s[1] not in self.waiting]
+        waiting = [s for s in with_chips if s[1] in self.waiting]
+        if len(playing) < MIN_PLAYERS:
+            playing, waiting = with_chips, []
+        if len(playing) < MIN_PLAYERS:
+            return DealPlan([], -1)
+        numbers = [n for n, _, _ in playing]
+        button = _after(numbers, self.button)
+        first = _after(numbers, button)  # the small blind's seat among the playing
+        second = _after(numbers, first)
+
+        def gap(a: int, x: int, b: int) -> bool:  # x strictly between a and b, clockwise
+            return 0 < (x - a) % ring < ((b - a) % ring or ring)
+
+        entering = [s for s in waiting if gap(first, s[0], second)]
+        entering.sort(key=lambda s: (s[0] - first) % ring)
+        dealt = sorted([*playing, *entering[:1]])
+        missed = frozenset(
+            p
+            for n, p, chips in self.seats
+            if p in self.sitting_out and chips > 0 and gap(button, n, second)
+        )
+        return DealPlan(dealt, button, frozenset(p for _, p, _ in entering[:1]), missed)
+
+
+@dataclass(frozen=True)
+class DealPlan:
+    dealt: list[tuple[int, str, int]]
+    button: int
+    entering: frozenset[str] = frozenset()  # waiting players whose big blind it is
+    missed: frozenset[str] = frozenset()  # sitting out on a blind of theirs
+
+
+def _after(numbers: Sequence[int], seat: int) -> int:
+    """The first of the (sorted) seat numbers clockwise after `seat`."""
+    later = [n for n in numbers if n > seat]
+    return later[0] if later else numbers[0]
+
+
+TABLE_ACTIONS = ("sit_out", "sit_in")
 
 
 def _events(raw: Sequence[dict[str, Any]]) -> list[Event]:
@@ -204,6 +277,8 @@ class PokerEngine:
             return self._unseat(state, command.player)
         if isinstance(command, StartHand):
             return self._start(state, command.seed)
+        if isinstance(command, Act) and command.action.get("action") in TABLE_ACTIONS:
+            return self._sit(state, command.player, str(command.action["action"]))
         if isinstance(command, Act):
             if state.hand is None or not state.running:
                 raise Rejected("failed_precondition", "no hand is running")
@@ -224,6 +299,14 @@ class PokerEngine:
             raise Rejected("failed_precondition", f"seat {command.seat} is taken")
         if command.is_bot and not opts.bots_allowed:
             raise Rejected("permission_denied", "bots are not enabled at this table")
+        if opts.private and not command.is_bot and command.player not in opts.invited:
+            # The host's SeatPlayer has no code field yet: an engine-side SeatPlayer that
+            # carries `invite_code` is checked; otherwise only the invited list admits.
+            code = getattr(command, "invite_code", None)
+            if not opts.invite_code or code != opts.invite_code:
+                raise Rejected(
+                    "permission_denied", "this private table is for invited players only"
+                )
         stack = command.stack
         if stack < 0 or (stack and stack < opts.min_buy_in):
             raise _invalid(f"the buy-in is at least {opts.min_buy_in}")
@@ -232,6 +315,7 @@ class PokerEngine:
         seats = tuple(sorted((*state.seats, (command.seat, command.player, stack))))
         destellos = (*state.destellos, (command.player, 0))  # OQ 4: 0 on taking a seat
         bots = state.bots | {command.player} if command.is_bot else state.bots
+        waiting = state.waiting | {command.player}  # until his big blind (or nobody plays)
         event = Event(
             "player_seated",
             {
@@ -241,7 +325,32 @@ class PokerEngine:
                 "is_bot": command.is_bot,
             },
         )
-        return replace(state, seats=seats, destellos=destellos, bots=bots), [event]
+        new = replace(state, seats=seats, destellos=destellos, bots=bots, waiting=waiting)
+        return new, [event]
+
+    def _sit(self, state: PokerTable, player: str, kind: str) -> tuple[PokerTable, list[Event]]:
+        """`sit_out` (from the next hand; this one plays on) and `sit_in` (at once, or after
+        waiting for the big blind when he missed his blinds)."""
+        if not any(p == player for _, p, _ in state.seats):
+            raise Rejected("not_found", f"{player!r} is not seated")
+        if kind == "sit_out":
+            if player in state.sitting_out:
+                raise Rejected("failed_precondition", "you are already sitting out")
+            new = replace(state, sitting_out=state.sitting_out | {player})
+            return new, [Event("player_sitting_out", {"player": player})]
+        if player not in state.sitting_out:
+            raise Rejected("failed_precondition", "you are not sitting out")
+        waiting = state.waiting | {player} if player in state.missed else state.waiting
+        new = replace(
+            state,
+            sitting_out=state.sitting_out - {player},
+            missed=state.missed - {player},
+            waiting=waiting,
+        )
+        event = Event(
+            "player_sitting_in", {"player": player, "waits_for_big_blind": player in waiting}
+        )
+        return new, [event]
 
     def _unseat(self, state: PokerTable, player: str) -> tuple[PokerTable, list[Event]]:
         if not any(p == player for _, p, _ in state.seats):
@@ -254,10 +363,16 @@ class PokerEngine:
     def _start(self, state: PokerTable, seed: bytes) -> tuple[PokerTable, list[Event]]:
         if not self.can_start_hand(state):
             raise Rejected("failed_precondition", "a hand needs 2 seated players with chips")
-        dealt = state.dealt_in()
+        plan = state.deal_plan()
+        dealt = plan.dealt
         numbers = [n for n, _, _ in dealt]
-        later = [n for n in numbers if n > state.button]
-        button_seat = later[0] if later else numbers[0]  # OQ 22: one seat clockwise
+        button_seat = plan.button  # OQ 22: one seat clockwise
+        dealt_ids = {p for _, p, _ in dealt}
+        state = replace(
+            state,
+            waiting=state.waiting - dealt_ids,
+            missed=state.missed | plan.missed,
+        )
         players = [(p, st) for _, p, st in dealt]
         balances = dict(state.destellos)
         hand = engine.deal_from_seed(
@@ -378,6 +493,8 @@ class PokerEngine:
                     "stack": st,
                     "leaving": p in state.leaving,
                     "bot": p in state.bots,
+                    "waiting_for_big_blind": p in state.waiting,
+                    "sitting_out": p in state.sitting_out,
                 }
                 for n, p, st in state.seats
             ],
@@ -416,6 +533,9 @@ class PokerEngine:
             "hand_number": state.hand_number,
             "leaving": sorted(state.leaving),
             "bots": sorted(state.bots),
+            "waiting": sorted(state.waiting),
+            "sitting_out": sorted(state.sitting_out),
+            "missed": sorted(state.missed),
             "hand": None if state.hand is None else history.record(state.hand),
         }
 
@@ -440,6 +560,9 @@ def _remove(state: PokerTable, player: str) -> PokerTable:
     return replace(
         state,
         bots=state.bots - {player},
+        waiting=state.waiting - {player},
+        sitting_out=state.sitting_out - {player},
+        missed=state.missed - {player},
         seats=tuple(s for s in state.seats if s[1] != player),
         destellos=tuple(d for d in state.destellos if d[0] != player),  # OQ 5: reset on leaving
     )

@@ -1,0 +1,222 @@
+"""Table rules of the poker adapter (§6, OQ 5, OQ 22, rules 27, 50, 51): the button, joining
+players waiting for the big blind, sitting out and missed blinds, busted players watching,
+private tables. Pure: `PokerEngine` without the host."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+
+from croupier.poker.table_engine import ENGINE, PokerTable
+from croupier.poker.v1 import poker_pb2
+from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand, UnseatPlayer
+
+
+def seed(n: int) -> bytes:
+    return hashlib.sha256(f"rules/{n}".encode()).digest()
+
+
+def start(state: PokerTable) -> PokerTable:
+    state, _ = ENGINE.apply(state, StartHand(seed(state.hand_number + 1)))
+    return state
+
+
+def fold_around(state: PokerTable) -> PokerTable:
+    """Everybody folds (or checks) until the hand ends."""
+    while actors := ENGINE.to_act(state):
+        state, _ = ENGINE.apply(state, Act(actors[0], ENGINE.timeout_action(state, actors[0])))
+    return state
+
+
+def seat(state: PokerTable, player: str, number: int, stack: int = 500) -> PokerTable:
+    state, _ = ENGINE.apply(state, SeatPlayer(player, number, stack))
+    return state
+
+
+def ids(state: PokerTable) -> list[str]:
+    assert state.hand is not None
+    return list(state.hand.ids)
+
+
+def positions(state: PokerTable) -> tuple[str, str, str]:
+    hand = state.hand
+    assert hand is not None
+    return hand.ids[hand.button], hand.ids[hand.sb_seat], hand.ids[hand.bb_seat]
+
+
+def test_oq_22_the_button_moves_one_seat_per_hand() -> None:
+    state = ENGINE.open({"variant": "nlhe", "blinds": [1, 2]})
+    for player, number in (("a", 0), ("b", 2), ("c", 5)):
+        state = seat(state, player, number)
+    buttons = []
+    for _ in range(6):
+        state = fold_around(start(state))
+        buttons.append(positions(state)[0])
+    assert buttons == ["a", "b", "c", "a", "b", "c"]
+
+
+def test_oq_22_a_joining_player_waits_for_the_big_blind() -> None:
+    state = ENGINE.open({"variant": "nlhe", "blinds": [1, 2]})
+    for player, number in (("a", 0), ("b", 2), ("c", 4)):
+        state = seat(state, player, number)
+    state = fold_around(start(state))  # hand 1: a c b? button a
+    state = seat(state, "new", 3)  # between b (2) and c (4)
+    assert ENGINE.view(state, "new")["table"][2]["waiting_for_big_blind"]
+    seen = []
+    while True:
+        state = start(state)
+        button, small, big = positions(state)
+        seen.append((button, small, big))
+        if "new" in ids(state):
+            assert big == "new"  # dealt in on his big blind, never before
+            break
+        state = fold_around(state)
+        assert len(seen) < 4
+    assert seen[0][2] != "new"
+    assert not ENGINE.view(state, "new")["table"][2]["waiting_for_big_blind"]
+
+
+def test_oq_22_nobody_waits_when_fewer_than_two_play() -> None:
+    state = ENGINE.open({"variant": "nlhe", "blinds": [1, 2]})
+    state = seat(state, "a", 0)
+    state = seat(state, "b", 1)
+    assert ENGINE.can_start_hand(state)
+    state = start(state)
+    assert sorted(ids(state)) == ["a", "b"]
+    state = seat(state, "c", 2)
+    state, _ = ENGINE.apply(state, UnseatPlayer("b"))  # leaves after this hand
+    state = fold_around(state)
+    state = start(state)
+    assert sorted(ids(state)) == ["a", "c"]  # c did not wait: a alone could not play
+
+
+def test_sit_out_missed_blinds_and_destellos_kept_without_gain() -> None:
+    state = ENGINE.open({"variant": "naiko", "blinds": [1, 2]})
+    for player, number in (("a", 0), ("b", 1), ("c", 2), ("d", 3)):
+        state = seat(state, player, number)
+    state = fold_around(start(state))
+    state = fold_around(start(state))
+    balance = dict(state.destellos)["d"]
+    assert balance >= 1
+    state, events = ENGINE.apply(state, Act("d", {"action": "sit_out"}))
+    assert events[0].type == "player_sitting_out"
+    with pytest.raises(Rejected) as again:
+        ENGINE.apply(state, Act("d", {"action": "sit_out"}))
+    assert again.value.code == "failed_precondition"
+    for _ in range(4):  # a full orbit: d's blinds pass him
+        state = start(state)
+        assert "d" not in ids(state)
+        state = fold_around(state)
+    assert dict(state.destellos)["d"] == balance  # kept while seated, no gain (OQ 5)
+    assert "d" in state.missed
+    state, events = ENGINE.apply(state, Act("d", {"action": "sit_in"}))
+    assert events[0].data["waits_for_big_blind"]
+    for _ in range(4):
+        state = start(state)
+        if "d" in ids(state):
+            assert positions(state)[2] == "d"
+            break
+        state = fold_around(state)
+    else:
+        raise AssertionError("d never came back")
+
+
+def test_sit_out_for_one_hand_without_missing_a_blind_sits_in_at_once() -> None:
+    state = ENGINE.open({"variant": "nlhe", "blinds": [1, 2]})
+    for player, number in (("a", 0), ("b", 1), ("c", 2), ("d", 3), ("e", 4)):
+        state = seat(state, player, number)
+    state = start(state)
+    button = positions(state)[0]
+    state = fold_around(state)
+    # The player who just had the button is furthest from the blinds for the next hand.
+    state, _ = ENGINE.apply(state, Act(button, {"action": "sit_out"}))
+    state = fold_around(start(state))
+    assert button not in state.missed
+    state, events = ENGINE.apply(state, Act(button, {"action": "sit_in"}))
+    assert not events[0].data["waits_for_big_blind"]
+    state = start(state)
+    assert button in ids(state)
+
+
+def test_rule_50_a_busted_player_stays_to_watch_and_is_not_dealt_in() -> None:
+    state = ENGINE.open({"variant": "nlhe", "blinds": [1, 2]})
+    state = seat(state, "a", 0, 3)
+    state = seat(state, "b", 1)
+    state = seat(state, "c", 2)
+    for _ in range(20):
+        if state.chips("a") == 0:
+            break
+        state = start(state)
+        while actors := ENGINE.to_act(state):
+            player = actors[0]
+            legal = ENGINE.legal_actions(state, player)
+            wanted = "allin" if player == "a" else "call"
+            kind = wanted if wanted in legal["actions"] else "check"
+            if kind not in legal["actions"]:
+                kind = "fold"
+            state, _ = ENGINE.apply(state, Act(player, {"action": kind}))
+    assert state.chips("a") == 0
+    state = start(state)
+    assert "a" not in ids(state)
+    watcher = ENGINE.view(state, "a")
+    assert watcher["table"][0]["stack"] == 0
+    assert all("hole_cards" not in s for s in watcher["hand"]["seats"])
+
+
+@dataclass(frozen=True)
+class SeatWithCode(SeatPlayer):
+    """What the host's SeatPlayer becomes once it forwards the code (see the report)."""
+
+    invite_code: str = ""
+
+
+def test_rule_51_private_table_only_invited_players_sit() -> None:
+    options: dict[str, Any] = {
+        "variant": "plo",
+        "blinds": [5, 10],
+        "seats": 4,
+        "invite_code": "XK42",
+        "invited": ["friend"],
+        "bots_allowed": False,
+    }
+    state = ENGINE.open(options)
+    state = seat(state, "friend", 0)  # invited by name
+    state, _ = ENGINE.apply(state, SeatWithCode("pal", 1, 500, invite_code="XK42"))
+    for command in (
+        SeatPlayer("stranger", 2, 500),
+        SeatWithCode("guesser", 2, 500, invite_code="nope"),
+        SeatPlayer("bot1", 2, 500, is_bot=True),
+    ):
+        with pytest.raises(Rejected) as refused:
+            ENGINE.apply(state, command)
+        assert refused.value.code == "permission_denied"
+    with pytest.raises(Rejected):
+        ENGINE.apply(state, SeatPlayer("friend2", 4, 500))  # and seat 4 does not exist
+    # Bots on: a bot may fill a seat of a private table.
+    with_bots = ENGINE.open({**options, "bots_allowed": True})
+    with_bots, _ = ENGINE.apply(with_bots, SeatPlayer("bot1", 2, 500, is_bot=True))
+    assert ENGINE.view(with_bots, "")["table"][0]["bot"]
+
+
+def test_rule_51_private_table_options_as_protobuf() -> None:
+    message = poker_pb2.Options(
+        variant=poker_pb2.VARIANT_NAIKO,
+        small_blind=1,
+        big_blind=2,
+        seats=6,
+        invite_code="Q1",
+        invited=["ann", "bob"],
+        bots_allowed=True,
+        seal_window_seconds=5,
+    )
+    options = json_format.MessageToDict(message, preserving_proto_field_name=True)
+    state = ENGINE.open(options)
+    assert state.options.invited == {"ann", "bob"} and state.options.invite_code == "Q1"
+    assert ENGINE.view(state, "")["seal_window_seconds"] == 5
+    with pytest.raises(Rejected) as bad:
+        ENGINE.open({"variant": "nlhe", "invited": "ann"})
+    assert bad.value.code == "invalid_argument"
