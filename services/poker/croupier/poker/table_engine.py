@@ -5,22 +5,32 @@ between hands (seats, stacks, the button, Naiko Destello balances) and turns hos
 into engine calls:
 
 - `SeatPlayer` takes a free seat with a buy-in (stack); a seat with 0 chips watches and is
-  not dealt in (§6). Seating during a hand joins from the next hand.
+  not dealt in (§6). A new player waits for the big blind (`PokerTable.deal_plan`, OQ 22),
+  unless fewer than two players are playing. `is_bot=True` labels the seat BOT (rule 59;
+  refused when `bots_allowed` is false). A private table (`invite_code`, `invited`) seats
+  only invited players.
 - `UnseatPlayer` between hands frees the seat; during a hand the player is marked as
   leaving and his remaining turns are played at once as the clock would (check when legal,
   else fold; an open Seal window: no Seal; OQ 20): the host stops timing an unseated
   player. He leaves when the hand ends.
-- `SeatPlayer(is_bot=True)` labels the seat BOT (rule 59): every view shows `bot`.
-- `StartHand(seed)` moves the button one seat clockwise (OQ 22) among the players dealt in
+- `StartHand(seed)` moves the button one seat clockwise (OQ 22) among the players playing
   and deals from the seed (`engine.deal_from_seed`; Naiko: the Carousel too).
-- `Act` is `engine.apply`; an illegal action raises `IllegalAction`, a `Rejected`.
+- `Act` is `engine.apply`; an illegal action raises `IllegalAction`, a `Rejected`. Two
+  table actions work between hands too: `sit_out` (from the next hand; blinds that pass
+  meanwhile are missed) and `sit_in` (at once, or waiting for the big blind after missed
+  blinds).
+- `turn_key` (the host's `TracksTurns`): a power does not restart the turn clock; the Seal
+  response window is a turn of the target's own, and the anchoring player is not in
+  `to_act` while it is open (his clock is stopped; it starts afresh afterwards).
 
 The finished hand's `HandResult` has exact integer deltas (final - starting stack) that sum
 to zero, and the public record (pots, returned, winnings, shown hands) in `details`.
 
 Options: JSON in the conformance notation (`variant`, `blinds` or `small_blind`/`big_blind`,
-`ante`, `limit`, `seats`, `min_buy_in`, `max_buy_in`) or the `croupier.poker.v1.Options`
-message as JSON (enum names, int64 as text).
+`ante`, `limit`, `seats`, `min_buy_in`, `max_buy_in`, `invite_code`, `invited`) plus what the
+host reads (`currency`, `decision_seconds`, `seal_window_seconds` (default 8; shown in Naiko
+views), `bots_allowed`, `reconnect_seconds`), or the `croupier.poker.v1.Options` message as
+JSON (enum names, int64 as text).
 """
 
 from __future__ import annotations
