@@ -164,15 +164,18 @@ def table_options(raw: JSON) -> TableOptions:
     except ValueError as exc:
         raise _invalid(str(exc)) from None
     seal_window = _amount(raw, "seal_window_seconds", DEFAULT_SEAL_WINDOW_SECONDS)
-    bots_allowed = raw.get("bots_allowed", True)
-    if not isinstance(bots_allowed, bool):
-        raise _invalid(f"options.bots_allowed is true or false, got {bots_allowed!r}")
     invite_code = raw.get("invite_code", "")
     if not isinstance(invite_code, str):
         raise _invalid("options.invite_code is text")
     invited = raw.get("invited", [])
     if not isinstance(invited, list) or not all(isinstance(p, str) and p for p in invited):
         raise _invalid("options.invited is a list of player ids")
+    # Bots fill public tables unless switched off; a private table has them only when its
+    # host switched them on (protobuf cannot tell an unset bool from false).
+    private = bool(invite_code or invited)
+    bots_allowed = raw.get("bots_allowed", not private)
+    if not isinstance(bots_allowed, bool):
+        raise _invalid(f"options.bots_allowed is true or false, got {bots_allowed!r}")
     return TableOptions(
         config,
         seats,
