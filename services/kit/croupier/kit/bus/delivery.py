@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from croupier.kit.bus.dedup import Deduplicator
 from croupier.kit.bus.envelope import EnvelopeDecodeError, decode_envelope
-from croupier.kit.bus.interface import Handler
+from croupier.kit.bus.interface import Handler, dead_letter_topic
 
 __all__ = [
     "DLQ_GROUP_HEADER",
@@ -123,3 +124,43 @@ class Delivery:
                 delay = min(delay * 2, LONGEST_RETRY_SECONDS)
         if self._deduplicator is not None:
             await self._deduplicator.remember(self._group, envelope.id)
+
+
+class RawPublisher(Protocol):
+    """What a bus adapter offers to send a message's bytes as they are (dead letters)."""
+
+    async def publish_raw(
+        self,
+        topic: str,
+        *,
+        key: bytes | None,
+        value: bytes | None,
+        headers: Sequence[tuple[str, bytes]] = (),
+    ) -> None: ...
+
+
+def delivery_for(
+    bus: RawPublisher,
+    *,
+    group: str,
+    handler: Handler,
+    deduplicator: Deduplicator | None,
+    max_attempts: int | None,
+) -> Delivery:
+    """The delivery rules of one subscription, dead-lettering through `bus` (both adapters)."""
+
+    async def dead_letter(message: RawMessage, reason: str) -> None:
+        await bus.publish_raw(
+            dead_letter_topic(message.topic),
+            key=message.key,
+            value=message.value,
+            headers=dead_letter_headers(message, group=group, reason=reason),
+        )
+
+    return Delivery(
+        group=group,
+        handler=handler,
+        dead_letter=dead_letter,
+        deduplicator=deduplicator,
+        max_attempts=max_attempts,
+    )

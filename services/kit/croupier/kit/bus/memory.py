@@ -18,8 +18,8 @@ from types import TracebackType
 
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.dedup import Deduplicator
-from croupier.kit.bus.delivery import TYPE_HEADER, Delivery, RawMessage, dead_letter_headers
-from croupier.kit.bus.interface import Handler, dead_letter_topic
+from croupier.kit.bus.delivery import TYPE_HEADER, Delivery, RawMessage, delivery_for
+from croupier.kit.bus.interface import Handler
 
 __all__ = ["InMemoryBus", "StoredMessage"]
 
@@ -153,18 +153,10 @@ class InMemoryBus:
         if state is None:
             state = self._groups[(topic, group)] = _Group(topic=topic, name=group)
 
-        async def dead_letter(message: RawMessage, reason: str) -> None:
-            await self.publish_raw(
-                dead_letter_topic(message.topic),
-                key=message.key,
-                value=message.value,
-                headers=dead_letter_headers(message, group=group, reason=reason),
-            )
-
-        delivery = Delivery(
+        delivery = delivery_for(
+            self,
             group=group,
             handler=handler,
-            dead_letter=dead_letter,
             deduplicator=deduplicator,
             max_attempts=max_attempts,
         )
