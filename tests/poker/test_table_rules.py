@@ -228,3 +228,37 @@ def test_rule_51_private_table_options_as_protobuf() -> None:
     with pytest.raises(Rejected) as bad:
         ENGINE.open({"variant": "nlhe", "invited": "ann"})
     assert bad.value.code == "invalid_argument"
+
+
+def test_oq_17_section_9_4_seal_window_allowance_and_paused_anchorer() -> None:
+    """The adapter's answers for the host hooks the Seal window needs (own 8 s clock for
+    the target; the anchoring player's turn suspended), and `turn_key` around a power."""
+    state = ENGINE.open({"variant": "naiko", "blinds": [1, 2], "seal_window_seconds": 6})
+    for player, number in (("a", 0), ("b", 1), ("c", 2)):
+        state = seat(state, player, number)
+    for _ in range(40):
+        state = start(state)
+        actor = ENGINE.to_act(state)[0]
+        legal = ENGINE.legal_actions(state, actor)
+        hand = state.hand
+        assert hand is not None and hand.naiko is not None
+        if "seal" in hand.naiko.carousel and legal.get("anchor_targets"):
+            break
+        state = fold_around(state)
+    else:
+        raise AssertionError("no hand with an Anchor against a player who can seal")
+    target = legal["anchor_targets"][0]
+    assert ENGINE.turn_ms(state, actor) is None and ENGINE.paused(state) == []
+    key = ENGINE.turn_key(state, actor)
+    state, _ = ENGINE.apply(
+        state, Act(actor, {"action": "power", "power": "anchor", "target": target})
+    )
+    assert ENGINE.to_act(state) == [target]
+    assert ENGINE.turn_ms(state, target) == 6000
+    assert ENGINE.turn_ms(state, actor) is None
+    assert ENGINE.paused(state) == [actor]
+    assert ENGINE.turn_key(state, target) != ENGINE.turn_key(state, actor)
+    state, _ = ENGINE.apply(state, Act(target, {"action": "no_seal"}))
+    assert ENGINE.to_act(state) == [actor] and ENGINE.paused(state) == []
+    assert ENGINE.turn_key(state, actor) == key  # his turn resumes, it is not a new one
+    assert ENGINE.turn_ms(state, target) is None

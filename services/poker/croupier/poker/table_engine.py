@@ -266,6 +266,9 @@ def _after(numbers: Sequence[int], seat: int) -> int:
 
 
 TABLE_ACTIONS = ("sit_out", "sit_in")
+# Entries of a hand's action list that do not end a turn: a power (§10.1) and the Anchor
+# target's answer, which belongs to the window (the anchoring player's turn goes on).
+NOT_DECISIONS = ("power", "seal", "no_seal")
 
 
 def _events(raw: Sequence[dict[str, Any]]) -> list[Event]:
@@ -473,17 +476,45 @@ class PokerEngine:
         A power does not end a turn (§10.1), so the key counts poker actions only: the
         clock keeps running from the turn's start through the power to the poker action.
         An Anchor target in his Seal response window is timing the window (its own key);
-        the anchoring player is not in `to_act` while the window is open, so his clock
-        is stopped and runs again, as a new turn, once the target has answered.
+        the anchoring player's key is the same before and after the window (his turn is
+        suspended, `paused`), but he is not in `to_act` while the window is open, so the
+        host today deletes his clock and starts it afresh after the window.
         """
         hand = state.hand
         if hand is None or not state.running or player not in hand.ids:
             return None
         nk = hand.naiko
-        decisions = sum(1 for a in hand.actions if a.get("action") != "power")
+        decisions = sum(1 for a in hand.actions if a.get("action") not in NOT_DECISIONS)
         if nk is not None and nk.pending is not None and hand.ids[nk.pending[1]] == player:
             return f"{state.hand_number}/seal/{decisions}"
         return f"{state.hand_number}/turn/{decisions}"
+
+    def turn_ms(self, state: PokerTable, player: str) -> int | None:
+        """The allowance of `player`'s current turn when it is not the table's decision
+        clock: the Seal response window (§9.4: 8 s by default, `seal_window_seconds`).
+
+        Not read by the host yet (it times every turn with the table's `turn_ms`); see the
+        report of issue 5 for the host hook this answers.
+        """
+        hand = state.hand
+        if hand is None or not state.running or hand.naiko is None:
+            return None
+        pending = hand.naiko.pending
+        if pending is not None and hand.ids[pending[1]] == player:
+            return state.options.seal_window_seconds * 1000
+        return None
+
+    def paused(self, state: PokerTable) -> list[str]:
+        """Players whose turn is suspended, not ended (OQ 17): the anchoring player while the
+        target's Seal window is open; his turn resumes with the time it had left.
+
+        Not read by the host yet (it restarts his turn afresh after the window).
+        """
+        hand = state.hand
+        if hand is None or not state.running or hand.naiko is None:
+            return []
+        pending = hand.naiko.pending
+        return [] if pending is None else [hand.ids[pending[0]]]
 
     def legal_actions(self, state: PokerTable, player: str) -> JSON:
         if state.hand is None or not state.running:
