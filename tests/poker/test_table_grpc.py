@@ -249,3 +249,50 @@ async def test_rule_59_bots_refused_where_the_table_has_none() -> None:
             table_pb2.SeatPlayerRequest(table_id=table_id, player_id="ann", seat=0, stack=100)
         )
         assert list(seated.view.seated) == ["ann"]
+
+
+async def test_protobuf_view_carries_the_table_seats_and_anchor_targets() -> None:
+    """A protobuf-only client sees every seat (BOT, waiting for the big blind, sitting out),
+    the Seal window length, the Destellos kept, and whom it may anchor; sits out by enum."""
+    async with running_service("grpc-proto") as stub:
+        options = poker_pb2.Options(
+            variant=poker_pb2.VARIANT_NAIKO, small_blind=1, big_blind=2, seal_window_seconds=5
+        )
+        request = table_pb2.OpenTableRequest(options=table_pb2.GameOptions(poker=options))
+        request.clock.turn_seconds = 3600
+        table_id = (await stub.OpenTable(request)).table_id
+        for seat, player in enumerate(PLAYERS):
+            await stub.SeatPlayer(
+                table_pb2.SeatPlayerRequest(
+                    table_id=table_id, player_id=player, seat=seat, stack=500, is_bot=seat == 2
+                )
+            )
+        game = (await view(stub, table_id, "ann")).game.poker
+        assert [(s.player_id, s.is_bot, s.waiting_for_big_blind) for s in game.table] == [
+            ("ann", False, False),
+            ("bob", False, False),
+            ("cat", True, True),  # sat down during hand 1
+        ]
+        assert game.seal_window_seconds == 5
+        mine = await naiko_hand_with_anchor(stub, table_id, seal=True)
+        actor = mine["to_act"]
+        proto = (await view(stub, table_id, actor)).game.poker
+        assert list(proto.legal.anchor_targets) == mine["legal"]["anchor_targets"]
+        assert poker_pb2.POWER_ANCHOR in proto.legal.powers
+        assert (
+            dict(proto.table_destellos)
+            == json.loads((await view(stub, table_id, actor)).view_json)["table_destellos"]
+        )
+        other = next(s["player"] for s in mine["seats"] if s["player"] != actor)
+        after = await act(
+            stub, table_id, other, poker_pb2.Action(kind=poker_pb2.ACTION_KIND_SIT_OUT)
+        )
+        assert [s.sitting_out for s in after.game.poker.table if s.player_id == other] == [True]
+        await refused(
+            stub,
+            table_id,
+            other,
+            poker_pb2.Action(kind=poker_pb2.ACTION_KIND_SIT_OUT),
+            FAILED,
+            "already sitting out",
+        )

@@ -624,6 +624,8 @@ KINDS = {
     poker_pb2.ACTION_KIND_POWER: "power",
     poker_pb2.ACTION_KIND_SEAL: "seal",
     poker_pb2.ACTION_KIND_NO_SEAL: "no_seal",
+    poker_pb2.ACTION_KIND_SIT_OUT: "sit_out",
+    poker_pb2.ACTION_KIND_SIT_IN: "sit_in",
 }
 KIND_ENUMS = {name: number for number, name in KINDS.items()}
 POWERS = {
@@ -675,6 +677,20 @@ def view_message(view: JSON) -> poker_pb2.View:
     """`croupier.poker.v1.View` from a table view JSON; copies, never adds hidden cards."""
     message = poker_pb2.View(hand_number=view.get("hand_number", 0))
     bots = {seat["player"] for seat in view.get("table", []) if seat.get("bot")}
+    for seat in view.get("table", []):
+        message.table.append(
+            poker_pb2.TableSeat(
+                seat=seat["seat"],
+                player_id=seat["player"],
+                stack=seat["stack"],
+                is_bot=seat.get("bot", False),
+                waiting_for_big_blind=seat.get("waiting_for_big_blind", False),
+                sitting_out=seat.get("sitting_out", False),
+                leaving=seat.get("leaving", False),
+            )
+        )
+    message.seal_window_seconds = view.get("seal_window_seconds", 0)
+    message.table_destellos.update(view.get("table_destellos", {}))
     hand = view.get("hand")
     if hand is None:
         for seat in view.get("table", []):
@@ -716,6 +732,7 @@ def view_message(view: JSON) -> poker_pb2.View:
                 min_raise_to=legal["min_raise_to"],
                 max_raise_to=legal["max_raise_to"],
                 powers=[POWER_ENUMS[p] for p in legal.get("powers", [])],
+                anchor_targets=legal.get("anchor_targets", []),
             )
         )
     message.carousel.extend(POWER_ENUMS[p] for p in hand.get("carousel", []))
