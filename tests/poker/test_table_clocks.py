@@ -16,6 +16,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.poker.table_engine import ENGINE
 from croupier.table.clocks import ClockSettings
@@ -234,3 +236,29 @@ async def test_section_10_1_a_power_does_not_restart_the_turn_clock() -> None:
     assert after.view["hand"]["private"]["peeked"]
     assert 0 < after.turn_seconds_left < 2.6  # the turn's clock, not a fresh 3 s
     await host.stop()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="host gap: no per-turn allowance (TimesTurns.turn_ms) nor pause (PausesTurns) hook "
+    "yet; the adapter already answers both (issue 5 report). Remove this mark when they land.",
+)
+async def test_section_9_4_oq_17_seal_window_has_its_own_clock_and_pauses_the_anchorer() -> None:
+    host, log = await started_host("clock-seal")
+    clock = ClockSettings(turn_ms=4000, reconnect_ms=30_000)
+    options = {"variant": "naiko", "blinds": [1, 2], "seal_window_seconds": 1}
+    table_id = await table(host, options, clock)
+    try:
+        anchorer, target = await naiko_window(host, table_id)
+        loop = asyncio.get_running_loop()
+        opened = loop.time()
+        assert 0.5 < host.view(table_id, target).turn_seconds_left <= 1.0  # the 1 s window
+        assert host.view(table_id, anchorer).turn_seconds_left == 0.0  # paused
+        await until(lambda: hand(host, table_id)["to_act"] == anchorer)
+        assert 0.8 < loop.time() - opened < 1.6  # the window's 1 s, not the 4 s clock
+        # Resumed with what he had left (he anchored at once), not a fresh turn.
+        assert 3.5 < host.view(table_id, anchorer).turn_seconds_left <= 4.0
+        entries = [e async for t in log.replay() for e in t.entries]
+        assert (entries[-1].kind, entries[-1].player) == ("timeout", target)
+    finally:
+        await host.stop()
