@@ -452,12 +452,6 @@ async def test_rule_9_the_main_clock_runs_only_past_the_turn_clock_and_lasts_the
     await host.stop()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the host's time bank (croupier.table.clocks.Clocks.reserve_left_ms) is kept "
-    "for the whole table and never reset by StartHand, so main clock spent in one game of "
-    "a single-game table is missing in the next game",
-)
 async def test_rule_9_each_game_starts_with_a_full_main_clock() -> None:
     """Rule 9 (OQ 6): the main clock is one allowance per game. The first mover spends
     15 s of his 40 s main clock, then the game ends on a dropped double; the table
@@ -483,12 +477,6 @@ async def test_rule_9_each_game_starts_with_a_full_main_clock() -> None:
         await host.stop()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the host restarts a turn clock when the player's turn_key reappears after a "
-    "gap (croupier.table.table_state.step compares it with the previous state only), so a "
-    "doubler whose double is taken gets a fresh full turn clock in the same turn",
-)
 async def test_rule_7_a_taken_double_does_not_reset_the_doublers_turn_clock() -> None:
     """Rule 7: the turn clock resets at the start of each turn, not within one. The
     doubler spends 9 s of his 10 s turn, doubles, the double is taken at once: his turn

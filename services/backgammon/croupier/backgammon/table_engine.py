@@ -148,6 +148,8 @@ class BackgammonEngine:
     # window (¶9, rule 11). The seed gives no turn or main clock durations (OQ 6); these
     # are proposals, tables set `turn_seconds` / `main_clock_seconds`.
     default_clock = ClockSettings(turn_ms=30_000, reserve_ms=300_000, reconnect_ms=180_000)
+    # OQ 6: every game starts with a full main clock (the host refills reserves per deal).
+    reserve_per_hand = True
 
     def open(self, options: JSON) -> BackgammonTable:
         parsed, currency = parse_options(options), parse_currency(options)

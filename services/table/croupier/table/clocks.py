@@ -9,7 +9,7 @@ disconnection changes nothing (the clock keeps running).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 
@@ -28,6 +28,9 @@ class Clocks:
     # Players the system plays for at once when their turn comes (seed 000 rule 45: after
     # a timeout, until they act again), in games that have such a mode.
     auto_players: frozenset[str] = frozenset()
+    # The key of each running turn, and the turns paused with the allowance they used.
+    turn_keys: Mapping[str, str] = field(default_factory=dict)
+    paused: Mapping[str, tuple[str, int]] = field(default_factory=dict)
 
     def deadline_ms(self, player: str) -> int | None:
         started = self.turn_started_ms.get(player)
@@ -38,34 +41,56 @@ class Clocks:
         reserve = self.reserve_left_ms.get(player, self.settings.reserve_ms)
         return started + self.settings.turn_ms + reserve
 
-    def after(
-        self,
-        at_ms: int,
-        acted: str | None,
-        to_act: Iterable[str],
-        continuing: frozenset[str] = frozenset(),
-    ) -> Clocks:
-        """The clocks once the command at `at_ms` (by `acted`, if a player) was applied.
+    def after(self, at_ms: int, acted: str | None, awaited: Mapping[str, str | None]) -> Clocks:
+        """The clocks once the command at `at_ms` (by `acted`, if a player) was applied;
+        `awaited` maps each player the table now waits for to the key of the turn they are
+        in (None: the game gives no keys).
 
-        `continuing`: players whose turn goes on after this command (a backgammon roll
-        before the move): their turn keeps its start and nothing is charged yet.
+        - A player still awaited in the same turn keeps the turn's start: nothing is
+          charged yet. Same turn: the same key (a backgammon roll before the move), or,
+          without keys, a player who did not act.
+        - A turn that ends, or pauses (the player is no longer awaited: their double is
+          being answered, their anchor sealed), is charged: the time beyond the turn
+          allowance comes off the reserve. A paused turn remembers its key and the part of
+          the allowance it used; when the same turn resumes it continues from there.
+        - Any other awaited player starts a fresh turn now.
         """
-        reserve = dict(self.reserve_left_ms)
+        turn = self.settings.turn_ms
         started = dict(self.turn_started_ms)
-        if acted in continuing:
-            return self
-        if acted is not None and acted in started:
-            overrun = at_ms - started[acted] - self.settings.turn_ms
-            left = reserve.get(acted, self.settings.reserve_ms)
-            reserve[acted] = max(0, left - max(0, overrun))
-        waiting = set(to_act)
+        reserve = dict(self.reserve_left_ms)
+        keys = dict(self.turn_keys)
+        paused = dict(self.paused)
         for player in list(started):
-            # A player who acted, or is no longer awaited, gets a fresh turn next time.
-            if player not in waiting or player == acted:
-                del started[player]
-        for player in waiting:
-            started.setdefault(player, at_ms)
-        return replace(self, turn_started_ms=started, reserve_left_ms=reserve)
+            key = keys.get(player)
+            if (
+                player in awaited
+                and awaited[player] == key
+                and (key is not None or player != acted)
+            ):
+                continue
+            used = at_ms - started.pop(player)
+            keys.pop(player, None)
+            left = reserve.get(player, self.settings.reserve_ms)
+            reserve[player] = max(0, left - max(0, used - turn))
+            if key is not None:
+                paused[player] = (key, min(used, turn))
+        for player, key in awaited.items():
+            if player in started:
+                continue
+            resumed = paused.pop(player, None)
+            used = (
+                resumed[1] if resumed is not None and key is not None and resumed[0] == key else 0
+            )
+            started[player] = at_ms - used
+            if key is not None:
+                keys[player] = key
+        return replace(
+            self, turn_started_ms=started, reserve_left_ms=reserve, turn_keys=keys, paused=paused
+        )
+
+    def new_hand(self) -> Clocks:
+        """Every reserve full again, no paused turn (games whose time bank is per game)."""
+        return replace(self, reserve_left_ms={}, paused={})
 
     def next_expiry(self) -> tuple[int, str] | None:
         """(deadline, player) of the clock that runs out first."""

@@ -127,8 +127,9 @@ class GameEngine(Protocol, Generic[S]):
     """A game's rules as the host sees them.
 
     Optional attributes the host reads: `default_clock` (a `ClockSettings` for tables
-    that state none) and `auto_play_after_timeout` (True: after a clock expiry the player
-    is in auto-player mode, played at once on each turn until they act again).
+    that state none), `auto_play_after_timeout` (True: after a clock expiry the player
+    is in auto-player mode, played at once on each turn until they act again) and
+    `reserve_per_hand` (True: every `StartHand` refills the players' reserves).
     """
 
     name: str

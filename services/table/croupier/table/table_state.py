@@ -65,6 +65,8 @@ class TableState:
                 "started": dict(sorted(self.clocks.turn_started_ms.items())),
                 "reserve": dict(sorted(self.clocks.reserve_left_ms.items())),
                 "auto": sorted(self.clocks.auto_players),
+                "keys": dict(sorted(self.clocks.turn_keys.items())),
+                "paused": {p: list(v) for p, v in sorted(self.clocks.paused.items())},
             },
             "engine": engine.snapshot(self.engine_state),
         }
@@ -149,16 +151,15 @@ def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOut
             ),
         )
     acted = entry.player if entry.kind in ("act", "timeout") else None
-    to_act = engine.to_act(engine_state)
-    continuing: frozenset[str] = frozenset()
-    if isinstance(engine, TracksTurns):
-        continuing = frozenset(
-            p
-            for p in to_act
-            if (key := engine.turn_key(engine_state, p)) is not None
-            and key == engine.turn_key(state.engine_state, p)
-        )
-    clocks = state.clocks.after(entry.at_ms, acted, to_act, continuing)
+    turn_key = engine.turn_key if isinstance(engine, TracksTurns) else None
+    awaited = {
+        p: (turn_key(engine_state, p) if turn_key is not None else None)
+        for p in engine.to_act(engine_state)
+    }
+    clocks = state.clocks
+    if isinstance(command, StartHand) and getattr(engine, "reserve_per_hand", False):
+        clocks = clocks.new_hand()
+    clocks = clocks.after(entry.at_ms, acted, awaited)
     if getattr(engine, "auto_play_after_timeout", False):
         clocks = replace(clocks, auto_players=_auto_players(clocks.auto_players, entry))
     new_state = replace(
