@@ -31,6 +31,8 @@ class Clocks:
     # The key of each running turn, and the turns paused with the allowance they used.
     turn_keys: Mapping[str, str] = field(default_factory=dict)
     paused: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+    # Turns timed by an allowance of their own (a Seal response window): no reserve.
+    allowances: Mapping[str, int] = field(default_factory=dict)
 
     def deadline_ms(self, player: str) -> int | None:
         started = self.turn_started_ms.get(player)
@@ -38,10 +40,18 @@ class Clocks:
             return None
         if player in self.auto_players:
             return started
+        if player in self.allowances:
+            return started + self.allowances[player]
         reserve = self.reserve_left_ms.get(player, self.settings.reserve_ms)
         return started + self.settings.turn_ms + reserve
 
-    def after(self, at_ms: int, acted: str | None, awaited: Mapping[str, str | None]) -> Clocks:
+    def after(
+        self,
+        at_ms: int,
+        acted: str | None,
+        awaited: Mapping[str, str | None],
+        allowances: Mapping[str, int] | None = None,
+    ) -> Clocks:
         """The clocks once the command at `at_ms` (by `acted`, if a player) was applied;
         `awaited` maps each player the table now waits for to the key of the turn they are
         in (None: the game gives no keys).
@@ -53,13 +63,15 @@ class Clocks:
           being answered, their anchor sealed), is charged: the time beyond the turn
           allowance comes off the reserve. A paused turn remembers its key and the part of
           the allowance it used; when the same turn resumes it continues from there.
-        - Any other awaited player starts a fresh turn now.
+        - Any other awaited player starts a fresh turn now, timed by `allowances[player]`
+          when given (a window with its own clock, no reserve) or else by the table's.
         """
         turn = self.settings.turn_ms
         started = dict(self.turn_started_ms)
         reserve = dict(self.reserve_left_ms)
         keys = dict(self.turn_keys)
         paused = dict(self.paused)
+        own = dict(self.allowances)
         for player in list(started):
             key = keys.get(player)
             if (
@@ -70,6 +82,8 @@ class Clocks:
                 continue
             used = at_ms - started.pop(player)
             keys.pop(player, None)
+            if own.pop(player, None) is not None:
+                continue  # a window of its own: nothing charged, nothing to resume
             left = reserve.get(player, self.settings.reserve_ms)
             reserve[player] = max(0, left - max(0, used - turn))
             if key is not None:
@@ -84,8 +98,15 @@ class Clocks:
             started[player] = at_ms - used
             if key is not None:
                 keys[player] = key
+            if allowances and player in allowances:
+                own[player] = allowances[player]
         return replace(
-            self, turn_started_ms=started, reserve_left_ms=reserve, turn_keys=keys, paused=paused
+            self,
+            turn_started_ms=started,
+            reserve_left_ms=reserve,
+            turn_keys=keys,
+            paused=paused,
+            allowances=own,
         )
 
     def new_hand(self) -> Clocks:

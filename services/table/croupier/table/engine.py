@@ -114,6 +114,15 @@ class TracksTurns(Protocol):
 
 
 @runtime_checkable
+class TimesTurns(Protocol):
+    """Optional: an engine with decisions timed by a clock of their own (the Seal response
+    window): their allowance in ms, or None for the table's turn clock. Such a window uses
+    no reserve; a turn paused meanwhile (the anchorer's) resumes where it stopped."""
+
+    def turn_ms(self, state: Any, player: str) -> int | None: ...
+
+
+@runtime_checkable
 class EvaluatesAbandonment(Protocol):
     """Optional: an engine whose settlement of a player leaving mid-game needs an outside
     evaluation (I/O, so it runs in the host, never inside `apply`)."""

@@ -23,6 +23,7 @@ from croupier.table.engine import (
     Rejected,
     SeatPlayer,
     StartHand,
+    TimesTurns,
     TracksTurns,
     UnseatPlayer,
 )
@@ -67,6 +68,7 @@ class TableState:
                 "auto": sorted(self.clocks.auto_players),
                 "keys": dict(sorted(self.clocks.turn_keys.items())),
                 "paused": {p: list(v) for p, v in sorted(self.clocks.paused.items())},
+                "allowances": dict(sorted(self.clocks.allowances.items())),
             },
             "engine": engine.snapshot(self.engine_state),
         }
@@ -159,7 +161,12 @@ def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOut
     clocks = state.clocks
     if isinstance(command, StartHand) and getattr(engine, "reserve_per_hand", False):
         clocks = clocks.new_hand()
-    clocks = clocks.after(entry.at_ms, acted, awaited)
+    allowances = (
+        {p: ms for p in awaited if (ms := engine.turn_ms(engine_state, p)) is not None}
+        if isinstance(engine, TimesTurns)
+        else None
+    )
+    clocks = clocks.after(entry.at_ms, acted, awaited, allowances)
     if getattr(engine, "auto_play_after_timeout", False):
         clocks = replace(clocks, auto_players=_auto_players(clocks.auto_players, entry))
     new_state = replace(
