@@ -16,8 +16,6 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.poker.table_engine import ENGINE
 from croupier.table.clocks import ClockSettings
@@ -238,11 +236,6 @@ async def test_section_10_1_a_power_does_not_restart_the_turn_clock() -> None:
     await host.stop()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="host gap: no per-turn allowance (TimesTurns.turn_ms) nor pause (PausesTurns) hook "
-    "yet; the adapter already answers both (issue 5 report). Remove this mark when they land.",
-)
 async def test_section_9_4_oq_17_seal_window_has_its_own_clock_and_pauses_the_anchorer() -> None:
     host, log = await started_host("clock-seal")
     clock = ClockSettings(turn_ms=4000, reconnect_ms=30_000)
