@@ -19,9 +19,10 @@ into engine calls:
   table actions work between hands too: `sit_out` (from the next hand; blinds that pass
   meanwhile are missed) and `sit_in` (at once, or waiting for the big blind after missed
   blinds).
-- `turn_key` (the host's `TracksTurns`): a power does not restart the turn clock; the Seal
-  response window is a turn of the target's own, and the anchoring player is not in
-  `to_act` while it is open (his clock is stopped; it starts afresh afterwards).
+- `turn_key` and `turn_ms` (the host's `TracksTurns`, `TimesTurns`): a power does not
+  restart the turn clock; the Seal response window is a decision of the target's own,
+  timed by `seal_window_seconds`; the anchoring player's turn pauses meanwhile and
+  resumes where it stopped (OQ 17).
 
 The finished hand's `HandResult` has exact integer deltas (final - starting stack) that sum
 to zero, and the public record (pots, returned, winnings, shown hands) in `details`.
@@ -475,10 +476,10 @@ class PokerEngine:
 
         A power does not end a turn (§10.1), so the key counts poker actions only: the
         clock keeps running from the turn's start through the power to the poker action.
-        An Anchor target in his Seal response window is timing the window (its own key);
-        the anchoring player's key is the same before and after the window (his turn is
-        suspended, `paused`), but he is not in `to_act` while the window is open, so the
-        host today deletes his clock and starts it afresh after the window.
+        An Anchor target in his Seal response window is timing the window (its own key,
+        its own allowance: `turn_ms`). The anchoring player is not in `to_act` while the
+        window is open and his key is the same before and after it, so the host pauses
+        his turn and resumes it where it stopped (OQ 17).
         """
         hand = state.hand
         if hand is None or not state.running or player not in hand.ids:
@@ -490,12 +491,9 @@ class PokerEngine:
         return f"{state.hand_number}/turn/{decisions}"
 
     def turn_ms(self, state: PokerTable, player: str) -> int | None:
-        """The allowance of `player`'s current turn when it is not the table's decision
-        clock: the Seal response window (§9.4: 8 s by default, `seal_window_seconds`).
-
-        Not read by the host yet (it times every turn with the table's `turn_ms`); see the
-        report of issue 5 for the host hook this answers.
-        """
+        """The host's `TimesTurns`: the allowance of `player`'s current decision when it is
+        not the table's clock: the Seal response window (§9.4: 8 s by default,
+        `seal_window_seconds`), timed for the target only and with no reserve."""
         hand = state.hand
         if hand is None or not state.running or hand.naiko is None:
             return None
@@ -503,18 +501,6 @@ class PokerEngine:
         if pending is not None and hand.ids[pending[1]] == player:
             return state.options.seal_window_seconds * 1000
         return None
-
-    def paused(self, state: PokerTable) -> list[str]:
-        """Players whose turn is suspended, not ended (OQ 17): the anchoring player while the
-        target's Seal window is open; his turn resumes with the time it had left.
-
-        Not read by the host yet (it restarts his turn afresh after the window).
-        """
-        hand = state.hand
-        if hand is None or not state.running or hand.naiko is None:
-            return []
-        pending = hand.naiko.pending
-        return [] if pending is None else [hand.ids[pending[0]]]
 
     def legal_actions(self, state: PokerTable, player: str) -> JSON:
         if state.hand is None or not state.running:
