@@ -18,6 +18,12 @@ ROTATIONS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 
 
+# OTHERS[n][p]: every seat but p.
+OTHERS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(i for i in range(n) if i != p) for p in range(n)) for n in range(10)
+)
+
+
 class Options(NamedTuple):
     """What the player to act may do: the queryable legal actions (rule 18)."""
 
@@ -88,6 +94,14 @@ _ACTS = {
     for allin in (True, False)
 }
 
+# The same, indexed by booleans: _OPEN[check][no bet yet][all-in allowed] (bet or raise open),
+# _CLOSED[check][all-in allowed].
+_OPEN = tuple(
+    tuple(tuple(_ACTS[bool(c), "bet" if b else "raise", bool(a)] for a in (0, 1)) for b in (0, 1))
+    for c in (0, 1)
+)
+_CLOSED = tuple(tuple(_ACTS[bool(c), "", bool(a)] for a in (0, 1)) for c in (0, 1))
+
 
 def compute_options(s: HandState, p: int) -> Options:
     stack = s.stacks[p]
@@ -98,12 +112,18 @@ def compute_options(s: HandState, p: int) -> Options:
     check = owe <= 0
     call = 0 if check else owe if owe < stack else stack
     level = s.acted_level[p]
-    # rule 16 / OQ 3 (can_reraise) and an opponent able to call more (_someone_else_can_bet)
-    if (
-        all_in_to > cur
-        and (level < 0 or cur - level >= s.last_full)
-        and _someone_else_can_bet(s, p)
-    ):
+    # rule 16 / OQ 3 (can_reraise) and an opponent able to call more (_someone_else_can_bet,
+    # inlined)
+    opener = False
+    if all_in_to > cur and (level < 0 or cur - level >= s.last_full):
+        folded = s.folded
+        stacks = s.stacks
+        bets = s.bets
+        for i in OTHERS[s.n][p]:
+            if not folded[i] and stacks[i] > 0 and bets[i] + stacks[i] > cur:
+                opener = True
+                break
+    if opener:
         full_min = cur + s.last_full
         max_to = all_in_to
         if s.pot_capped[p]:
@@ -114,10 +134,10 @@ def compute_options(s: HandState, p: int) -> Options:
             if cap < max_to:
                 max_to = cap
         min_to = full_min if full_min < all_in_to else all_in_to
-        acts = _ACTS[check, "bet" if cur == 0 else "raise", all_in_to <= max_to]
+        acts = _OPEN[check][cur == 0][all_in_to <= max_to]
         return _new(Options, (acts, call, min_to, max_to, all_in_to))
     # no bet or raise: all-in only as a call (or less)
-    acts = _ACTS[check, "", stack > 0 and all_in_to <= cur]
+    acts = _CLOSED[check][stack > 0 and all_in_to <= cur]
     return _new(Options, (acts, call, 0, 0, all_in_to))
 
 

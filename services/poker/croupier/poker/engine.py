@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 from croupier.kit.fairness import FairStream, shuffled
@@ -20,7 +21,7 @@ from croupier.poker import cards as C
 from croupier.poker import naiko
 from croupier.poker.betting import ROTATIONS, Options, compute_options, next_actor, options
 from croupier.poker.evaluator import omaha_value, rank7
-from croupier.poker.pots import Pot, award, layers, uncalled
+from croupier.poker.pots import Pot, layers, settle, uncalled
 from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, IllegalAction, TableConfig
 from croupier.poker.state import (
     AWAITING,
@@ -34,6 +35,12 @@ from croupier.poker.state import (
 
 Event = dict[str, Any]
 _tuple_new = tuple.__new__
+_first = operator.itemgetter(0)
+_second = operator.itemgetter(1)
+_INT_ONLY = {int}
+_PAIR = {2}
+_CARDS = frozenset(C.DECK)
+_NAMES = C.NAMES
 
 
 # Starting a hand ---------------------------------------------------------------------
@@ -60,23 +67,25 @@ def start_hand(
     n = len(players)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise ValueError(f"a hand needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {n}")
-    ids = tuple([p[0] for p in players])
+    ids = tuple(map(_first, players))
     if len(set(ids)) != n:
         raise ValueError("player ids must be distinct")
-    stacks = [p[1] for p in players]
-    for pid, st in players:
-        if type(st) is not int or st <= 0:
-            raise ValueError(f"player {pid!r} needs a positive integer stack")
+    stacks = list(map(_second, players))
+    # the checks below run element by element only when the quick ones fail
+    if set(map(type, stacks)) != _INT_ONLY or min(stacks) <= 0 or set(map(len, players)) != _PAIR:
+        for pid, st in players:
+            if type(st) is not int or st <= 0:
+                raise ValueError(f"player {pid!r} needs a positive integer stack")
     if not 0 <= button < n:
         raise ValueError("the button must be a seat index")
     holes = tuple(map(tuple, hole))
     if len(holes) != n or set(map(len, holes)) != {config.hole_count}:
         raise ValueError(f"each player needs exactly {config.hole_count} hole cards")
-    used = [c for h in holes for c in h]
-    used.extend(deck)
-    if len(set(used)) != len(used):
+    used = [*chain.from_iterable(holes), *deck]
+    distinct = set(used)
+    if len(distinct) != len(used):
         raise ValueError("a card appears twice")
-    if min(used) < 0 or max(used) > 51:
+    if not distinct <= _CARDS and (min(used) < 0 or max(used) > 51):
         raise ValueError("not a card")
 
     s = object.__new__(HandState)
@@ -121,7 +130,7 @@ def start_hand(
         s.bets[seat] += a
         contrib[seat] += a
     s.live = n
-    s.able = sum(1 for st in stacks if st > 0)
+    s.able = n - stacks.count(0)  # stacks are never negative
     if config.short_big_blind == "full":
         s.current_bet = config.big_blind  # OQ 2: the full big blind is owed even if it is short
     else:
@@ -336,7 +345,7 @@ def _apply_poker(
             raise IllegalAction("unknown_player", f"no player {player!r} in this hand", "not_found")
         raise IllegalAction("not_your_turn", f"it is {s.ids[p]}'s turn, not {player}'s")
     if kind == "fold":
-        t = s.copy()
+        t = s.copy(False)
         t.folded = folded = s.folded[:]
         folded[p] = True
         t.acted_level[p] = s.current_bet
@@ -348,7 +357,7 @@ def _apply_poker(
         if s.current_bet > s.bets[p]:
             owe = min(s.current_bet - s.bets[p], s.stacks[p])
             raise IllegalAction("cannot_check", f"cannot check: there is {owe} to call")
-        t = s.copy()
+        t = s.copy(False)
         t.acted_level[p] = t.current_bet
         entry = {"type": "action", "player": player, "action": "check"}
     elif kind == "call":
@@ -405,7 +414,7 @@ def _apply_poker(
     if kind != "fold" and t.stacks[p] == 0:
         entry["all_in"] = True
     # The event is also the action log's entry (events are read-only for their receivers).
-    t.actions = (*s.actions, entry)
+    t.actions = s.actions + (entry,)  # noqa: RUF005 - one allocation, on the hot path
     events: list[Event] = [entry]
     if t.live > 1 and t.able >= 2:  # _advance's common case, inlined: the next seat to act
         folded = t.folded
@@ -497,34 +506,42 @@ def _advance(t: HandState, last: int, events: list[Event]) -> None:
     while t.street < RIVER:
         _next_street(t, events)
         if able >= 2:
-            nxt = next_actor(t, t.button)  # rule 7: first able player left of the button
-            if nxt >= 0:
-                t.to_act = nxt
-                return
+            # rule 7: the first able player left of the button (nobody has acted or bet yet:
+            # next_actor's test reduces to not folded and chips behind)
+            folded = t.folded
+            stacks = t.stacks
+            for i in ROTATIONS[t.n][t.setup.button]:
+                if not folded[i] and stacks[i] > 0:
+                    t.to_act = i
+                    return
         # rule 21: nobody (or only one player) can bet: deal the rest at once
     _finish(t, events, showdown=True)
 
 
 def _next_street(t: HandState, events: list[Event]) -> None:
     setup = t.setup
-    cfg = setup.config
-    count = 3 if t.street == PREFLOP else 1
+    street = t.street
+    count = 3 if street == PREFLOP else 1
     pos = t.deck_pos
     cards = setup.deck[pos : pos + count]
     if len(cards) < count:
         raise ValueError("the deck ran out of cards for the board")
     t.deck_pos = pos + count
-    t.board = t.board + list(cards)
-    t.street += 1
+    t.board = [*t.board, *cards]
+    t.street = street = street + 1
     n = t.n
     t.bets = [0] * n
     t.acted_level = [-1] * n
-    t.pot_capped = [cfg.pot_limit] * n
     t.current_bet = 0
+    cfg = setup.config
     t.last_full = cfg.big_blind
     if t.naiko is not None:
+        # only an Anchor changes a seat's cap (rule 42); outside Naiko mode it stays the table's
+        t.pot_capped = [cfg.pot_limit] * n
         t.naiko = naiko.new_round(t.naiko)
-    events.append({"type": "street", "street": STREETS[t.street], "cards": C.names(cards)})
+    events.append(
+        {"type": "street", "street": STREETS[street], "cards": list(map(_NAMES.__getitem__, cards))}
+    )
 
 
 def pots_json(t: HandState, pots: Sequence[Pot]) -> list[dict[str, Any]]:
@@ -550,46 +567,62 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
     stacks = t.stacks
     seat, back = uncalled(contrib)
     returned: dict[str, int] = {}
-    if back:
+    if back:  # (after a fold or a check the lists are shared with the previous state)
+        t.contrib = contrib = contrib[:]
+        t.stacks = stacks = stacks[:]
         contrib[seat] -= back
         stacks[seat] += back
         returned[ids[seat]] = back
-    order = ROTATIONS[n][t.button]
-    live = [not f for f in t.folded]
-    pots = layers(contrib, live, order)
+    order = ROTATIONS[n][t.setup.button]
+    folded = t.folded
+    seats = [i for i in order if not folded[i]]  # live, clockwise from the button's left
     shown: dict[str, list[str]] = {}
     if showdown:  # rule 22: every remaining hand is shown
         board = t.board
         hole = t.hole
         names = C.NAMES
         values = [0] * n
-        if t.config.omaha:
-            for i in order:
-                if live[i]:
-                    values[i] = omaha_value(hole[i], board)
-                    shown[ids[i]] = [names[c] for c in hole[i]]
+        if t.setup.config.omaha:
+            for i in seats:
+                values[i] = omaha_value(hole[i], board)
+                shown[ids[i]] = [names[c] for c in hole[i]]
         else:
             b1, b2, b3, b4, b5 = board
-            for i in order:
-                if live[i]:
-                    h1, h2 = hole[i]
-                    values[i] = -rank7(h1, h2, b1, b2, b3, b4, b5)  # higher is stronger
-                    shown[ids[i]] = [names[h1], names[h2]]
-        pots = award(pots, values)
+            for i in seats:
+                h1, h2 = hole[i]
+                values[i] = -rank7(h1, h2, b1, b2, b3, b4, b5)  # higher is stronger
+                shown[ids[i]] = [names[h1], names[h2]]
+        pots = settle(contrib, seats, values)
     else:
-        pots = award(pots, _NO_VALUES)
+        pots = settle(contrib, seats, _NO_VALUES)
     won = [0] * n
-    for _, _, winners, shares in pots:
-        for w, share in zip(winners, shares, strict=False):
-            won[w] += share
-    winnings = {ids[i]: won[i] for i in order if won[i]}
+    name = ids.__getitem__
+    pots_out: list[dict[str, Any]] = []
+    pot_shares: list[list[int]] = []
+    for amount, eligible, winners, shares in pots:
+        if len(winners) == 1:
+            won[winners[0]] += amount
+        else:
+            for w, share in zip(winners, shares, strict=False):
+                won[w] += share
+        pots_out.append(
+            {
+                "amount": amount,
+                "eligible": list(map(name, eligible)),
+                "winners": list(map(name, winners)),
+            }
+        )
+        pot_shares.append(list(shares))  # per pot, as winners
+    winnings: dict[str, int] = {}
+    for i in order:
+        if won[i]:
+            winnings[ids[i]] = won[i]
     t.stacks = stacks = list(map(operator.add, stacks, won))
     t.status = COMPLETE
     t.to_act = -1
-    pots_out = pots_json(t, pots)
     t.result = {
         "pots": pots_out,
-        "pot_shares": [list(shares) for _, _, _, shares in pots],  # per pot, as winners
+        "pot_shares": pot_shares,
         "returned": returned,
         "winnings": winnings,
         "stacks": dict(zip(ids, stacks, strict=False)),

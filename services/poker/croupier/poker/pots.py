@@ -60,6 +60,49 @@ def layers(contrib: Sequence[int], live: Sequence[bool], order: Sequence[int]) -
     return pots
 
 
+def settle(contrib: Sequence[int], seats: Sequence[int], values: Sequence[int]) -> list[Pot]:
+    """`award(layers(contrib, live, order), values)` in one pass, for the engine's settlement:
+    `seats` are the live seats clockwise from the button's left, `values` their hand values
+    by seat (higher is stronger)."""
+    if not seats:
+        return []
+    get = values.__getitem__
+    levels = sorted(set(map(contrib.__getitem__, seats)))
+    lowest = levels[0]  # every live seat reaches it
+    ranked = sorted(contrib)
+    m = len(ranked)
+    k = below = 0  # ranked[:k] are the contributions under the current level; below: their sum
+    done = 0  # chips already in lower layers
+    pots: list[Pot] = []
+    for level in levels:
+        if level <= 0:
+            continue
+        while ranked[k] < level:  # stops at the latest on the top contribution (>= level)
+            below += ranked[k]
+            k += 1
+        upto = below + level * (m - k)  # every chip up to this level: sum of min(c, level)
+        amount = upto - done
+        done = upto
+        if not amount:
+            continue
+        if level == lowest:
+            eligible = tuple(seats)
+        else:
+            eligible = tuple([i for i in seats if contrib[i] >= level])
+        if len(eligible) == 1:
+            pots.append(_new(Pot, (amount, eligible, eligible, (amount,))))
+            continue
+        vals = list(map(get, eligible))
+        best = max(vals)
+        if vals.count(best) == 1:
+            winner = (eligible[vals.index(best)],)
+            pots.append(_new(Pot, (amount, eligible, winner, (amount,))))
+        else:
+            winners = tuple([i for i, v in zip(eligible, vals, strict=True) if v == best])
+            pots.append(_new(Pot, (amount, eligible, winners, split(amount, winners))))
+    return pots
+
+
 def split(amount: int, winners: Sequence[int]) -> tuple[int, ...]:
     """Rule 24 / OQ 11: equal shares; leftover chips one at a time to the winners in the given
     order (clockwise from the first winner left of the button)."""

@@ -83,10 +83,11 @@ class HandState:
     naiko: Any  # naiko.NaikoState in Naiko mode (immutable, shared between copies), else None
     cache: Any  # derived data for the player to act (betting.Options), rebuilt after a copy
 
-    def copy(self) -> HandState:
+    def copy(self, chips: bool = True) -> HandState:
         """A copy to change. The lists changed by most actions (stacks, bets, contrib,
         acted_level) are copied; `board`, `folded` and `pot_capped` are shared and must be
-        replaced by a new list, never changed in place."""
+        replaced by a new list, never changed in place. `chips=False` (a fold or a check)
+        shares stacks, bets and contrib too: the copy must then replace them, not change them."""
         s = object.__new__(HandState)
         s.setup = self.setup
         s.ids = self.ids
@@ -94,9 +95,14 @@ class HandState:
         s.hole = self.hole
         s.deck_pos = self.deck_pos
         s.board = self.board  # shared: replaced, never changed in place
-        s.stacks = self.stacks[:]
-        s.bets = self.bets[:]
-        s.contrib = self.contrib[:]
+        if chips:
+            s.stacks = self.stacks[:]
+            s.bets = self.bets[:]
+            s.contrib = self.contrib[:]
+        else:  # shared: copy before changing (copy-on-write)
+            s.stacks = self.stacks
+            s.bets = self.bets
+            s.contrib = self.contrib
         s.folded = self.folded  # shared: copy before changing (copy-on-write)
         s.acted_level = self.acted_level[:]
         s.pot_capped = self.pot_capped  # shared: copy before changing (copy-on-write)
