@@ -317,10 +317,8 @@ class PokerEngine:
         if command.is_bot and not opts.bots_allowed:
             raise Rejected("permission_denied", "bots are not enabled at this table")
         if opts.private and not command.is_bot and command.player not in opts.invited:
-            # The host's SeatPlayer has no code field yet: an engine-side SeatPlayer that
-            # carries `invite_code` is checked; otherwise only the invited list admits.
-            code = getattr(command, "invite_code", None)
-            if not opts.invite_code or code != opts.invite_code:
+            # Invited by name, or holding the table's code.
+            if not opts.invite_code or command.invite_code != opts.invite_code:
                 raise Rejected(
                     "permission_denied", "this private table is for invited players only"
                 )

@@ -47,6 +47,8 @@ class SeatPlayer:
     seat: int
     stack: int = 0
     is_bot: bool = False
+    # The code a private table's host handed out; the game decides whether it admits.
+    invite_code: str = ""
 
 
 @dataclass(frozen=True)

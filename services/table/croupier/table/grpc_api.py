@@ -148,7 +148,12 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             raise InvalidArgument("stack cannot be negative")
         try:
             snapshot = await self._host.seat(
-                table_id, player, request.seat, request.stack, request.is_bot
+                table_id,
+                player,
+                request.seat,
+                request.stack,
+                request.is_bot,
+                _bounded(request.invite_code, "invite_code"),
             )
         except (Rejected, TableVoided, LogUnavailable) as exc:
             raise _translate(exc) from exc

@@ -308,10 +308,18 @@ class TableHost:
         return table_id
 
     async def seat(
-        self, table_id: str, player: str, seat: int, stack: int, is_bot: bool = False
+        self,
+        table_id: str,
+        player: str,
+        seat: int,
+        stack: int,
+        is_bot: bool = False,
+        invite_code: str = "",
     ) -> ViewSnapshot:
         table = self._table(table_id)
-        body = {"seat": seat, "stack": stack, "is_bot": is_bot}
+        body: JSON = {"seat": seat, "stack": stack, "is_bot": is_bot}
+        if invite_code:
+            body["invite_code"] = invite_code
         await self._submit(table, "seat", player, body, command_id=f"seat:{player}:{uuid.uuid4()}")
         metrics.PLAYERS_SEATED.labels(table.state.game).inc()
         return self.view(table_id, player)

@@ -91,6 +91,7 @@ def _command(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> Com
             seat=int(body.get("seat", 0)),
             stack=int(body.get("stack", 0)),
             is_bot=bool(body.get("is_bot", False)),
+            invite_code=str(body.get("invite_code", "")),
         )
     if entry.kind == "unseat":
         evaluation = body.get("evaluation")
