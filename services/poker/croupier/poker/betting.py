@@ -104,41 +104,41 @@ _CLOSED = tuple(tuple(_ACTS[bool(c), "", bool(a)] for a in (0, 1)) for c in (0, 
 
 
 def compute_options(s: HandState, p: int) -> Options:
-    stack = s.stacks[p]
-    bet = s.bets[p]
+    stacks = s.stacks
+    bets = s.bets
+    stack = stacks[p]
+    bet = bets[p]
     cur = s.current_bet
     owe = cur - bet
     all_in_to = bet + stack
     check = owe <= 0
     call = 0 if check else owe if owe < stack else stack
+    if all_in_to <= cur:  # no bet or raise: all-in only as a call (or less)
+        return _new(Options, (_CLOSED[check][stack > 0], call, 0, 0, all_in_to))
     level = s.acted_level[p]
-    # rule 16 / OQ 3 (can_reraise) and an opponent able to call more (_someone_else_can_bet,
-    # inlined)
-    opener = False
-    if all_in_to > cur and (level < 0 or cur - level >= s.last_full):
-        folded = s.folded
-        stacks = s.stacks
-        bets = s.bets
-        for i in OTHERS[s.n][p]:
-            if not folded[i] and stacks[i] > 0 and bets[i] + stacks[i] > cur:
-                opener = True
-                break
-    if opener:
-        full_min = cur + s.last_full
-        max_to = all_in_to
-        if s.pot_capped[p]:
-            cap = pot_limit_to(s, p)
-            # rule 42: a cap never removes the minimum raise that would be legal anyway
-            if cap < full_min:
-                cap = full_min
-            if cap < max_to:
-                max_to = cap
-        min_to = full_min if full_min < all_in_to else all_in_to
-        acts = _OPEN[check][cur == 0][all_in_to <= max_to]
-        return _new(Options, (acts, call, min_to, max_to, all_in_to))
-    # no bet or raise: all-in only as a call (or less)
-    acts = _CLOSED[check][stack > 0 and all_in_to <= cur]
-    return _new(Options, (acts, call, 0, 0, all_in_to))
+    last_full = s.last_full
+    # rule 16 / OQ 3 (can_reraise) and an opponent able to call more (_someone_else_can_bet),
+    # inlined; otherwise no bet or raise, and all-in is not a call either
+    if level >= 0 and cur - level < last_full:
+        return _new(Options, (_CLOSED[check][False], call, 0, 0, all_in_to))
+    folded = s.folded
+    for i in OTHERS[s.n][p]:
+        if not folded[i] and stacks[i] > 0 and bets[i] + stacks[i] > cur:
+            break
+    else:
+        return _new(Options, (_CLOSED[check][False], call, 0, 0, all_in_to))
+    full_min = cur + last_full
+    max_to = all_in_to
+    if s.pot_capped[p]:
+        cap = pot_limit_to(s, p)
+        # rule 42: a cap never removes the minimum raise that would be legal anyway
+        if cap < full_min:
+            cap = full_min
+        if cap < max_to:
+            max_to = cap
+    min_to = full_min if full_min < all_in_to else all_in_to
+    acts = _OPEN[check][cur == 0][all_in_to <= max_to]
+    return _new(Options, (acts, call, min_to, max_to, all_in_to))
 
 
 def needs_action(s: HandState, p: int) -> bool:

@@ -344,41 +344,41 @@ def _apply_poker(
         if player not in s.ids:
             raise IllegalAction("unknown_player", f"no player {player!r} in this hand", "not_found")
         raise IllegalAction("not_your_turn", f"it is {s.ids[p]}'s turn, not {player}'s")
-    if kind == "fold":
+    # the most frequent kinds first; every branch copies only once the action is legal
+    if kind == "call":
+        cur = s.current_bet
+        owe = cur - s.bets[p]
+        if owe <= 0:
+            raise IllegalAction("nothing_to_call", "there is nothing to call; check instead")
+        stack = s.stacks[p]
+        t = s.copy()
+        if owe >= stack:  # all-in for the call (or less)
+            owe = stack
+            t.able -= 1
+        t.stacks[p] = left = stack - owe  # a call never raises the bet (_put, inlined)
+        t.bets[p] += owe
+        t.contrib[p] += owe
+        t.acted_level[p] = cur
+        entry: dict[str, Any] = {
+            "type": "action",
+            "player": player,
+            "action": "call",
+            "amount": owe,
+        }
+        if left == 0:
+            entry["all_in"] = True
+    elif kind == "fold":
         t = s.copy(False)
         t.folded = folded = s.folded[:]
         folded[p] = True
         t.acted_level[p] = s.current_bet
         t.live -= 1
-        if t.stacks[p] > 0:
+        if s.stacks[p] > 0:
             t.able -= 1
-        entry: dict[str, Any] = {"type": "action", "player": player, "action": "fold"}
-    elif kind == "check":
-        if s.current_bet > s.bets[p]:
-            owe = min(s.current_bet - s.bets[p], s.stacks[p])
-            raise IllegalAction("cannot_check", f"cannot check: there is {owe} to call")
-        t = s.copy(False)
-        t.acted_level[p] = t.current_bet
-        entry = {"type": "action", "player": player, "action": "check"}
-    elif kind == "call":
-        owe = s.current_bet - s.bets[p]
-        if owe <= 0:
-            raise IllegalAction("nothing_to_call", "there is nothing to call; check instead")
-        stack = s.stacks[p]
-        if owe >= stack:  # all-in for the call (or less)
-            owe = stack
-            t = s.copy()
-            t.able -= 1
-        else:
-            t = s.copy()
-        t.stacks[p] = stack - owe  # a call never raises the bet (_put, inlined)
-        t.bets[p] += owe
-        t.contrib[p] += owe
-        t.acted_level[p] = t.current_bet
-        entry = {"type": "action", "player": player, "action": "call", "amount": owe}
+        entry = {"type": "action", "player": player, "action": "fold"}
     elif kind == "bet" or kind == "raise":
         to = action.get("to")
-        if not isinstance(to, int) or isinstance(to, bool):
+        if type(to) is not int and (not isinstance(to, int) or isinstance(to, bool)):
             raise IllegalAction(
                 "missing_amount", f"a {kind} needs an integer 'to' amount", "invalid_argument"
             )
@@ -387,6 +387,17 @@ def _apply_poker(
         put = to - s.bets[p]
         _put(t, p, put)
         entry = {"type": "action", "player": player, "action": kind, "to": to, "amount": put}
+        if t.stacks[p] == 0:
+            entry["all_in"] = True
+    elif kind == "check":
+        if s.current_bet > s.bets[p]:
+            owe = min(s.current_bet - s.bets[p], s.stacks[p])
+            raise IllegalAction("cannot_check", f"cannot check: there is {owe} to call")
+        t = s.copy(False)
+        t.acted_level[p] = t.current_bet
+        entry = {"type": "action", "player": player, "action": "check"}
+        if t.stacks[p] == 0:
+            entry["all_in"] = True
     elif kind == "allin":
         o = options(s, p)
         if "allin" not in o.actions:
@@ -409,10 +420,10 @@ def _apply_poker(
             "to": t.bets[p],
             "amount": put,
         }
+        if t.stacks[p] == 0:
+            entry["all_in"] = True
     else:
         raise IllegalAction("unknown_action", f"unknown action {kind!r}", "invalid_argument")
-    if kind != "fold" and t.stacks[p] == 0:
-        entry["all_in"] = True
     # The event is also the action log's entry (events are read-only for their receivers).
     t.actions = s.actions + (entry,)  # noqa: RUF005 - one allocation, on the hot path
     events: list[Event] = [entry]
