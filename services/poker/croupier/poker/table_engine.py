@@ -316,12 +316,10 @@ class PokerEngine:
             raise Rejected("failed_precondition", f"seat {command.seat} is taken")
         if command.is_bot and not opts.bots_allowed:
             raise Rejected("permission_denied", "bots are not enabled at this table")
-        if opts.private and not command.is_bot and command.player not in opts.invited:
-            # Invited by name, or holding the table's code.
-            if not opts.invite_code or command.invite_code != opts.invite_code:
-                raise Rejected(
-                    "permission_denied", "this private table is for invited players only"
-                )
+        holds_code = bool(opts.invite_code) and command.invite_code == opts.invite_code
+        invited = command.is_bot or command.player in opts.invited or holds_code
+        if opts.private and not invited:
+            raise Rejected("permission_denied", "this private table is for invited players only")
         stack = command.stack
         if stack < 0 or (stack and stack < opts.min_buy_in):
             raise _invalid(f"the buy-in is at least {opts.min_buy_in}")
