@@ -86,8 +86,19 @@ def test_timeout_loses_the_game() -> None:
     state = seated({"mode": "single", "stake": 100})
     state, _ = ENGINE.apply(state, StartHand(bytes(32)))
     (player,) = ENGINE.to_act(state)
-    state, _ = ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player)))
+    state, _ = ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player), by_clock=True))
     result = ENGINE.result(state)
     assert result is not None
     assert result.deltas[player] == -100
     assert "seed" not in ENGINE.view(state, player)
+
+
+def test_a_player_cannot_declare_their_own_loss_on_time() -> None:
+    """The loss on time is the clock's: the same action from a player is refused."""
+    state = seated({"mode": "single", "stake": 100})
+    state, _ = ENGINE.apply(state, StartHand(bytes(32)))
+    (player,) = ENGINE.to_act(state)
+    with pytest.raises(Rejected) as refused:
+        ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player)))
+    assert refused.value.code == "invalid_argument"
+    assert ENGINE.result(state) is None

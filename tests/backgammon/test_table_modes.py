@@ -43,7 +43,7 @@ def lost_on_time(options: dict[str, Any]) -> tuple[str, dict[str, int], dict[str
     """A game where the first mover's clock ran out: (loser, deltas, commission)."""
     state, _ = ENGINE.apply(seated(options), StartHand(bytes(32)))
     (player,) = ENGINE.to_act(state)
-    state, _ = ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player)))
+    state, _ = ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player), by_clock=True))
     result = ENGINE.result(state)
     assert result is not None
     assert sum(result.deltas.values()) == -sum(result.commission.values())

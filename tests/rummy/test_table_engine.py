@@ -38,7 +38,7 @@ def test_rounds_settle_into_stacks_and_conserve_chips(variant: str, players: int
                 if isinstance(state.round, GinState)
                 else laydown_bot_action(state.round)
             )
-            state, _ = ENGINE.apply(state, Act(player=player, action=action))
+            state, _ = ENGINE.apply(state, Act(player=player, action=action, by_clock=True))
         result = ENGINE.result(state)
         assert result is not None
         assert sum(result.deltas.values()) == 0
@@ -54,7 +54,7 @@ def test_timeouts_alone_play_the_auto_player() -> None:
             break
         (player,) = ENGINE.to_act(state)
         action = ENGINE.timeout_action(state, player)
-        state, _ = ENGINE.apply(state, Act(player=player, action=action))
+        state, _ = ENGINE.apply(state, Act(player=player, action=action, by_clock=True))
     result = ENGINE.result(state)
     assert result is not None and result.details["ending"] == "draw"
     assert result.deltas == {"p0": 0, "p1": 0}
@@ -104,3 +104,16 @@ def test_randomness_is_the_deck_order_start_hand_uses() -> None:
     assert snap["round"]["hands"]["p0"] == order[1:20:2]
     assert snap["round"]["discard_pile"] == [order[20]]
     assert snap["round"]["stock"] == order[21:]
+
+
+def test_a_player_cannot_send_the_auto_players_discard() -> None:
+    """Rule 45's auto discard skips end-of-turn checks: only the clock may make it."""
+    state = ENGINE.open({"variant": "gin"})
+    for seat, player in enumerate(("p0", "p1")):
+        state, _ = ENGINE.apply(state, SeatPlayer(player, seat, stack=1000))
+    state, _ = ENGINE.apply(state, StartHand(bytes(32)))
+    (player,) = ENGINE.to_act(state)
+    action = ENGINE.timeout_action(state, player)
+    with pytest.raises(Rejected):
+        ENGINE.apply(state, Act(player=player, action={**action, "auto": True}))
+    ENGINE.apply(state, Act(player=player, action=action, by_clock=True))

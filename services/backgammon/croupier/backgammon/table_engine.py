@@ -191,6 +191,8 @@ class BackgammonEngine:
         if isinstance(command, Act):
             if state.game is None:
                 raise Rejected("failed_precondition", "the game has not started")
+            if command.action.get("action") == "timeout" and not command.by_clock:
+                raise Rejected("invalid_argument", "a loss on time is the clock's to declare")
             _check_play_text(command.action)
             new_game, events = game.apply(state.game, command.player, command.action)
             return replace(state, game=new_game), events

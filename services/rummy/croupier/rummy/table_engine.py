@@ -205,6 +205,8 @@ class RummyEngine:
         if isinstance(command, Act):
             if state.round is None:
                 raise Rejected("failed_precondition", "no round is running")
+            if "auto" in command.action and not command.by_clock:
+                raise Rejected("invalid_argument", "the auto-player's discard is the clock's")
             # A finished round answers with its own reason ("no lay-offs on gin", ...).
             played, events = table.apply(state.round, command.player, command.action)
             new = replace(state, round=played)

@@ -73,8 +73,15 @@ class StartHand:
 
 @dataclass(frozen=True)
 class Act:
+    """A player's action; `by_clock` when the host applies `timeout_action` on expiry.
+
+    Engines whose timeout actions carry markers a player must not send themselves (a
+    rummy auto-discard, a backgammon loss on time) accept them only `by_clock`.
+    """
+
     player: str
     action: JSON
+    by_clock: bool = False
 
 
 Command = SeatPlayer | UnseatPlayer | StartHand | Act

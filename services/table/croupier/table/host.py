@@ -46,7 +46,6 @@ log = structlog.get_logger("croupier.table.host")
 T = TypeVar("T")
 
 
-SYSTEM_ACTIONS = frozenset({"timeout"})
 RETRY_SECONDS = 1.0
 ABANDON_ATTEMPTS = 3
 ABANDON_RETRY_SECONDS = 5.0
@@ -337,10 +336,6 @@ class TableHost:
         applied once (ids live in the player's own namespace, apart from the host's)."""
         table = self._table(table_id)
         self._require_seated(table, player)
-        if action.get("action") in SYSTEM_ACTIONS or "auto" in action:
-            # Clock expiries reach engines as actions marked this way; only the host's
-            # clock may send them.
-            raise Rejected("invalid_argument", "that action is reserved for the table's clock")
         await self._submit(
             table, "act", player, {"action": action}, command_id=f"act:{player}:{command_id}"
         )

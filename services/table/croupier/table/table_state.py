@@ -101,7 +101,8 @@ def _command(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> Com
     if entry.kind == "act":
         return Act(entry.player, dict(body["action"]))
     if entry.kind == "timeout":
-        return Act(entry.player, engine.timeout_action(state.engine_state, entry.player))
+        action = engine.timeout_action(state.engine_state, entry.player)
+        return Act(entry.player, action, by_clock=True)
     if entry.kind == "close":
         return None
     raise Rejected("invalid_argument", f"unknown command kind {entry.kind!r}")
