@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Sequence
 from typing import ClassVar
 
 import pytest
@@ -76,6 +77,7 @@ async def test_first_hand_is_dealt_with_a_published_commitment(bus: InMemoryBus)
     host = make_host(log, bus, FakeClock())
     await host.start()
     table_id = await open_full_table(host)
+    await host.flush()
     started = published(bus, EVENTS_TOPIC, "table.hand_started")
     assert len(started) >= 1
     payload = table_pb2.ActionTaken()
@@ -208,7 +210,7 @@ async def test_table_with_unreadable_log_is_voided_and_refunded(bus: InMemoryBus
 async def test_engine_version_mismatch_voids_the_table(bus: InMemoryBus) -> None:
     log = InMemoryCommandLog()
     await log.append(
-        LogEntry("t-old", 1, "open", "open", "", {"game": "joker", "options": {}}, 0, "joker", "0")
+        [LogEntry("t-old", 1, "open", "open", "", {"game": "joker", "options": {}}, 0, "joker", "0")]
     )
     host = make_host(log, bus, FakeClock())
     await host.start()
@@ -332,9 +334,9 @@ async def test_a_command_stored_twice_after_a_lost_acknowledgement_is_replayed_o
 
         failed = False
 
-        async def append(self, entry: LogEntry) -> None:
-            await super().append(entry)
-            if entry.kind == "act" and not self.failed:
+        async def append(self, entries: Sequence[LogEntry]) -> None:
+            await super().append(entries)
+            if entries[0].kind == "act" and not self.failed:
                 self.failed = True
                 raise ConnectionError("acknowledgement lost")
 
@@ -352,6 +354,47 @@ async def test_a_command_stored_twice_after_a_lost_acknowledgement_is_replayed_o
     rebuilt = make_host(log, bus, FakeClock(), label="again")
     await rebuilt.start()
     assert table_id not in rebuilt.voided
+    assert rebuilt.digest(table_id) == digest
+
+
+async def test_after_an_ambiguous_append_nothing_else_is_logged_before_it_is_confirmed(
+    bus: InMemoryBus,
+) -> None:
+    """The fence: an append whose acknowledgement was lost may be in the log. The next
+    command (here another action, not the client's retry) first logs the same entry again
+    and commits it, so the live table never differs from what a replay rebuilds."""
+
+    class AckLostOnce(InMemoryCommandLog):
+        failed = False
+
+        async def append(self, entries: Sequence[LogEntry]) -> None:
+            await super().append(entries)
+            if entries[0].kind == "act" and not self.failed:
+                self.failed = True
+                raise ConnectionError("acknowledgement lost")
+
+    log = AckLostOnce()
+    host = make_host(log, bus, FakeClock())
+    await host.start()
+    table_id = await open_full_table(host)
+    before = host.view(table_id, "")
+    to_act = before.view["hand"]["to_act"]
+    rng = random.Random(3)
+    legal = host.view(table_id, to_act).view["legal"]
+    action = random_joker_action(legal, rng)
+    other = next(a for a in (random_joker_action(legal, rng) for _ in range(99)) if a != action)
+    with pytest.raises(LogUnavailable):
+        await host.act(table_id, to_act, "lost-ack", action)
+    assert host.view(table_id, "").version == before.version  # not committed yet
+    # The same player tries something else under a new id: the fence commits the first
+    # action, so this one is now out of turn.
+    with pytest.raises(Rejected):
+        await host.act(table_id, to_act, "something-else", other)
+    assert host.view(table_id, "").version == before.version + 1
+    digest = host.digest(table_id)
+    await host.stop()
+    rebuilt = make_host(log, bus, FakeClock(), label="again")
+    await rebuilt.start()
     assert rebuilt.digest(table_id) == digest
 
 
@@ -403,11 +446,11 @@ async def test_a_timeout_the_log_refused_is_tried_again(
     class RefusesTimeoutsOnce(InMemoryCommandLog):
         refused = False
 
-        async def append(self, entry: LogEntry) -> None:
-            if entry.kind == "timeout" and not self.refused:
+        async def append(self, entries: Sequence[LogEntry]) -> None:
+            if entries[0].kind == "timeout" and not self.refused:
                 self.refused = True
                 raise ConnectionError("broker away")
-            await super().append(entry)
+            await super().append(entries)
 
     monkeypatch.setattr("croupier.table.host.RETRY_SECONDS", 0.01)
     log = RefusesTimeoutsOnce()

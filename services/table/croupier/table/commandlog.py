@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -118,8 +118,9 @@ class CommandLog(Protocol):
 
     async def stop(self) -> None: ...
 
-    async def append(self, entry: LogEntry) -> None:
-        """Durably append; returns only once the log acknowledged the entry."""
+    async def append(self, entries: Sequence[LogEntry]) -> None:
+        """Durably append one table's entries in order; returns only once the log
+        acknowledged all of them (one round trip for a command and the deal it allows)."""
         ...
 
     def replay(self) -> AsyncIterator[ReplayedTable]:
@@ -140,8 +141,9 @@ class InMemoryCommandLog:
     async def stop(self) -> None:
         return None
 
-    async def append(self, entry: LogEntry) -> None:
-        self._entries[entry.table_id].append(entry.to_envelope().SerializeToString())
+    async def append(self, entries: Sequence[LogEntry]) -> None:
+        for entry in entries:
+            self._entries[entry.table_id].append(entry.to_envelope().SerializeToString())
 
     def append_raw(self, table_id: str, data: bytes) -> None:
         """Store bytes as they are (tests use it to simulate a corrupted entry)."""

@@ -47,6 +47,7 @@ T = TypeVar("T")
 
 
 RETRY_SECONDS = 1.0
+STOP_FLUSH_SECONDS = 5.0
 ABANDON_ATTEMPTS = 3
 ABANDON_RETRY_SECONDS = 5.0
 
@@ -117,6 +118,12 @@ class _Table:
     disconnected_at_ms: dict[str, int] = field(default_factory=dict)
     timer: asyncio.Task[None] | None = None
     last_settlement: Settlement | None = None
+    # Entries whose append failed: they may be in the log, so nothing else is logged for
+    # the table until they are appended again and committed.
+    unconfirmed: list[LogEntry] = field(default_factory=list)
+    # Committed, not yet published (in order), and the task publishing them.
+    outgoing: list[tuple[str, Envelope]] = field(default_factory=list)
+    publishing: asyncio.Task[None] | None = None
 
 
 def clock_from_options(options: JSON) -> ClockSettings | None:
@@ -185,6 +192,13 @@ class TableHost:
                     queue.put_nowait(None)
 
     async def stop(self) -> None:
+        try:
+            await asyncio.wait_for(self.flush(), STOP_FLUSH_SECONDS)
+        except TimeoutError:
+            log.error("unpublished table events at stop; the next owner republishes settlements")
+        for table in self._tables.values():
+            if table.publishing is not None:
+                table.publishing.cancel()
         for task in self._background:
             task.cancel()
         for table in self._tables.values():
@@ -217,8 +231,8 @@ class TableHost:
         # The host may have died between logging a hand's end and asking for its
         # settlement: ask again (the wallet applies each idempotency key once).
         if table.last_settlement is not None:
-            await self._publisher.publish_many(
-                [self._settlement_request(table, table.last_settlement)]
+            await self._publish_reliably(
+                table_id, [self._settlement_request(table, table.last_settlement)]
             )
         async with table.lock:
             await self._after_commit(table)
@@ -300,7 +314,7 @@ class TableHost:
             engine_version=engine.version,
         )
         table = _Table(engine, _checked(lambda: initial_state(engine, opening)), [opening])
-        await self._append(table, opening)
+        await self._append(table, [opening])
         table.seen_commands[opening.command_id] = 1
         self._tables[table_id] = table
         metrics.TABLES_OPEN.labels(game).inc()
@@ -363,6 +377,7 @@ class TableHost:
         """
         accepted = time.perf_counter()
         async with table.lock:
+            await self._confirm_unconfirmed(table)
             if command_id in table.seen_commands:
                 return False
             if evaluate:
@@ -374,13 +389,12 @@ class TableHost:
         )
         return True
 
-    async def _submit_locked(
-        self, table: _Table, kind: str, player: str, body: JSON, command_id: str
-    ) -> None:
-        accepted = time.perf_counter()
-        entry = LogEntry(
+    def _entry(
+        self, table: _Table, index: int, kind: str, player: str, body: JSON, command_id: str
+    ) -> LogEntry:
+        return LogEntry(
             table_id=table.state.table_id,
-            index=table.state.index + 1,
+            index=index,
             command_id=command_id,
             kind=kind,
             player=player,
@@ -389,22 +403,88 @@ class TableHost:
             engine=table.engine.name,
             engine_version=table.engine.version,
         )
+
+    async def _submit_locked(
+        self, table: _Table, kind: str, player: str, body: JSON, command_id: str
+    ) -> None:
+        """Check the command, then log it together with the deal it allows, if any.
+
+        A command that ends a hand is logged in the same append as the next hand's deal:
+        one round trip to the log instead of two before the caller is answered.
+        """
+        accepted = time.perf_counter()
+        await self._confirm_unconfirmed(table)
+        entry = self._entry(table, table.state.index + 1, kind, player, body, command_id)
         outcome = _checked(lambda: step(table.engine, table.state, entry))  # nothing logged
-        await self._append(table, entry)
+        batch = [(entry, outcome)]
+        deal = self._deal_after(table, outcome.state)
+        if deal is not None:
+            batch.append(deal)
+        await self._log_and_commit(table, batch)
         metrics.ACTION_LATENCY.labels(table.state.game, "logged").observe(
             time.perf_counter() - accepted
         )
-        self._commit(table, entry, outcome)
-        await self._publish_outcome(table, entry, outcome)
 
-    async def _append(self, table: _Table, entry: LogEntry) -> None:
+    async def _log_and_commit(
+        self, table: _Table, batch: list[tuple[LogEntry, StepOutcome]]
+    ) -> None:
+        await self._append(table, [entry for entry, _ in batch])
+        settlements = []
+        for entry, outcome in batch:
+            self._commit(table, entry, outcome)
+            self._publish(table, self._public_events(table, entry, outcome))
+            if outcome.settlement is not None:
+                settlements.append(self._settlement_request(table, outcome.settlement))
+        if settlements:
+            await self._publish_reliably(table.state.table_id, settlements)
+
+    def _deal_after(self, table: _Table, state: TableState) -> tuple[LogEntry, StepOutcome] | None:
+        """The next hand's deal, when `state` allows one to start."""
+        if state.closed or not table.engine.can_start_hand(state.engine_state):
+            return None
+        entry = self._entry(
+            table,
+            state.index + 1,
+            "start_hand",
+            "",
+            {"seed": self._seeds().hex()},
+            f"start_hand:{state.hand_number + 1}",
+        )
+        try:
+            return entry, step(table.engine, state, entry)
+        except Rejected as exc:
+            log.error("next hand not dealt", table_id=state.table_id, error=exc.message)
+            return None
+
+    async def _append(self, table: _Table, entries: list[LogEntry]) -> None:
+        """Log `entries`; when the log fails, the table is fenced until they are confirmed.
+
+        A failed append is ambiguous: the log may hold the entries although it did not
+        acknowledge them, and a replay would then apply them. So nothing else is logged
+        for this table until the same entries (same ids, same indexes: a replay keeps one
+        copy) are appended again and committed (`_confirm_unconfirmed`).
+        """
         if table.state.table_id in self.voided:
             raise TableVoided("this table was voided and refunded")
         try:
-            await self._log.append(entry)
+            await self._log.append(entries)
         except Exception as exc:
-            log.error("command log append failed", table_id=entry.table_id, error=str(exc))
-            raise LogUnavailable("the table's command log is unavailable; retry") from exc
+            log.error("command log append failed", table_id=table.state.table_id, error=str(exc))
+            table.unconfirmed = entries
+            raise LogUnavailable(
+                "the table's command log did not confirm the write; retry with the same command id"
+            ) from exc
+
+    async def _confirm_unconfirmed(self, table: _Table) -> None:
+        """Lift the fence of an ambiguous append: log its entries again, then commit them."""
+        entries, table.unconfirmed = table.unconfirmed, []
+        if not entries:
+            return
+        batch = [(entry, step(table.engine, table.state, entry)) for entry in entries[:1]]
+        for entry in entries[1:]:  # checked before, on the same states
+            batch.append((entry, step(table.engine, batch[-1][1].state, entry)))
+        await self._log_and_commit(table, batch)  # fails again: fenced again
+        log.info("ambiguous append confirmed", table_id=table.state.table_id, entries=len(entries))
 
     def _commit(self, table: _Table, entry: LogEntry, outcome: StepOutcome) -> None:
         table.state = outcome.state
@@ -414,22 +494,19 @@ class TableHost:
             table.last_settlement = outcome.settlement
 
     async def _after_commit(self, table: _Table) -> None:
-        """Deal the next hand if one can start, wake the views, re-arm the clock.
+        """Deal the next hand if one can still start, wake the views, re-arm the clock.
 
-        Runs after a command was committed, so it never fails its caller: a deal the log
-        refused is tried again shortly (under the table's lock, like any command).
+        A command's own deal went out with it (`_submit_locked`); this deals after a
+        rebuild, or when that deal was refused. It runs after a commit, so it never fails
+        its caller: a deal the log refused is tried again shortly (under the table's lock,
+        like any command).
         """
         state = table.state
         try:
-            if not state.closed and table.engine.can_start_hand(state.engine_state):
-                seed = self._seeds()
-                await self._submit_locked(
-                    table,
-                    "start_hand",
-                    "",
-                    {"seed": seed.hex()},
-                    f"start_hand:{state.hand_number + 1}",
-                )
+            await self._confirm_unconfirmed(table)
+            deal = self._deal_after(table, table.state)
+            if deal is not None:
+                await self._log_and_commit(table, [deal])
         except (LogUnavailable, Rejected) as exc:
             log.error("next hand not dealt; retrying", table_id=state.table_id, error=str(exc))
             self._later(RETRY_SECONDS, lambda: self._retry_after_commit(table))
@@ -454,11 +531,12 @@ class TableHost:
 
     # ---- publishing -----------------------------------------------------------------
 
-    async def _publish_outcome(self, table: _Table, entry: LogEntry, outcome: StepOutcome) -> None:
-        """The command's public events and, when a hand ended, its settlement request: all
-        sent at once and acknowledged together (one round trip, not one per event)."""
+    def _public_events(
+        self, table: _Table, entry: LogEntry, outcome: StepOutcome
+    ) -> list[tuple[str, Envelope]]:
+        """The command's public events, with ids derived from the entry's place in the log."""
         table_id = table.state.table_id
-        messages = [
+        return [
             (
                 EVENTS_TOPIC,
                 _envelope(
@@ -471,20 +549,45 @@ class TableHost:
             )
             for position, event in enumerate(outcome.events)
         ]
-        if outcome.settlement is not None:
-            messages.append(self._settlement_request(table, outcome.settlement))
-        if messages:
-            await self._publish_reliably(table_id, messages)
 
     async def _publish_reliably(self, table_id: str, messages: list[tuple[str, Envelope]]) -> None:
-        """Publish what a committed command produced. The command stands whatever happens
-        here, so a failure is retried in the background (ids are stable: consumers drop
-        copies) instead of failing the caller."""
+        """Ask the wallet to settle before the caller is answered, so a crash right after
+        cannot lose money requests (a rebuild asks again for the last hand only). A bus
+        failure does not fail the caller: the command stands, and the request is retried
+        in the background (the wallet applies each idempotency key once)."""
         try:
             await self._publisher.publish_many(messages)
         except Exception as exc:  # noqa: BLE001 - any bus failure is retried
-            log.error("publish failed; retrying", table_id=table_id, error=str(exc))
+            log.error("settlement request failed; retrying", table_id=table_id, error=str(exc))
             self._later(RETRY_SECONDS, lambda: self._publish_reliably(table_id, messages))
+
+    def _publish(self, table: _Table, messages: list[tuple[str, Envelope]]) -> None:
+        """Publish a committed command's public events in the table's order, without making
+        the caller wait: the command stands whatever happens on the bus. One task per
+        table drains its queue (what piles up meanwhile goes out together) and retries a
+        failed send (ids are stable: consumers drop copies). Events still queued when a
+        host dies are lost; the command log and the settlement requests are not."""
+        if not messages:
+            return
+        table.outgoing.extend(messages)
+        if table.publishing is None or table.publishing.done():
+            table.publishing = asyncio.create_task(self._drain_outgoing(table))
+
+    async def _drain_outgoing(self, table: _Table) -> None:
+        while table.outgoing:
+            batch = list(table.outgoing)
+            try:
+                await self._publisher.publish_many(batch)
+            except Exception as exc:  # noqa: BLE001 - any bus failure is retried
+                log.error("publish failed; retrying", table_id=table.state.table_id, error=str(exc))
+                await asyncio.sleep(RETRY_SECONDS)
+                continue
+            del table.outgoing[: len(batch)]
+
+    async def flush(self) -> None:
+        """Wait until everything committed so far has been published."""
+        pending = [t.publishing for t in self._tables.values() if t.publishing is not None]
+        await asyncio.gather(*pending)
 
     def _settlement_request(self, table: _Table, settlement: Settlement) -> tuple[str, Envelope]:
         table_id = table.state.table_id
@@ -515,6 +618,11 @@ class TableHost:
     async def _expire_at(self, table: _Table, deadline_ms: int, player: str) -> None:
         await asyncio.sleep(max(0, deadline_ms - self._now_ms()) / 1000)
         async with table.lock:
+            try:
+                await self._confirm_unconfirmed(table)
+            except LogUnavailable:
+                self._later(RETRY_SECONDS, lambda: self._expire_at(table, deadline_ms, player))
+                return
             if table.state.clocks.deadline_ms(player) != deadline_ms:
                 return  # the player acted meanwhile
             # A deterministic command id: the same expiry is applied once, also when a

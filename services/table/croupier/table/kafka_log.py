@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
@@ -31,14 +32,20 @@ class KafkaCommandLog:
             await producer.flush()
             await producer.stop()
 
-    async def append(self, entry: LogEntry) -> None:
+    async def append(self, entries: Sequence[LogEntry]) -> None:
         if self._producer is None:
             raise RuntimeError("KafkaCommandLog.append before start()")
-        await self._producer.send_and_wait(
-            self._topic,
-            value=entry.to_envelope().SerializeToString(),
-            key=entry.table_id.encode(),
-        )
+        # Queue every entry first, then wait: the producer sends them in one request
+        # (same key, same partition, order kept by the idempotent producer).
+        deliveries = [
+            await self._producer.send(
+                self._topic,
+                value=entry.to_envelope().SerializeToString(),
+                key=entry.table_id.encode(),
+            )
+            for entry in entries
+        ]
+        await asyncio.gather(*deliveries)
 
     async def replay(self) -> AsyncIterator[ReplayedTable]:
         """Read every partition from the beginning to the current end, grouped by table."""
