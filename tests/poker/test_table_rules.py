@@ -216,11 +216,17 @@ def test_rule_51_private_table_options_as_protobuf() -> None:
     options = json_format.MessageToDict(message, preserving_proto_field_name=True)
     state = ENGINE.open(options)
     state, _ = ENGINE.apply(state, SeatPlayer("bot1", 0, 100, is_bot=True))  # switched on
-    message.bots_allowed = False  # unset in protobuf: a private table has no bots
+    message.ClearField("bots_allowed")  # unset: a private table has no bots
     closed = ENGINE.open(json_format.MessageToDict(message, preserving_proto_field_name=True))
     with pytest.raises(Rejected) as no_bots:
         ENGINE.apply(closed, SeatPlayer("bot1", 0, 100, is_bot=True))
     assert no_bots.value.code == "permission_denied"
+    # Field presence (optional): a public table whose options say false has no bots.
+    public_off = poker_pb2.Options(variant=poker_pb2.VARIANT_NLHE, bots_allowed=False)
+    off = ENGINE.open(json_format.MessageToDict(public_off, preserving_proto_field_name=True))
+    with pytest.raises(Rejected) as switched_off:
+        ENGINE.apply(off, SeatPlayer("bot1", 0, 100, is_bot=True))
+    assert switched_off.value.code == "permission_denied"
     public = ENGINE.open({"variant": "nlhe"})
     ENGINE.apply(public, SeatPlayer("bot1", 0, 100, is_bot=True))  # public: bots by default
     assert state.options.invited == {"ann", "bob"} and state.options.invite_code == "Q1"

@@ -21,7 +21,7 @@ from croupier.poker import cards as C
 from croupier.poker import naiko
 from croupier.poker.betting import ROTATIONS, Options, compute_options, next_actor, options
 from croupier.poker.evaluator import omaha_value, rank7
-from croupier.poker.pots import Pot, layers, settle, uncalled
+from croupier.poker.pots import Pot, award, layers, settle, split, uncalled
 from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, IllegalAction, TableConfig
 from croupier.poker.state import (
     AWAITING,
@@ -54,6 +54,7 @@ def start_hand(
     deck: Sequence[int],
     destellos: Sequence[int] | None = None,
     carousel: Sequence[str] | None = None,
+    posts: Mapping[int, tuple[int, int]] | None = None,
 ) -> HandState:
     """A new hand with antes and blinds posted (rules 6, 9, 10) and the first actor chosen.
 
@@ -62,6 +63,11 @@ def start_hand(
 
     `players` are (id, stack) in clockwise seat order, `button` a seat index, `hole` each
     seat's hole cards, `deck` the undealt stub, top first (board = next 3, 1, 1; no burns).
+    `posts` (OQ 22, the table's entry and missed-blind posts): seat index -> (live, dead)
+    chips posted by a player outside the blinds' positions. The dead part is taken first and
+    goes to the main pot (like an ante of his alone: never his bet, never returned as
+    uncalled); the live part is his bet, as a big blind's is, and he still acts in turn
+    (check when unraised). A stack too short for a post is all-in (rule 10).
     Raises ValueError for an impossible setup.
     """
     n = len(players)
@@ -95,7 +101,18 @@ def start_hand(
         sb_seat, bb_seat = button, (button + 1) % 2
     else:  # rule 6
         sb_seat, bb_seat = (button + 1) % n, (button + 2) % n
-    s.setup = _tuple_new(HandSetup, (config, button, sb_seat, bb_seat, tuple(stacks), tuple(deck)))
+    posted: tuple[tuple[int, int], ...] = ()
+    if posts:
+        if any(not 0 <= i < n for i in posts) or any(
+            type(x) is not int or x < 0 for pair in posts.values() for x in pair
+        ):
+            raise ValueError("posts are seat index -> (live, dead) non-negative integers")
+        if sb_seat in posts or bb_seat in posts:
+            raise ValueError("the blinds' seats post their blinds, not an extra post")
+        posted = tuple(posts.get(i, (0, 0)) for i in range(n))
+    s.setup = _tuple_new(
+        HandSetup, (config, button, sb_seat, bb_seat, tuple(stacks), tuple(deck), posted)
+    )
     s.hole = holes
     s.deck_pos = 0
     s.board = []
@@ -129,6 +146,18 @@ def start_hand(
         stacks[seat] -= a
         s.bets[seat] += a
         contrib[seat] += a
+    if posted:
+        dead_posts = []
+        for seat, (live, dead) in enumerate(posted):
+            d = dead if dead < stacks[seat] else stacks[seat]
+            stacks[seat] -= d
+            contrib[seat] += d
+            a = live if live < stacks[seat] else stacks[seat]
+            stacks[seat] -= a
+            s.bets[seat] += a
+            contrib[seat] += a
+            dead_posts.append((a, d))
+        s.setup = s.setup._replace(posts=tuple(dead_posts))  # what was actually posted
     s.live = n
     s.able = n - stacks.count(0)  # stacks are never negative
     if config.short_big_blind == "full":
@@ -148,6 +177,7 @@ def deal(
     order: Sequence[int],
     destellos: Sequence[int] | None = None,
     carousel: Sequence[str] | None = None,
+    posts: Mapping[int, tuple[int, int]] | None = None,
 ) -> HandState:
     """A hand dealt from a whole deck order: one card at a time clockwise from the button's
     left, as many rounds as the variant has hole cards; the rest is the stub."""
@@ -159,7 +189,7 @@ def deal(
         for j in range(n):
             hole[(button + 1 + j) % n].append(order[pos])
             pos += 1
-    return start_hand(config, players, button, hole, order[pos:], destellos, carousel)
+    return start_hand(config, players, button, hole, order[pos:], destellos, carousel, posts)
 
 
 def deal_from_seed(
@@ -168,6 +198,7 @@ def deal_from_seed(
     button: int,
     seed: bytes,
     destellos: Sequence[int] | None = None,
+    posts: Mapping[int, tuple[int, int]] | None = None,
 ) -> HandState:
     """A hand dealt from the deck order a 32-byte seed gives (`croupier.kit.fairness`); in
     Naiko mode the Carousel is drawn uniformly from the 3 legal ones (OQ 14, label
@@ -176,7 +207,7 @@ def deal_from_seed(
     if config.variant == "naiko":
         pick = FairStream(seed, "carousel").below(len(naiko.LEGAL_CAROUSELS))
         carousel = sorted(naiko.LEGAL_CAROUSELS[pick])
-    return deal(config, players, button, shuffled(C.DECK, seed, "deck"), destellos, carousel)
+    return deal(config, players, button, shuffled(C.DECK, seed, "deck"), destellos, carousel, posts)
 
 
 # Queries -------------------------------------------------------------------------------
@@ -233,7 +264,31 @@ def collected_pots(s: HandState) -> list[Pot]:
     (the current round's bets are still in front of the players)."""
     contrib = [c - b for c, b in zip(s.contrib, s.bets, strict=True)]
     live = [not f for f in s.folded]
-    return layers(contrib, live, s.clockwise_from_button(list(range(s.n))))
+    order = s.clockwise_from_button(list(range(s.n)))
+    posts = s.setup.posts
+    if not posts:
+        return layers(contrib, live, order)
+    dead = [d for _, d in posts]
+    pots = layers([c - d for c, d in zip(contrib, dead, strict=True)], live, order)
+    return _with_dead(pots, sum(dead), tuple(i for i in order if live[i]), None)
+
+
+def _with_dead(
+    pots: list[Pot], dead: int, seats: tuple[int, ...], values: Sequence[int] | None
+) -> list[Pot]:
+    """Dead posts go to the main pot, the one every live player is eligible for (made
+    first when the live chips formed none); its winners and shares follow (rule 24)."""
+    if not dead:
+        return pots
+    if pots and pots[0].eligible == seats:
+        main = pots[0]
+        amount = main.amount + dead
+        shares = split(amount, main.winners) if main.winners else ()
+        return [Pot(amount, seats, main.winners, shares), *pots[1:]]
+    main = Pot(dead, seats)
+    if values is not None:
+        main = award([main], values)[0]
+    return [main, *pots]
 
 
 def view(s: HandState, player: str | None) -> dict[str, Any]:
@@ -576,7 +631,9 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
     ids = t.ids
     contrib = t.contrib
     stacks = t.stacks
-    seat, back = uncalled(contrib)
+    posts = t.setup.posts
+    dead = [d for _, d in posts] if posts else None
+    seat, back = uncalled(contrib if dead is None else list(map(operator.sub, contrib, dead)))
     returned: dict[str, int] = {}
     if back:  # (after a fold or a check the lists are shared with the previous state)
         t.contrib = contrib = contrib[:]
@@ -588,24 +645,27 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
     folded = t.folded
     seats = [i for i in order if not folded[i]]  # live, clockwise from the button's left
     shown: dict[str, list[str]] = {}
+    values: Sequence[int] = _NO_VALUES
     if showdown:  # rule 22: every remaining hand is shown
         board = t.board
         hole = t.hole
         names = C.NAMES
-        values = [0] * n
+        values = shown_values = [0] * n
         if t.setup.config.omaha:
             for i in seats:
-                values[i] = omaha_value(hole[i], board)
+                shown_values[i] = omaha_value(hole[i], board)
                 shown[ids[i]] = [names[c] for c in hole[i]]
         else:
             b1, b2, b3, b4, b5 = board
             for i in seats:
                 h1, h2 = hole[i]
-                values[i] = -rank7(h1, h2, b1, b2, b3, b4, b5)  # higher is stronger
+                shown_values[i] = -rank7(h1, h2, b1, b2, b3, b4, b5)  # higher is stronger
                 shown[ids[i]] = [names[h1], names[h2]]
+    if dead is None:
         pots = settle(contrib, seats, values)
-    else:
-        pots = settle(contrib, seats, _NO_VALUES)
+    else:  # dead posts: settle the live chips, then add the dead ones to the main pot
+        pots = settle(list(map(operator.sub, contrib, dead)), seats, values)
+        pots = _with_dead(pots, sum(dead), tuple(seats), values)
     won = [0] * n
     name = ids.__getitem__
     pots_out: list[dict[str, Any]] = []

@@ -44,6 +44,7 @@ def record(state: HandState) -> dict[str, Any]:
             {"id": pid, "stack": st} for pid, st in zip(state.ids, state.initial, strict=True)
         ],
         "button": state.ids[state.button],
+        **_posts(state),
         "hole_cards": dict(zip(state.ids, _dealt_hole(state), strict=True)),
         "deck": C.names(state.deck),
         "actions": [{k: v for k, v in a.items() if k != "type"} for a in state.actions],
@@ -60,6 +61,19 @@ def record(state: HandState) -> dict[str, Any]:
         for key in SETTLEMENT_KEYS[1:]:
             doc[key] = state.result[key]
     return doc
+
+
+def _posts(state: HandState) -> dict[str, Any]:
+    """Entry and missed-blind posts (live, dead) outside the blinds, when any (OQ 22)."""
+    if not state.posts:
+        return {}
+    return {
+        "posts": {
+            pid: {"live": live, "dead": dead}
+            for pid, (live, dead) in zip(state.ids, state.posts, strict=True)
+            if live or dead
+        }
+    }
 
 
 def _dealt_hole(state: HandState) -> list[list[str]]:
@@ -91,6 +105,10 @@ def start(record: Mapping[str, Any]) -> HandState:
     destellos = None
     if record["variant"] == "naiko":
         destellos = [record.get("destellos", {}).get(pid, 0) for pid in ids]
+    posts = {
+        ids.index(pid): (int(post.get("live", 0)), int(post.get("dead", 0)))
+        for pid, post in record.get("posts", {}).items()
+    }
     return start_hand(
         config,
         players,
@@ -99,6 +117,7 @@ def start(record: Mapping[str, Any]) -> HandState:
         C.parse_all(record["deck"]),
         destellos,
         record.get("carousel"),
+        posts or None,
     )
 
 

@@ -27,6 +27,9 @@ class HandSetup(NamedTuple):
     bb_seat: int
     initial: tuple[int, ...]  # starting stacks
     deck: tuple[int, ...]  # the undealt stub, top first
+    # Posts outside the blinds' positions, per seat (live, dead); () when nobody posts.
+    # Live chips count toward the poster's bet; dead chips go to the main pot.
+    posts: tuple[tuple[int, int], ...] = ()
 
 
 class HandState:
@@ -144,6 +147,11 @@ class HandState:
     @property
     def deck(self) -> tuple[int, ...]:
         return self.setup.deck
+
+    @property
+    def posts(self) -> tuple[tuple[int, int], ...]:
+        """(live, dead) posted per seat outside the blinds, or () when nobody posted."""
+        return self.setup.posts
 
     def seat_of(self, player: str) -> int:
         try:

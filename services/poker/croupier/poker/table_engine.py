@@ -15,10 +15,37 @@ into engine calls:
   player. He leaves when the hand ends.
 - `StartHand(seed)` moves the button one seat clockwise (OQ 22) among the players playing
   and deals from the seed (`engine.deal_from_seed`; Naiko: the Carousel too).
-- `Act` is `engine.apply`; an illegal action raises `IllegalAction`, a `Rejected`. Two
-  table actions work between hands too: `sit_out` (from the next hand; blinds that pass
-  meanwhile are missed) and `sit_in` (at once, or waiting for the big blind after missed
-  blinds).
+- `Act` is `engine.apply`; an illegal action raises `IllegalAction`, a `Rejected`. Table
+  actions (`TABLE_ACTIONS`) work between hands too: `sit_out` (from the next hand; blinds
+  that pass meanwhile are missed), `sit_in` (at once, or waiting for the big blind after
+  missed blinds; `"post": true` posts at once), `post_blind` and `top_up` (below).
+
+Entering and missed blinds (OQ 22, the standard online rules; choices written down here):
+
+- The button moves one seat clockwise per hand among the players who play on; blinds are
+  never skipped backwards and there is no dead button.
+- A new player waits for his big blind (dealt in on the hand whose big blind falls on his
+  seat, posting just that blind), or sends `post_blind`: he is then dealt in on the next
+  hand with one big blind posted live, wherever he sits, except between the button and
+  the small blind (he would be the small blind): there he waits until the button has
+  passed him. A live post is his bet: he acts in turn and may check if nobody raised.
+- A player sitting out (or busted: no chips) misses a blind when it would have been his
+  (his seat between the button and the big blind of a hand he is not dealt in). Coming
+  back (`sit_in`, or a busted player's `top_up`) he waits for his big blind, which clears
+  what he owes, or posts what he missed: the big blind live plus the small blind dead if
+  he missed the big blind; the small blind dead if he missed only the small blind. Dead
+  chips go to the main pot: not part of his bet, never returned as uncalled
+  (`engine.start_hand`'s `posts`).
+- When fewer than two players play on, nobody waits and nobody posts: everybody with chips
+  is dealt in and what was owed is forgiven.
+
+Top-up and busted players (§6, rule 50): `{"action": "top_up", "amount": N}` adds chips,
+at most up to `max_buy_in` (0: no limit) counted on the stack at the start of the hand in
+play plus top-ups pending; at once when the player is not in the running hand, else when
+the hand ends (a hand's `HandResult.deltas` never include it). A busted player keeps his
+seat and watches; the table plays on without him; his top-up is a new buy-in of at least
+`min_buy_in`. `player_left` events carry the `stack` the player leaves with (what a cash
+table gives back, `croupier.table.buyins`).
 - `turn_key` and `turn_ms` (the host's `TracksTurns`, `TimesTurns`): a power does not
   restart the turn clock; the Seal response window is a decision of the target's own,
   timed by `seal_window_seconds`; the anchoring player's turn pauses meanwhile and
@@ -31,7 +58,8 @@ Options: JSON in the conformance notation (`variant`, `blinds` or `small_blind`/
 `ante`, `limit`, `seats`, `min_buy_in`, `max_buy_in`, `invite_code`, `invited`) plus what the
 host reads (`currency`, `decision_seconds`, `seal_window_seconds` (default 8; shown in Naiko
 views), `bots_allowed`, `reconnect_seconds`), or the `croupier.poker.v1.Options` message as
-JSON (enum names, int64 as text).
+JSON (enum names, int64 as text). `bots_allowed` absent: public tables allow bots, private
+ones do not; present (JSON, or the protobuf field set, `optional`): as said.
 """
 
 from __future__ import annotations
@@ -172,7 +200,7 @@ def table_options(raw: JSON) -> TableOptions:
     if not isinstance(invited, list) or not all(isinstance(p, str) and p for p in invited):
         raise _invalid("options.invited is a list of player ids")
     # Bots fill public tables unless switched off; a private table has them only when its
-    # host switched them on (protobuf cannot tell an unset bool from false).
+    # host switched them on (absent: the default for the kind of table).
     private = bool(invite_code or invited)
     bots_allowed = raw.get("bots_allowed", not private)
     if not isinstance(bots_allowed, bool):
@@ -202,9 +230,31 @@ class PokerTable:
     waiting: frozenset[str] = field(default_factory=frozenset)  # for the big blind (OQ 22)
     sitting_out: frozenset[str] = field(default_factory=frozenset)
     missed: frozenset[str] = field(default_factory=frozenset)  # missed blinds while out
+    missed_big: frozenset[str] = field(default_factory=frozenset)  # ... the big one among them
+    posting: frozenset[str] = field(default_factory=frozenset)  # waiting, chose to post
+    top_ups: tuple[tuple[str, int], ...] = ()  # added during the hand, stacked when it ends
 
     def chips(self, player: str) -> int:
         return next(st for _, p, st in self.seats if p == player)
+
+    def owed(self, player: str) -> tuple[int, int]:
+        """(live, dead) the player owes for blinds missed while out: the big blind live
+        and the small blind dead when he missed the big one, the small blind dead when he
+        missed only that one, else nothing (OQ 22, standard online)."""
+        cfg = self.options.config
+        if player in self.missed_big:
+            return cfg.big_blind, cfg.small_blind
+        if player in self.missed:
+            return 0, cfg.small_blind
+        return 0, 0
+
+    def entry_post(self, player: str) -> tuple[int, int]:
+        """(live, dead) a waiting player posts to be dealt in before his big blind: what he
+        owes, or (new player) one big blind live."""
+        live, dead = self.owed(player)
+        if not live and not dead:
+            live = self.options.config.big_blind
+        return live, dead
 
     @property
     def running(self) -> bool:
@@ -221,8 +271,13 @@ class PokerTable:
           waits for the big blind: he is dealt in on the hand whose big blind falls on his
           seat (the second seat after the button among the playing seats and him). When
           fewer than two players play on, nobody waits: everybody with chips is dealt in.
-        - A player sitting out is not dealt in; if the small or big blind would have been
-          his, he missed his blinds and waits for the big blind when he sits in again.
+        - Or he posts (`post_blind`): he is dealt in on the next hand with his post,
+          unless his seat is between the button and the small blind (he would be the
+          small blind): then he waits until the button has passed him. On his big blind's
+          hand he just posts the big blind.
+        - A player sitting out, or busted (no chips), is not dealt in; if the small or big
+          blind would have been his, he missed it and waits for the big blind (or posts)
+          when he sits in again (or tops up).
         - A seat with no chips watches (§6).
         """
         ring = self.options.seats
@@ -243,13 +298,27 @@ class PokerTable:
 
         entering = [s for s in waiting if gap(first, s[0], second)]
         entering.sort(key=lambda s: (s[0] - first) % ring)
-        dealt = sorted([*playing, *entering[:1]])
-        missed = frozenset(
-            p
+        posters = [
+            s
+            for s in waiting
+            if s[1] in self.posting and s not in entering[:1] and not gap(button, s[0], first)
+        ]
+        dealt = sorted([*playing, *entering[:1], *posters])
+        big = entering[0][0] if entering else second  # the big blind's seat
+        out = [  # not dealt in, and owing what passes them: sitting out, or busted
+            (n, p)
             for n, p, chips in self.seats
-            if p in self.sitting_out and chips > 0 and gap(button, n, second)
+            if p in self.sitting_out
+            or (chips == 0 and p not in self.leaving and p not in self.waiting)
+        ]
+        return DealPlan(
+            dealt,
+            button,
+            frozenset(p for _, p, _ in entering[:1]),
+            frozenset(p for n, p in out if gap(button, n, big)),
+            frozenset(p for n, p in out if gap(first, n, big)),
+            {p: self.entry_post(p) for _, p, _ in posters},
         )
-        return DealPlan(dealt, button, frozenset(p for _, p, _ in entering[:1]), missed)
 
 
 @dataclass(frozen=True)
@@ -257,7 +326,9 @@ class DealPlan:
     dealt: list[tuple[int, str, int]]
     button: int
     entering: frozenset[str] = frozenset()  # waiting players whose big blind it is
-    missed: frozenset[str] = frozenset()  # sitting out on a blind of theirs
+    missed: frozenset[str] = frozenset()  # sitting out (or busted) on a blind of theirs
+    missed_big: frozenset[str] = frozenset()  # ... on the big blind
+    posts: dict[str, tuple[int, int]] = field(default_factory=dict)  # (live, dead)
 
 
 def _after(numbers: Sequence[int], seat: int) -> int:
@@ -266,7 +337,7 @@ def _after(numbers: Sequence[int], seat: int) -> int:
     return later[0] if later else numbers[0]
 
 
-TABLE_ACTIONS = ("sit_out", "sit_in")
+TABLE_ACTIONS = ("sit_out", "sit_in", "post_blind", "top_up")
 # Entries of a hand's action list that do not end a turn: a power (§10.1) and the Anchor
 # target's answer, which belongs to the window (the anchoring player's turn goes on).
 NOT_DECISIONS = ("power", "seal", "no_seal")
@@ -295,7 +366,7 @@ class PokerEngine:
         if isinstance(command, StartHand):
             return self._start(state, command.seed)
         if isinstance(command, Act) and command.action.get("action") in TABLE_ACTIONS:
-            return self._sit(state, command.player, str(command.action["action"]))
+            return self._table_action(state, command.player, command.action)
         if isinstance(command, Act):
             if state.hand is None or not state.running:
                 raise Rejected("failed_precondition", "no hand is running")
@@ -341,11 +412,32 @@ class PokerEngine:
         new = replace(state, seats=seats, destellos=destellos, bots=bots, waiting=waiting)
         return new, [event]
 
-    def _sit(self, state: PokerTable, player: str, kind: str) -> tuple[PokerTable, list[Event]]:
-        """`sit_out` (from the next hand; this one plays on) and `sit_in` (at once, or after
-        waiting for the big blind when he missed his blinds)."""
+    def _table_action(
+        self, state: PokerTable, player: str, action: JSON
+    ) -> tuple[PokerTable, list[Event]]:
+        """Table actions, also between hands: `sit_out`, `sit_in` (`"post": true` to post
+        at once), `post_blind`, `top_up`."""
         if not any(p == player for _, p, _ in state.seats):
             raise Rejected("not_found", f"{player!r} is not seated")
+        if player in state.leaving:
+            raise Rejected("failed_precondition", f"{player!r} has left the table")
+        kind = action["action"]
+        if kind == "top_up":
+            return self._top_up(state, player, action.get("amount"))
+        if kind == "post_blind":
+            return self._post_blind(state, player)
+        post = action.get("post", False)
+        if not isinstance(post, bool):
+            raise _invalid(f"post is true or false, got {post!r}")
+        state, events = self._sit(state, player, str(kind))
+        if post and player in state.waiting:
+            state, more = self._post_blind(state, player)
+            events = [*events, *more]
+        return state, events
+
+    def _sit(self, state: PokerTable, player: str, kind: str) -> tuple[PokerTable, list[Event]]:
+        """`sit_out` (from the next hand; this one plays on) and `sit_in` (at once, or after
+        waiting for the big blind (or posting) when he missed his blinds)."""
         if kind == "sit_out":
             if player in state.sitting_out:
                 raise Rejected("failed_precondition", "you are already sitting out")
@@ -354,16 +446,69 @@ class PokerEngine:
         if player not in state.sitting_out:
             raise Rejected("failed_precondition", "you are not sitting out")
         waiting = state.waiting | {player} if player in state.missed else state.waiting
-        new = replace(
-            state,
-            sitting_out=state.sitting_out - {player},
-            missed=state.missed - {player},
-            waiting=waiting,
-        )
+        new = replace(state, sitting_out=state.sitting_out - {player}, waiting=waiting)
+        live, dead = new.owed(player)
         event = Event(
-            "player_sitting_in", {"player": player, "waits_for_big_blind": player in waiting}
+            "player_sitting_in",
+            {
+                "player": player,
+                "waits_for_big_blind": player in waiting,
+                "owes_big_blind": live,
+                "owes_dead_small_blind": dead,
+            },
         )
         return new, [event]
+
+    def _post_blind(self, state: PokerTable, player: str) -> tuple[PokerTable, list[Event]]:
+        """A waiting player chooses to post (OQ 22): dealt in on the next hand the rules
+        allow, with his post (`PokerTable.entry_post`) instead of waiting for his big blind."""
+        if player in state.sitting_out:
+            raise Rejected("failed_precondition", "you are sitting out: sit in first")
+        if player not in state.waiting:
+            raise Rejected("failed_precondition", "you are not waiting for the big blind")
+        if player in state.posting:
+            raise Rejected("failed_precondition", "you already chose to post")
+        live, dead = state.entry_post(player)
+        new = replace(state, posting=state.posting | {player})
+        return new, [Event("player_posting", {"player": player, "live": live, "dead": dead})]
+
+    def _top_up(
+        self, state: PokerTable, player: str, raw: object
+    ) -> tuple[PokerTable, list[Event]]:
+        """Chips added to a seat (§6, rule 50): at once when the player is not in the hand
+        being played (a busted player too), else when it ends. The stack may reach at most
+        `max_buy_in` (its stack at the start of the hand in play, plus what is pending); a
+        busted player's top-up is a rebuy of at least `min_buy_in`."""
+        if not isinstance(raw, int) or isinstance(raw, bool) or raw <= 0:
+            raise _invalid(f"a top-up needs a positive integer amount, got {raw!r}")
+        opts = state.options
+        pending = dict(state.top_ups)
+        stack = state.chips(player) + pending.get(player, 0)
+        if opts.max_buy_in and stack + raw > opts.max_buy_in:
+            room = max(0, opts.max_buy_in - stack)
+            raise Rejected(
+                "failed_precondition",
+                f"a top-up may bring the stack to at most {opts.max_buy_in}: "
+                + (f"at most {room} more" if room else "it is there already"),
+            )
+        if stack == 0 and raw < opts.min_buy_in:
+            raise Rejected(
+                "failed_precondition",
+                f"a busted player buys in again with at least {opts.min_buy_in}",
+            )
+        in_hand = state.running and state.hand is not None and player in state.hand.ids
+        data: JSON = {"player": player, "amount": raw}
+        if in_hand:
+            pending[player] = pending.get(player, 0) + raw
+            new = replace(state, top_ups=tuple(sorted(pending.items())))
+            data["pending"] = pending[player]
+        else:
+            seats = tuple((n, p, st + raw if p == player else st) for n, p, st in state.seats)
+            # A busted player whose blinds passed him waits for his big blind (or posts).
+            waiting = state.waiting | {player} if player in state.missed else state.waiting
+            new = replace(state, seats=seats, waiting=waiting)
+            data["stack"] = new.chips(player)
+        return new, [Event("player_topped_up", data)]
 
     def _unseat(self, state: PokerTable, player: str) -> tuple[PokerTable, list[Event]]:
         if not any(p == player for _, p, _ in state.seats):
@@ -371,7 +516,8 @@ class PokerEngine:
         if state.running and state.hand is not None and player in state.hand.ids:
             event = Event("player_leaving", {"player": player})
             return self._after_action(replace(state, leaving=state.leaving | {player}), [event])
-        return _remove(state, player), [Event("player_left", {"player": player})]
+        stack = state.chips(player) + dict(state.top_ups).get(player, 0)
+        return _remove(state, player), [Event("player_left", {"player": player, "stack": stack})]
 
     def _start(self, state: PokerTable, seed: bytes) -> tuple[PokerTable, list[Event]]:
         if not self.can_start_hand(state):
@@ -384,9 +530,12 @@ class PokerEngine:
         state = replace(
             state,
             waiting=state.waiting - dealt_ids,
-            missed=state.missed | plan.missed,
+            posting=state.posting - dealt_ids,
+            missed=(state.missed - dealt_ids) | plan.missed,
+            missed_big=(state.missed_big - dealt_ids) | plan.missed_big,
         )
         players = [(p, st) for _, p, st in dealt]
+        ids = [p for p, _ in players]
         balances = dict(state.destellos)
         hand = engine.deal_from_seed(
             state.options.config,
@@ -396,6 +545,7 @@ class PokerEngine:
             [balances.get(p, 0) for p, _ in players]
             if state.options.config.variant == "naiko"
             else None,
+            {ids.index(p): post for p, post in plan.posts.items()} or None,
         )
         number = state.hand_number + 1
         new = replace(state, hand=hand, button=button_seat, hand_number=number)
@@ -411,6 +561,12 @@ class PokerEngine:
                 },
             )
         ]
+        if hand.posts:  # OQ 22: entry and missed-blind posts, public like the blinds
+            events[0].data["posts"] = {
+                p: {"live": live, "dead": dead}
+                for p, (live, dead) in zip(hand.ids, hand.posts, strict=True)
+                if live or dead
+            }
         if hand.naiko is not None:
             events.append(Event("carousel", {"powers": sorted(hand.naiko.carousel)}))
         if hand.is_complete:  # everyone all-in from the blinds
@@ -446,16 +602,17 @@ class PokerEngine:
         hand = state.hand
         assert hand is not None and hand.result is not None
         final = hand.result["stacks"]
-        seats = tuple((n, p, final.get(p, st)) for n, p, st in state.seats)
+        added = dict(state.top_ups)  # top-ups made during the hand land now
+        seats = tuple((n, p, final.get(p, st) + added.get(p, 0)) for n, p, st in state.seats)
         destellos = state.destellos
         if hand.naiko is not None:
             after = dict(zip(hand.ids, hand.naiko.destellos, strict=True))
             destellos = tuple((p, after.get(p, d)) for p, d in state.destellos)
-        new = replace(state, seats=seats, destellos=destellos)
+        new = replace(state, seats=seats, destellos=destellos, top_ups=())
         events = []
         for player in sorted(state.leaving):
+            events.append(Event("player_left", {"player": player, "stack": new.chips(player)}))
             new = _remove(new, player)
-            events.append(Event("player_left", {"player": player}))
         return replace(new, leaving=frozenset()), events
 
     def can_start_hand(self, state: PokerTable) -> bool:
@@ -510,6 +667,7 @@ class PokerEngine:
         return self._view(state, None)
 
     def _view(self, state: PokerTable, player: str | None) -> JSON:
+        top_ups = dict(state.top_ups)
         out: JSON = {
             "hand_number": state.hand_number,
             "table": [
@@ -521,6 +679,9 @@ class PokerEngine:
                     "bot": p in state.bots,
                     "waiting_for_big_blind": p in state.waiting,
                     "sitting_out": p in state.sitting_out,
+                    "posting_blind": p in state.posting,
+                    "owes": list(state.owed(p)),
+                    "pending_top_up": top_ups.get(p, 0),
                 }
                 for n, p, st in state.seats
             ],
@@ -562,6 +723,9 @@ class PokerEngine:
             "waiting": sorted(state.waiting),
             "sitting_out": sorted(state.sitting_out),
             "missed": sorted(state.missed),
+            "missed_big": sorted(state.missed_big),
+            "posting": sorted(state.posting),
+            "top_ups": dict(state.top_ups),
             "hand": None if state.hand is None else history.record(state.hand),
         }
 
@@ -589,6 +753,9 @@ def _remove(state: PokerTable, player: str) -> PokerTable:
         waiting=state.waiting - {player},
         sitting_out=state.sitting_out - {player},
         missed=state.missed - {player},
+        missed_big=state.missed_big - {player},
+        posting=state.posting - {player},
+        top_ups=tuple(t for t in state.top_ups if t[0] != player),
         seats=tuple(s for s in state.seats if s[1] != player),
         destellos=tuple(d for d in state.destellos if d[0] != player),  # OQ 5: reset on leaving
     )
@@ -608,6 +775,8 @@ KINDS = {
     poker_pb2.ACTION_KIND_NO_SEAL: "no_seal",
     poker_pb2.ACTION_KIND_SIT_OUT: "sit_out",
     poker_pb2.ACTION_KIND_SIT_IN: "sit_in",
+    poker_pb2.ACTION_KIND_TOP_UP: "top_up",
+    poker_pb2.ACTION_KIND_POST_BLIND: "post_blind",
 }
 KIND_ENUMS = {name: number for number, name in KINDS.items()}
 POWERS = {
@@ -639,6 +808,8 @@ def action_from_message(message: Message) -> JSON:
     action: JSON = {"action": kind}
     if kind in ("bet", "raise"):
         action["to"] = message.to
+    if kind == "top_up":
+        action["amount"] = message.amount
     if kind == "power":
         power = POWERS.get(message.power)
         if power is None:
@@ -669,6 +840,10 @@ def view_message(view: JSON) -> poker_pb2.View:
                 waiting_for_big_blind=seat.get("waiting_for_big_blind", False),
                 sitting_out=seat.get("sitting_out", False),
                 leaving=seat.get("leaving", False),
+                posting_blind=seat.get("posting_blind", False),
+                owes_big_blind=seat.get("owes", [0, 0])[0],
+                owes_dead_small_blind=seat.get("owes", [0, 0])[1],
+                pending_top_up=seat.get("pending_top_up", 0),
             )
         )
     message.seal_window_seconds = view.get("seal_window_seconds", 0)

@@ -1,0 +1,379 @@
+"""Posting to enter, missed blinds and top-ups at poker tables (seed 002 §6, rule 50,
+OQ 22: standard online rules). Pure: the engine and `PokerEngine` without the host.
+
+- A new player waits for his big blind, or posts one big blind live to be dealt in on the
+  next hand, unless he would be the small blind (seat between the button and the small
+  blind): then he waits until the button has passed him.
+- A player who missed blinds while out owes them: the big blind live plus the small blind
+  dead when he missed the big one, the small blind dead when he missed only that one.
+  Dead chips go to the main pot: never his bet, never returned as uncalled.
+- Top-up: up to the table's max buy-in, at once between hands (or when not in the hand),
+  else when the hand ends; a busted player keeps his seat, watches and buys in again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+
+from croupier.poker import cards as C
+from croupier.poker import engine, history
+from croupier.poker.rules import TableConfig
+from croupier.poker.table_engine import ENGINE, PokerTable
+from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand, UnseatPlayer
+
+BLINDS = {"variant": "nlhe", "blinds": [1, 2]}
+
+
+def seed(n: int) -> bytes:
+    return hashlib.sha256(f"posts/{n}".encode()).digest()
+
+
+def start(state: PokerTable) -> PokerTable:
+    state, _ = ENGINE.apply(state, StartHand(seed(state.hand_number + 1)))
+    return state
+
+
+def fold_around(state: PokerTable) -> PokerTable:
+    while actors := ENGINE.to_act(state):
+        state, _ = ENGINE.apply(state, Act(actors[0], ENGINE.timeout_action(state, actors[0])))
+    return state
+
+
+def table(seats: dict[str, int], options: dict[str, Any] | None = None) -> PokerTable:
+    state = ENGINE.open({**BLINDS, **(options or {})})
+    for player, number in seats.items():
+        state, _ = ENGINE.apply(state, SeatPlayer(player, number, 500))
+    return state
+
+
+def act(state: PokerTable, player: str, **action: Any) -> PokerTable:
+    state, _ = ENGINE.apply(state, Act(player, action))
+    return state
+
+
+def positions(state: PokerTable) -> tuple[str, str, str]:
+    hand = state.hand
+    assert hand is not None
+    return hand.ids[hand.button], hand.ids[hand.sb_seat], hand.ids[hand.bb_seat]
+
+
+def seat_view(state: PokerTable, player: str) -> dict[str, Any]:
+    seat: dict[str, Any] = next(
+        s for s in ENGINE.view(state, player)["table"] if s["player"] == player
+    )
+    return seat
+
+
+def chips_in(state: PokerTable, player: str) -> tuple[int, int]:
+    """(bet, whole-hand contribution) of `player` in the running hand."""
+    hand = state.hand
+    assert hand is not None
+    i = hand.ids.index(player)
+    return hand.bets[i], hand.contrib[i]
+
+
+# ---- engine: posts, dead money -----------------------------------------------------------
+
+
+def four_handed(posts: dict[int, tuple[int, int]], holes: list[str]) -> Any:
+    """Button 0, small blind 1, big blind 2, and seat 3 posting."""
+    hole = [C.parse_all(h.split()) for h in holes]
+    board = list(C.parse_all(["Jh", "9s", "8c", "4d", "3s"]))  # no straight, no flush
+    used = {c for h in hole for c in h} | set(board)
+    deck = board + [c for c in C.DECK if c not in used]
+    players = [("btn", 100), ("sb", 100), ("bb", 100), ("post", 100)]
+    return engine.start_hand(TableConfig(), players, 0, hole, deck, posts=posts)
+
+
+def test_oq_22_a_live_post_is_the_posters_bet_and_he_may_check_when_unraised() -> None:
+    hand = four_handed({3: (2, 0)}, ["2c 7d", "3c 8d", "4c 9d", "5c Td"])
+    assert hand.bets == [0, 1, 2, 2] and hand.contrib == [0, 1, 2, 2]
+    assert engine.legal_actions(hand, "post")["actions"][:2] == ["fold", "check"]
+    assert hand.player_to_act == "post"  # first after the big blind, as his seat says
+    hand, _ = engine.apply(hand, "post", {"action": "check"})
+    for player in ("btn", "sb"):
+        hand, _ = engine.apply(hand, player, {"action": "fold"})
+    # The big blind still has his option (OQ 1): the post did not close the round.
+    assert hand.player_to_act == "bb"
+
+
+def test_oq_22_dead_small_blind_is_never_returned_as_uncalled() -> None:
+    hand = four_handed({3: (2, 1)}, ["2c 7d", "3c 8d", "4c 9d", "5c Td"])
+    assert hand.bets[3] == 2 and hand.contrib[3] == 3  # dead chip: not part of his bet
+    hand, _ = engine.apply(hand, "post", {"action": "raise", "to": 6})
+    for player in ("btn", "sb", "bb"):
+        hand, _ = engine.apply(hand, player, {"action": "fold"})
+    result = hand.result
+    assert result is not None
+    assert result["returned"] == {"post": 4}  # 6 - 2 matched by the big blind; not 5
+    assert result["winnings"] == {"post": 6}  # 1 + 2 + 2 + the dead 1
+    assert sum(result["deltas"].values()) == 0
+
+
+def test_oq_22_dead_money_goes_to_the_main_pot_and_its_winner() -> None:
+    # The poster has the worst hand; everyone calls the big blind and checks it down.
+    hand = four_handed({3: (2, 1)}, ["As Ad", "Ks Kd", "Qs Qd", "7c 2h"])
+    order = ["post", "btn", "sb", "bb"]
+    for player in order:
+        kind = engine.timeout_action(hand, player)["action"]
+        hand, _ = engine.apply(hand, player, {"action": "call" if kind == "fold" else kind})
+    while hand.player_to_act is not None:
+        hand, _ = engine.apply(hand, hand.player_to_act, {"action": "check"})
+    result = hand.result
+    assert result is not None
+    assert result["returned"] == {}
+    assert result["pots"][0]["amount"] == 9 and result["winnings"] == {"btn": 9}
+    assert result["deltas"]["post"] == -3
+    assert sum(result["deltas"].values()) == 0
+
+
+def test_oq_22_posts_are_in_the_hand_history_and_replay() -> None:
+    hand = four_handed({3: (2, 1)}, ["As Ad", "Ks Kd", "Qs Qd", "7c 2h"])
+    hand, _ = engine.apply(hand, "post", {"action": "raise", "to": 8})
+    for player in ("btn", "sb", "bb"):
+        hand, _ = engine.apply(hand, player, {"action": "fold"})
+    record = history.record(hand)
+    assert record["posts"] == {"post": {"live": 2, "dead": 1}}
+    assert history.replay(record).result == hand.result
+
+
+def test_oq_22_a_short_stack_posts_what_it_has_and_is_all_in() -> None:
+    hole = [C.parse_all(h.split()) for h in ["2c 7d", "3c 8d", "4c 9d", "5c Td"]]
+    deck = [c for c in C.DECK if c not in {c for h in hole for c in h}]
+    players = [("btn", 100), ("sb", 100), ("bb", 100), ("post", 2)]
+    hand = engine.start_hand(TableConfig(), players, 0, hole, deck, posts={3: (2, 1)})
+    assert hand.stacks[3] == 0 and hand.contrib[3] == 2 and hand.bets[3] == 1
+    with pytest.raises(ValueError, match="blinds"):
+        engine.start_hand(TableConfig(), players, 0, hole, deck, posts={1: (2, 0)})
+
+
+# ---- the table: who posts what, and when ---------------------------------------------------
+
+
+def test_oq_22_a_new_player_may_post_a_big_blind_to_be_dealt_in_at_once() -> None:
+    state = fold_around(start(table({"a": 0, "b": 1, "c": 2, "d": 3})))  # button a
+    state = act(table_seat(state, "new", 5), "new", action="post_blind")
+    assert seat_view(state, "new")["posting_blind"]
+    state = start(state)  # button b, blinds c and d: seat 5 is after the big blind
+    assert positions(state) == ("b", "c", "d")
+    assert chips_in(state, "new") == (2, 2)
+    assert state.hand is not None and state.hand.posts[state.hand.ids.index("new")] == (2, 0)
+    assert ENGINE.to_act(state) == ["new"]
+    assert "check" in ENGINE.legal_actions(state, "new")["actions"]
+    assert not seat_view(state, "new")["waiting_for_big_blind"]
+
+
+def table_seat(state: PokerTable, player: str, number: int, stack: int = 500) -> PokerTable:
+    state, _ = ENGINE.apply(state, SeatPlayer(player, number, stack))
+    return state
+
+
+def test_oq_22_a_poster_who_would_be_the_small_blind_waits_for_the_button_to_pass() -> None:
+    state = fold_around(start(table({"a": 0, "b": 2, "c": 4, "d": 6})))  # button a
+    state = act(table_seat(state, "new", 3), "new", action="post_blind")
+    state = start(state)  # button b (2), small blind c (4): seat 3 is between them
+    assert positions(state) == ("b", "c", "d")
+    assert state.hand is not None and "new" not in state.hand.ids
+    state = start(fold_around(state))  # button c (4): the button passed seat 3
+    assert state.hand is not None and "new" in state.hand.ids
+    assert positions(state) == ("c", "d", "a")
+    assert chips_in(state, "new") == (2, 2)
+
+
+def test_oq_22_a_waiting_player_whose_big_blind_comes_posts_only_the_big_blind() -> None:
+    state = fold_around(start(table({"a": 0, "b": 2, "c": 4, "d": 6})))  # button a
+    state = act(table_seat(state, "new", 5), "new", action="post_blind")
+    state = start(state)  # button b, small blind c (4): seat 5 takes the big blind
+    assert positions(state) == ("b", "c", "new")
+    assert state.hand is not None and not any(state.hand.posts)
+    assert chips_in(state, "new") == (2, 2)
+
+
+def sit_out_until_missed(state: PokerTable, player: str, hands: int) -> PokerTable:
+    state = act(state, player, action="sit_out")
+    for _ in range(hands):
+        state = fold_around(start(state))
+    return state
+
+
+def test_oq_22_missed_big_blind_owes_big_blind_live_and_small_blind_dead() -> None:
+    state = table({"a": 0, "b": 1, "c": 2, "d": 3, "e": 4})
+    state = fold_around(start(state))
+    state = sit_out_until_missed(state, "e", 4)  # both blinds passed him
+    assert "e" in state.missed_big
+    assert seat_view(state, "e")["owes"] == [2, 1]
+    state, events = ENGINE.apply(state, Act("e", {"action": "sit_in", "post": True}))
+    assert [e.type for e in events] == ["player_sitting_in", "player_posting"]
+    assert events[0].data["owes_big_blind"] == 2
+    assert events[1].data == {"player": "e", "live": 2, "dead": 1}
+    state, events = ENGINE.apply(state, StartHand(seed(state.hand_number + 1)))
+    assert positions(state) == ("b", "c", "d")  # e sits after the big blind: he posts
+    assert chips_in(state, "e") == (2, 3)
+    assert events[0].data["posts"] == {"e": {"live": 2, "dead": 1}}
+    assert "e" not in state.missed and "e" not in state.missed_big
+    state = fold_around(state)
+    result = ENGINE.result(state)
+    assert result is not None and sum(result.deltas.values()) == 0
+
+
+def test_oq_22_a_returning_poster_who_would_be_the_small_blind_waits() -> None:
+    state = table({"a": 0, "b": 1, "c": 2, "d": 3, "e": 4})
+    state = fold_around(start(state))
+    state = sit_out_until_missed(state, "e", 6)
+    state = act(act(state, "e", action="sit_in"), "e", action="post_blind")
+    state = start(state)
+    assert positions(state) == ("d", "a", "b")  # e (seat 4) would be the small blind
+    assert state.hand is not None and "e" not in state.hand.ids
+    state = start(fold_around(state))
+    assert positions(state) == ("a", "b", "c") and chips_in(state, "e") == (2, 3)
+
+
+def test_oq_22_missed_small_blind_only_owes_it_dead() -> None:
+    state = table({"a": 0, "b": 1, "c": 2, "d": 3, "e": 4})
+    state = start(state)
+    big = positions(state)[2]
+    state = fold_around(state)
+    # The big blind of the last hand would be the small blind of the next one.
+    state = sit_out_until_missed(state, big, 1)
+    assert big in state.missed and big not in state.missed_big
+    state = act(state, big, action="sit_in")
+    assert seat_view(state, big)["waiting_for_big_blind"]
+    state = act(state, big, action="post_blind")
+    state = start(state)
+    assert state.hand is not None and big in state.hand.ids
+    assert chips_in(state, big) == (0, 1)  # the small blind, dead
+    assert state.hand.posts[state.hand.ids.index(big)] == (0, 1)
+
+
+def test_oq_22_a_returning_player_who_waits_takes_his_big_blind_and_owes_nothing() -> None:
+    state = table({"a": 0, "b": 1, "c": 2, "d": 3})
+    state = fold_around(start(state))
+    state = sit_out_until_missed(state, "d", 4)
+    state = act(state, "d", action="sit_in")
+    for _ in range(5):
+        state = start(state)
+        if state.hand is not None and "d" in state.hand.ids:
+            break
+        state = fold_around(state)
+    assert positions(state)[2] == "d"
+    assert state.hand is not None and not any(state.hand.posts)
+    assert "d" not in state.missed
+
+
+def test_oq_22_post_blind_refusals() -> None:
+    state = fold_around(start(table({"a": 0, "b": 1, "c": 2})))
+    with pytest.raises(Rejected) as playing:
+        ENGINE.apply(state, Act("a", {"action": "post_blind"}))
+    assert playing.value.code == "failed_precondition"
+    assert playing.value.message == "you are not waiting for the big blind"
+    state = act(state, "a", action="sit_out")
+    with pytest.raises(Rejected, match="sit in first"):
+        ENGINE.apply(state, Act("a", {"action": "post_blind"}))
+    state = act(table_seat(state, "new", 5), "new", action="post_blind")
+    with pytest.raises(Rejected, match="already chose to post"):
+        ENGINE.apply(state, Act("new", {"action": "post_blind"}))
+    with pytest.raises(Rejected) as bad:
+        ENGINE.apply(state, Act("a", {"action": "sit_in", "post": "yes"}))
+    assert bad.value.code == "invalid_argument"
+    with pytest.raises(Rejected) as nobody:
+        ENGINE.apply(state, Act("ghost", {"action": "post_blind"}))
+    assert nobody.value.code == "not_found"
+
+
+# ---- top-ups and busted players -------------------------------------------------------------
+
+
+def test_rule_50_top_up_between_hands_up_to_the_max_buy_in() -> None:
+    state = ENGINE.open({**BLINDS, "min_buy_in": 100, "max_buy_in": 500})
+    state = table_seat(state, "a", 0, 300)
+    with pytest.raises(Rejected) as above:
+        ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 300}))
+    assert above.value.code == "failed_precondition"
+    assert above.value.message == "a top-up may bring the stack to at most 500: at most 200 more"
+    state, events = ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 200}))
+    assert state.chips("a") == 500
+    assert events[0].type == "player_topped_up" and events[0].data["stack"] == 500
+    with pytest.raises(Rejected, match="it is there already"):
+        ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 1}))
+    for amount in (0, -5, "10", True, None):
+        with pytest.raises(Rejected) as bad:
+            ENGINE.apply(state, Act("a", {"action": "top_up", "amount": amount}))
+        assert bad.value.code == "invalid_argument"
+    unlimited = table_seat(ENGINE.open(BLINDS), "a", 0, 300)
+    unlimited = act(unlimited, "a", action="top_up", amount=10_000)
+    assert unlimited.chips("a") == 10_300
+
+
+def test_rule_50_a_top_up_during_the_hand_lands_when_it_ends_and_the_result_is_unchanged() -> None:
+    state = start(table({"a": 0, "b": 1, "c": 2}, {"max_buy_in": 1000}))
+    state, events = ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 400}))
+    assert events[0].data == {"player": "a", "amount": 400, "pending": 400}
+    assert state.chips("a") == 500 and seat_view(state, "a")["pending_top_up"] == 400
+    with pytest.raises(Rejected, match="at most 100 more"):
+        ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 101}))
+    assert state.hand is not None and state.hand.stacks[state.hand.ids.index("a")] <= 500
+    state = fold_around(state)
+    result = ENGINE.result(state)
+    assert result is not None and sum(result.deltas.values()) == 0
+    assert state.chips("a") == 500 + result.deltas["a"] + 400
+    assert state.top_ups == () and seat_view(state, "a")["pending_top_up"] == 0
+
+
+def bust(state: PokerTable, player: str) -> PokerTable:
+    for _ in range(30):
+        if state.chips(player) == 0:
+            return state
+        state = start(state)
+        while actors := ENGINE.to_act(state):
+            actor = actors[0]
+            legal = ENGINE.legal_actions(state, actor)
+            wanted = "allin" if actor == player else "call"
+            kind = wanted if wanted in legal["actions"] else "check"
+            if kind not in legal["actions"]:
+                kind = "fold"
+            state, _ = ENGINE.apply(state, Act(actor, {"action": kind}))
+    raise AssertionError(f"{player} never busted")
+
+
+def test_rule_50_a_busted_player_watches_the_table_play_on_and_buys_in_again() -> None:
+    state = ENGINE.open({**BLINDS, "min_buy_in": 40, "max_buy_in": 400})
+    for player, number in (("a", 0), ("b", 1), ("c", 2), ("d", 3)):
+        state = table_seat(state, player, number, 40 if player == "a" else 400)
+    state = bust(state, "a")
+    assert ENGINE.can_start_hand(state)  # the table keeps running for the others
+    state = start(state)
+    assert state.hand is not None and "a" not in state.hand.ids
+    assert "hole_cards" not in str(ENGINE.view(state, "a")["hand"]["seats"])
+    with pytest.raises(Rejected, match="at least 40"):
+        ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 39}))
+    state = act(state, "a", action="top_up", amount=100)  # not in the hand: at once
+    assert state.chips("a") == 100
+    for _ in range(6):
+        state = fold_around(state)
+        state = start(state)
+        if state.hand is not None and "a" in state.hand.ids:
+            break
+    else:
+        raise AssertionError("the busted player never played again")
+
+
+def test_rule_50_leaving_reports_the_stack_to_settle_with_pending_top_ups() -> None:
+    state = start(table({"a": 0, "b": 1, "c": 2}))
+    state = act(state, "a", action="top_up", amount=50)
+    state, events = ENGINE.apply(state, UnseatPlayer("a"))
+    assert events[0].type == "player_leaving"
+    left = [e for e in events if e.type == "player_left"]
+    while not left and (actors := ENGINE.to_act(state)):
+        action = ENGINE.timeout_action(state, actors[0])
+        state, events = ENGINE.apply(state, Act(actors[0], action))
+        left = [e for e in events if e.type == "player_left"]
+    result = ENGINE.result(state)
+    assert result is not None
+    assert left[0].data == {"player": "a", "stack": 500 + result.deltas["a"] + 50}
+    assert "a" not in [p for _, p, _ in state.seats]
+    between = table({"x": 0, "y": 1})
+    between, events = ENGINE.apply(between, UnseatPlayer("x"))
+    assert events[0].data == {"player": "x", "stack": 500}
