@@ -239,10 +239,14 @@ def test_chart_values_match_the_plain_manifests(name: str) -> None:
         expected_env.add("CROUPIER_KAFKA_BOOTSTRAP")
     if block["postgres"]:
         expected_env.add("CROUPIER_POSTGRES_DSN")
+    if block["podNameEnv"]:
+        expected_env.add(block["podNameEnv"])
     env = env_of(name)
     assert set(env) == expected_env
     for key, value in block["env"].items():
         assert env[key]["value"] == str(value), key
+    if block["podNameEnv"]:
+        assert env[block["podNameEnv"]]["valueFrom"]["fieldRef"] == {"fieldPath": "metadata.name"}
     assert ("startupProbe" in container(name)) is block["startupProbe"]
     config = objects()[("ConfigMap", "croupier-config")]["data"]
     assert config["kafka-bootstrap"] == global_values["kafka"]["bootstrap"]

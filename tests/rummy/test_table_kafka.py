@@ -247,7 +247,8 @@ async def test_a_host_rebuilt_from_the_log_mid_round_goes_on(kafka_bootstrap: st
         async with WalletRequests(kafka_bootstrap) as wallet:
             lost = TableHost(
                 engines=load_engines(),
-                command_log=KafkaCommandLog(kafka_bootstrap, topic),
+                # A group of its own: it is abandoned below, not stopped, and stays a member.
+                command_log=KafkaCommandLog(kafka_bootstrap, topic, unique_name("lost")),
                 publisher=bus,
                 seeds=Seeds("rebuild"),
             )
@@ -265,7 +266,7 @@ async def test_a_host_rebuilt_from_the_log_mid_round_goes_on(kafka_bootstrap: st
             # broker before its caller was answered.
             rebuilt = TableHost(
                 engines=load_engines(),
-                command_log=KafkaCommandLog(kafka_bootstrap, topic),
+                command_log=KafkaCommandLog(kafka_bootstrap, topic, unique_name("new")),
                 publisher=bus,
                 seeds=Seeds("rebuilt"),
             )

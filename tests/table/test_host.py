@@ -210,7 +210,11 @@ async def test_table_with_unreadable_log_is_voided_and_refunded(bus: InMemoryBus
 async def test_engine_version_mismatch_voids_the_table(bus: InMemoryBus) -> None:
     log = InMemoryCommandLog()
     await log.append(
-        [LogEntry("t-old", 1, "open", "open", "", {"game": "joker", "options": {}}, 0, "joker", "0")]
+        [
+            LogEntry(
+                "t-old", 1, "open", "open", "", {"game": "joker", "options": {}}, 0, "joker", "0"
+            )
+        ]
     )
     host = make_host(log, bus, FakeClock())
     await host.start()

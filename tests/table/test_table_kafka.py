@@ -67,7 +67,9 @@ async def test_rebuilt_host_has_the_lost_hosts_digest(kafka_bootstrap: str) -> N
     bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
     await bus.start()
     try:
-        lost = build_host(KafkaCommandLog(kafka_bootstrap, topic), bus)
+        # Each host in a group of its own: the lost one stays a member of its group (it is
+        # abandoned, not stopped), and the rebuilt one must own every partition.
+        lost = build_host(KafkaCommandLog(kafka_bootstrap, topic, unique_name("lost")), bus)
         await lost.start()
         table_id = await lost.open_table("joker", {}, ClockSettings(turn_ms=3_600_000), "k")
         for seat, player in enumerate(PLAYERS):
@@ -81,7 +83,7 @@ async def test_rebuilt_host_has_the_lost_hosts_digest(kafka_bootstrap: str) -> N
         # The lost host is simply abandoned: every accepted command was acknowledged by
         # the broker before its caller was answered, so nothing more needs flushing.
 
-        rebuilt = build_host(KafkaCommandLog(kafka_bootstrap, topic), bus)
+        rebuilt = build_host(KafkaCommandLog(kafka_bootstrap, topic, unique_name("new")), bus)
         await rebuilt.start()
         assert rebuilt.digest(table_id) == digest
         to_act = rebuilt.view(table_id, "").view["hand"]["to_act"]
@@ -105,6 +107,9 @@ class ServeTable:
             CROUPIER_METRICS_PORT="0",
             CROUPIER_KAFKA_BOOTSTRAP=kafka_bootstrap,
             CROUPIER_TABLE_COMMANDS_TOPIC=topic,
+            # A StatefulSet's pod name: the restarted process takes over the killed one's
+            # partitions at once, without waiting for its group session to expire.
+            CROUPIER_TABLE_INSTANCE_ID=f"{topic}-0",
         )
         self.process = subprocess.Popen(
             [str(CROUPIER), "serve", "table"], env=env, stderr=subprocess.PIPE, text=True

@@ -33,6 +33,12 @@ class TableSettings:
         "CROUPIER_TABLE_COMMANDS_TOPIC", str, TOPIC, doc="the command log's Kafka topic"
     )
     currency: str = env("CROUPIER_TABLE_CURRENCY", str, "CHIP", doc="default table currency")
+    instance_id: str = env(
+        "CROUPIER_TABLE_INSTANCE_ID",
+        str,
+        "",
+        doc="stable replica name (a StatefulSet pod name): restarts keep the partitions",
+    )
 
 
 def build_host(command_log: CommandLog, bus: EventBus, currency: str = "CHIP") -> TableHost:
@@ -63,7 +69,9 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         from croupier.kit.bus.kafka import KafkaBus
         from croupier.table.kafka_log import KafkaCommandLog
 
-        command_log = KafkaCommandLog(settings.kafka_bootstrap, settings.commands_topic)
+        command_log = KafkaCommandLog(
+            settings.kafka_bootstrap, settings.commands_topic, instance_id=settings.instance_id
+        )
         bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap)
     await bus.start()
     host = build_host(command_log, bus, settings.currency)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections import defaultdict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -113,6 +113,21 @@ class ReplayedTable:
     unreadable: str | None = None
 
 
+class PartitionOwner(Protocol):
+    """What a command log tells the host as partitions (and so tables) come and go."""
+
+    async def partitions_revoked(self, partitions: frozenset[int]) -> None:
+        """Stop serving these partitions' tables (a rebalance is starting)."""
+        ...
+
+    async def partitions_assigned(
+        self, partitions: frozenset[int], unchanged: frozenset[int]
+    ) -> None:
+        """Serve these partitions; those in `unchanged` were not written to since this
+        replica last held them (its tables may be taken back as they were)."""
+        ...
+
+
 class CommandLog(Protocol):
     async def start(self) -> None: ...
 
@@ -123,8 +138,17 @@ class CommandLog(Protocol):
         acknowledged all of them (one round trip for a command and the deal it allows)."""
         ...
 
-    def replay(self) -> AsyncIterator[ReplayedTable]:
-        """Every table in the log, each with its entries in order."""
+    def partition_of(self, table_id: str) -> int:
+        """The partition of the log that holds the table's entries."""
+        ...
+
+    async def own_partitions(self, owner: PartitionOwner) -> None:
+        """Take part in sharing the log's partitions; returns once `owner` was given its
+        first partitions (and told of every later change)."""
+        ...
+
+    def replay(self, partitions: Collection[int] | None = None) -> AsyncIterator[ReplayedTable]:
+        """Every table in `partitions` (default: all), each with its entries in order."""
         ...
 
 
@@ -149,7 +173,15 @@ class InMemoryCommandLog:
         """Store bytes as they are (tests use it to simulate a corrupted entry)."""
         self._entries[table_id].append(data)
 
-    async def replay(self) -> AsyncIterator[ReplayedTable]:
+    def partition_of(self, table_id: str) -> int:
+        return 0
+
+    async def own_partitions(self, owner: PartitionOwner) -> None:
+        await owner.partitions_assigned(frozenset({0}), frozenset())
+
+    async def replay(
+        self, partitions: Collection[int] | None = None
+    ) -> AsyncIterator[ReplayedTable]:
         for table_id, raw_entries in list(self._entries.items()):
             yield decode_table(table_id, raw_entries)
 

@@ -38,6 +38,7 @@ REJECTION_STATUS: dict[str, type[ServiceError]] = {
     "failed_precondition": FailedPrecondition,
     "not_found": NotFound,
     "permission_denied": PermissionDenied,
+    "unavailable": Unavailable,  # the table is served by another replica
 }
 
 

@@ -28,6 +28,7 @@ from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.envelope import make_envelope
 from croupier.kit.fairness import new_seed
 from croupier.table import history, metrics
+from croupier.table.buyins import Buyins
 from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import CommandLog, LogEntry, ReplayedTable
 from croupier.table.engine import JSON, EvaluatesAbandonment, GameEngine, Rejected
@@ -124,6 +125,7 @@ class _Table:
     # Committed, not yet published (in order), and the task publishing them.
     outgoing: list[tuple[str, Envelope]] = field(default_factory=list)
     publishing: asyncio.Task[None] | None = None
+    parked: bool = False  # its partition was revoked: no command until it is taken back
 
 
 def clock_from_options(options: JSON) -> ClockSettings | None:
@@ -165,6 +167,7 @@ class TableHost:
         now_ms: Callable[[], int] = wall_clock_ms,
         seeds: Callable[[], bytes] = new_seed,
         currency: str = "CHIP",
+        buyins: Buyins | None = None,
     ) -> None:
         self._engines = dict(engines)
         self._log = command_log
@@ -173,25 +176,37 @@ class TableHost:
         self._now_ms = now_ms
         self._seeds = seeds
         self._currency = currency
+        self._buyins = buyins or Buyins(default_currency=currency)  # cash tables' wallet
         self._tables: dict[str, _Table] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._opening = asyncio.Lock()  # one table opening at a time: request keys stay unique
         self.voided: dict[str, str] = {}
+        self._owned: set[int] = set()  # the command log's partitions this replica serves
+        # During a rebalance: the partitions revoked, and their tables.
+        self._parked_partitions: set[int] = set()
+        self._parked: dict[str, _Table] = {}
+        self._stopping = False
 
     # ---- lifecycle ------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Open the log and take this replica's partitions: their tables are rebuilt."""
         await self._log.start()
-        await self.rebuild()
+        await self._log.own_partitions(self)
 
     async def end_streams(self) -> None:
         """End every view stream (shutdown: clients reconnect to the table's next owner)."""
         for table in self._tables.values():
-            for queues in table.watchers.values():
-                for queue in queues:
-                    queue.put_nowait(None)
+            self._end_streams(table)
+
+    @staticmethod
+    def _end_streams(table: _Table) -> None:
+        for queues in table.watchers.values():
+            for queue in queues:
+                queue.put_nowait(None)
 
     async def stop(self) -> None:
+        self._stopping = True
         try:
             await asyncio.wait_for(self.flush(), STOP_FLUSH_SECONDS)
         except TimeoutError:
@@ -207,11 +222,54 @@ class TableHost:
         await self.end_streams()
         await self._log.stop()
 
-    async def rebuild(self) -> None:
+    # ---- partition ownership (called by the command log) -----------------------------
+
+    async def partitions_revoked(self, partitions: frozenset[int]) -> None:
+        """A rebalance starts: stop serving these partitions' tables (after the command
+        in flight, if any) and park them until the new assignment is known."""
+        if self._stopping:
+            return
+        self._owned -= partitions
+        self._parked_partitions |= partitions
+        for table_id, table in list(self._tables.items()):
+            if self._log.partition_of(table_id) in partitions:
+                async with table.lock:
+                    del self._tables[table_id]
+                    table.parked = True
+                    if table.timer is not None:
+                        table.timer.cancel()
+                        table.timer = None
+                    self._parked[table_id] = table
+
+    async def partitions_assigned(
+        self, partitions: frozenset[int], unchanged: frozenset[int]
+    ) -> None:
+        """Serve `partitions`: parked tables of unchanged partitions are taken back as they
+        were; every other partition is rebuilt from the log. Parked tables of partitions
+        that went elsewhere are let go (their streams end: clients reconnect)."""
         started = time.perf_counter()
-        async for replayed in self._log.replay():
-            await self._rebuild_table(replayed)
-        metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
+        kept = unchanged & partitions & self._parked_partitions
+        self._parked_partitions.clear()
+        for table_id, table in list(self._parked.items()):
+            del self._parked[table_id]
+            if self._log.partition_of(table_id) in kept:
+                table.parked = False
+                self._tables[table_id] = table
+                self._arm_clock(table)
+            else:
+                self._release(table)
+        rebuilt = partitions - kept - self._owned
+        if rebuilt:
+            async for replayed in self._log.replay(rebuilt):
+                await self._rebuild_table(replayed)
+            metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
+        self._owned |= partitions
+
+    def _release(self, table: _Table) -> None:
+        game = table.state.game
+        metrics.TABLES_OPEN.labels(game).dec()
+        metrics.PLAYERS_SEATED.labels(game).dec(len(table.state.seated))
+        self._end_streams(table)
 
     async def _rebuild_table(self, replayed: ReplayedTable) -> None:
         table_id = replayed.table_id
@@ -278,11 +336,7 @@ class TableHost:
         self, game: str, options: JSON, clock: ClockSettings | None, request_key: str
     ) -> str:
         engine = self._engine_for(game)
-        table_id = (
-            str(uuid.uuid5(uuid.NAMESPACE_URL, f"croupier-table/{request_key}"))
-            if request_key
-            else str(uuid.uuid4())
-        )
+        table_id = self._new_table_id(request_key)
         if table_id in self._tables:
             return table_id
         default = (
@@ -355,6 +409,36 @@ class TableHost:
         )
         return self.view(table_id, player)
 
+    async def _money_in(
+        self, table: _Table, kind: str, player: str, body: JSON, command_id: str
+    ) -> None:
+        """Cash tables (`croupier.table.buyins`): the wallet moves the chips a seat or a
+        top-up brings once the command passed its check and before it is logged; a refusal
+        leaves the table unchanged. A player's n-th seat at a table is one buy-in whatever
+        the command id, so a retried SeatPlayer moves the money once."""
+        state = table.state
+        key = command_id
+        if kind == "seat":
+            seats = sum(1 for e in table.entries if e.kind == "seat" and e.player == player)
+            key = f"seat:{player}:{seats + 1}"
+        buy_in = self._buyins.buy_in_for(
+            state.table_id, state.game, state.options, kind, player, body, key
+        )
+        if buy_in is None:
+            return
+        entry = self._entry(table, state.index + 1, kind, player, body, command_id)
+        _checked(lambda: step(table.engine, state, entry))  # a refused command moves no money
+        await self._buyins.wallet.buy_in(buy_in)
+
+    def _cash_outs(
+        self, table: _Table, entry: LogEntry, outcome: StepOutcome
+    ) -> list[tuple[str, Envelope]]:
+        """Cash tables: the stacks of players who left, paid back after the settlement."""
+        state = outcome.state
+        return self._buyins.cash_outs(
+            state.table_id, state.game, state.options, entry.index, outcome.events
+        )
+
     async def close(self, table_id: str) -> None:
         table = self._table(table_id)
         await self._submit(table, "close", "", {}, command_id=f"close:{table_id}")
@@ -377,11 +461,14 @@ class TableHost:
         """
         accepted = time.perf_counter()
         async with table.lock:
+            if table.parked:
+                raise self._elsewhere(table.state.table_id)
             await self._confirm_unconfirmed(table)
             if command_id in table.seen_commands:
                 return False
             if evaluate:
                 body = {**body, **await self._evaluation(table, player)}
+            await self._money_in(table, kind, player, body, command_id)
             await self._submit_locked(table, kind, player, body, command_id)
             await self._after_commit(table)
         metrics.ACTION_LATENCY.labels(table.state.game, "answered").observe(
@@ -435,6 +522,7 @@ class TableHost:
             self._publish(table, self._public_events(table, entry, outcome))
             if outcome.settlement is not None:
                 settlements.append(self._settlement_request(table, outcome.settlement))
+            settlements += self._cash_outs(table, entry, outcome)
         if settlements:
             await self._publish_reliably(table.state.table_id, settlements)
 
@@ -516,7 +604,8 @@ class TableHost:
 
     async def _retry_after_commit(self, table: _Table) -> None:
         async with table.lock:
-            await self._after_commit(table)
+            if not table.parked:
+                await self._after_commit(table)
 
     def _later(self, delay: float, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run `work()` in the background after `delay` seconds (cancelled at stop)."""
@@ -618,6 +707,8 @@ class TableHost:
     async def _expire_at(self, table: _Table, deadline_ms: int, player: str) -> None:
         await asyncio.sleep(max(0, deadline_ms - self._now_ms()) / 1000)
         async with table.lock:
+            if table.parked:
+                return  # the clock is re-armed when the table is taken back
             try:
                 await self._confirm_unconfirmed(table)
             except LogUnavailable:
@@ -690,6 +781,8 @@ class TableHost:
         window (the clock keeps running meanwhile); then the game decides what leaving
         means (the engine's `UnseatPlayer`: a fold and sit-out, a forfeit, or a refusal
         when the game cannot lose a player, whose turns are then played by the clock)."""
+        if self._stopping or table.parked:
+            return  # the stream ended because this replica let the table go
         since = self._now_ms()
         table.disconnected_at_ms[player] = since
         self._notify(table)
@@ -703,6 +796,8 @@ class TableHost:
         for attempt in range(ABANDON_ATTEMPTS):
             if table.disconnected_at_ms.get(player) != since or player not in table.state.seated:
                 return  # back in time, or already gone
+            if table.parked:
+                return  # the next owner keeps its own reconnection window
             try:
                 await self._submit(
                     table,
@@ -775,6 +870,11 @@ class TableHost:
     def table_ids(self) -> list[str]:
         return sorted(self._tables)
 
+    @property
+    def partitions(self) -> frozenset[int]:
+        """The command log's partitions this replica serves."""
+        return frozenset(self._owned)
+
     def _engine_for(self, game: str) -> GameEngine[Any]:
         engine = self._engines.get(game)
         if engine is None:
@@ -789,8 +889,34 @@ class TableHost:
                 raise TableVoided(
                     f"table {table_id} was voided and refunded: {self.voided[table_id]}"
                 )
+            if self._log.partition_of(table_id) not in self._owned:
+                raise self._elsewhere(table_id)
             raise Rejected("not_found", f"no table with id {table_id!r}")
         return table
+
+    def _elsewhere(self, table_id: str) -> Rejected:
+        partition = self._log.partition_of(table_id)
+        return Rejected(
+            "unavailable",
+            f"table {table_id} is not served by this table host replica (command-log "
+            f"partition {partition}); another replica serves it, or will after a rebalance: "
+            "retry",
+        )
+
+    def _new_table_id(self, request_key: str) -> str:
+        """A table id in a partition this replica serves (a request key fixes the id)."""
+        if request_key:
+            table_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"croupier-table/{request_key}"))
+            if self._log.partition_of(table_id) not in self._owned:
+                raise self._elsewhere(table_id)
+            return table_id
+        if not self._owned:
+            raise Rejected(
+                "unavailable", "this table host replica serves no partition at the moment; retry"
+            )
+        while self._log.partition_of(table_id := str(uuid.uuid4())) not in self._owned:
+            pass
+        return table_id
 
     @staticmethod
     def _require_seated(table: _Table, player: str) -> None:

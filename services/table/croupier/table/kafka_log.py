@@ -1,21 +1,58 @@
-"""The command log on Kafka (`croupier.table.commands`, key = table id, acks=all)."""
+"""The command log on Kafka (`croupier.table.commands`, key = table id, acks=all).
+
+Replicas of the table host share the topic's partitions through a consumer group
+(`<topic>.owners`): each partition, and so each table, belongs to one replica at a
+time. When the group rebalances, a replica stops serving the tables of every partition
+it holds (`partitions_revoked`); once the new assignment is known it rebuilds the
+partitions that are new to it, or that somebody else wrote to meanwhile, from the log,
+and takes back the others as they were (`partitions_assigned`, with `unchanged`).
+
+The group consumer never reads records (its partitions stay paused): it exists for the
+assignment. Replays read with a separate, unassigned consumer from the beginning to the
+end offsets of the moment.
+
+Known limit: a replica whose group session expired without it noticing (a stall longer
+than the session timeout) may still append after the new owner's replay; it finds out at
+its next rebalance callback. Fencing that window needs a transactional producer per
+partition (an extra round trip per command), which the latency goal rules out for now.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+import structlog
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.partitioner import murmur2
 
-from croupier.table.commandlog import TOPIC, LogEntry, ReplayedTable, decode_table
+from croupier.table.commandlog import TOPIC, LogEntry, PartitionOwner, ReplayedTable, decode_table
+
+log = structlog.get_logger("croupier.table.kafka_log")
+
+FIRST_ASSIGNMENT_SECONDS = 60.0
 
 
 class KafkaCommandLog:
-    def __init__(self, bootstrap: str, topic: str = TOPIC) -> None:
+    def __init__(
+        self, bootstrap: str, topic: str = TOPIC, group_id: str = "", instance_id: str = ""
+    ) -> None:
+        """`instance_id`: a stable name for this replica (a StatefulSet pod's name). With
+        it, a replica restarted under the same name takes its partitions back at once
+        (Kafka's static membership) instead of after the dead one's session timeout."""
         self._bootstrap = bootstrap
         self._topic = topic
+        self._group_id = group_id or f"{topic}.owners"
+        self._instance_id = instance_id or None
         self._producer: AIOKafkaProducer | None = None
+        self._partitions = 0
+        self._members: AIOKafkaConsumer | None = None
+        self._membership: asyncio.Task[None] | None = None
+        # Per partition, the offset the next record will get as far as this replica knows
+        # (end of its replay, then after each of its appends): a partition whose end
+        # offset differs after a rebalance was written by someone else meanwhile.
+        self._next_offset: dict[int, int] = {}
 
     async def start(self) -> None:
         self._producer = AIOKafkaProducer(
@@ -25,12 +62,24 @@ class KafkaCommandLog:
             linger_ms=0,
         )
         await self._producer.start()
+        # The metadata request creates the topic if needed and names its partitions.
+        self._partitions = len(await self._producer.partitions_for(self._topic))
 
     async def stop(self) -> None:
+        if self._membership is not None:
+            self._membership.cancel()
+            self._membership = None
+        if self._members is not None:
+            members, self._members = self._members, None
+            await members.stop()  # leaves the group: the others take the partitions over
         if self._producer is not None:
             producer, self._producer = self._producer, None
             await producer.flush()
             await producer.stop()
+
+    def partition_of(self, table_id: str) -> int:
+        """The partition Kafka's default partitioner puts the table's key in."""
+        return int(murmur2(table_id.encode()) & 0x7FFFFFFF) % self._partitions
 
     async def append(self, entries: Sequence[LogEntry]) -> None:
         if self._producer is None:
@@ -45,10 +94,54 @@ class KafkaCommandLog:
             )
             for entry in entries
         ]
-        await asyncio.gather(*deliveries)
+        for stored in await asyncio.gather(*deliveries):
+            self._next_offset[stored.partition] = max(
+                self._next_offset.get(stored.partition, 0), stored.offset + 1
+            )
 
-    async def replay(self) -> AsyncIterator[ReplayedTable]:
-        """Read every partition from the beginning to the current end, grouped by table."""
+    async def own_partitions(self, owner: PartitionOwner) -> None:
+        """Join the group of replicas; returns once the first assignment was served."""
+        members = AIOKafkaConsumer(
+            bootstrap_servers=self._bootstrap,
+            group_id=self._group_id,
+            group_instance_id=self._instance_id,
+            heartbeat_interval_ms=1000,  # rebalances are noticed within a second
+            enable_auto_commit=False,
+            auto_offset_reset="latest",
+        )
+        await members.start()
+        self._members = members
+        first = asyncio.Event()
+        members.subscribe([self._topic], listener=_Listener(self, members, owner, first))
+        self._membership = asyncio.create_task(self._stay_member(members))
+        try:
+            await asyncio.wait_for(first.wait(), FIRST_ASSIGNMENT_SECONDS)
+        except TimeoutError as exc:
+            raise RuntimeError(
+                f"no partition assignment from group {self._group_id!r} "
+                f"within {FIRST_ASSIGNMENT_SECONDS:.0f} s"
+            ) from exc
+
+    @staticmethod
+    async def _stay_member(members: AIOKafkaConsumer) -> None:
+        """Poll (partitions are paused: nothing is fetched) so the group keeps us."""
+        while True:
+            await members.getmany(timeout_ms=1000)
+
+    async def unchanged(self, partitions: Collection[int]) -> frozenset[int]:
+        """Of `partitions`, those whose end offset is where this replica left it."""
+        if not partitions or self._members is None:
+            return frozenset()
+        ends = await self._members.end_offsets([TopicPartition(self._topic, p) for p in partitions])
+        return frozenset(
+            tp.partition for tp, end in ends.items() if self._next_offset.get(tp.partition) == end
+        )
+
+    async def replay(
+        self, partitions: Collection[int] | None = None
+    ) -> AsyncIterator[ReplayedTable]:
+        """Read `partitions` (default: all) from the beginning to their current end,
+        grouped by table."""
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self._bootstrap,
             enable_auto_commit=False,
@@ -56,12 +149,8 @@ class KafkaCommandLog:
         )
         await consumer.start()
         try:
-            if self._producer is None:
-                raise RuntimeError("KafkaCommandLog.replay before start()")
-            # The producer's metadata request creates the topic if needed and names its
-            # partitions (the consumer's cached metadata would not know a new topic).
-            partitions = await self._producer.partitions_for(self._topic)
-            assigned = [TopicPartition(self._topic, p) for p in sorted(partitions)]
+            numbers = range(self._partitions) if partitions is None else sorted(partitions)
+            assigned = [TopicPartition(self._topic, p) for p in numbers]
             if not assigned:
                 return
             consumer.assign(assigned)
@@ -78,7 +167,38 @@ class KafkaCommandLog:
                 for tp in list(remaining):
                     if await consumer.position(tp) >= end_offsets[tp]:
                         remaining.discard(tp)
+            for tp, end in end_offsets.items():
+                self._next_offset[tp.partition] = end
             for table_id, raw_entries in by_table.items():
                 yield decode_table(table_id, raw_entries)
         finally:
             await consumer.stop()
+
+
+class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+    def __init__(
+        self,
+        log: KafkaCommandLog,
+        members: AIOKafkaConsumer,
+        owner: PartitionOwner,
+        first: asyncio.Event,
+    ) -> None:
+        self._log = log
+        self._members = members
+        self._owner = owner
+        self._first = first
+
+    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        await self._owner.partitions_revoked(frozenset(tp.partition for tp in revoked))
+
+    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        self._members.pause(*assigned)
+        partitions = frozenset(tp.partition for tp in assigned)
+        unchanged = await self._log.unchanged(partitions)
+        log.info(
+            "partitions assigned",
+            partitions=sorted(partitions),
+            rebuilt=sorted(partitions - unchanged),
+        )
+        await self._owner.partitions_assigned(partitions, unchanged)
+        self._first.set()
