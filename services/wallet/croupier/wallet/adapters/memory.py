@@ -4,19 +4,32 @@ Same interface as the PostgreSQL adapter (`service.ports`). A unit of work works
 and replaces the store on commit, so a failed operation leaves nothing behind. Units of
 work are serialized by one lock (no concurrency semantics to imitate). Not for production:
 the schema's constraints and triggers exist only in PostgreSQL.
+
+`execute` runs the ledger's rules with `core.ledger.LedgerSlice`: the Python copy of what
+the SQL function `ledger_execute` (migration 0004) does in PostgreSQL, where the wallet runs.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from types import TracebackType
 from typing import Self
 
+from croupier.wallet.core.errors import TransferNotFound, TransferNotPending, UnbalancedSettlement
 from croupier.wallet.core.ledger import LedgerSlice
 from croupier.wallet.core.model import Account, Posting, Transfer, TransferStatus
 from croupier.wallet.core.money import CURRENCIES, Currency
+from croupier.wallet.service.operations import (
+    Apply,
+    ExpectPosted,
+    Operation,
+    PostHold,
+    Reverse,
+    VoidHold,
+)
 from croupier.wallet.service.ports import DuplicateTransferId, StatementLine
 
 __all__ = ["InMemoryLedger", "InMemoryStore", "InMemoryUnitOfWork"]
@@ -48,23 +61,8 @@ class InMemoryLedger:
     async def add_account(self, account: Account) -> Account:
         return self._state.accounts.setdefault(account.account_id, account)
 
-    async def lock_accounts(self, account_ids: Collection[str]) -> LedgerSlice:
-        return LedgerSlice(
-            self._state.accounts[i] for i in sorted(account_ids) if i in self._state.accounts
-        )
-
-    async def get_transfers(
-        self, transfer_ids: Collection[str], *, lock: bool = False
-    ) -> dict[str, Transfer]:
+    async def get_transfers(self, transfer_ids: Collection[str]) -> dict[str, Transfer]:
         return {i: self._state.transfers[i] for i in transfer_ids if i in self._state.transfers}
-
-    async def reversals_of(self, transfer_ids: Collection[str]) -> dict[str, str]:
-        wanted = set(transfer_ids)
-        return {
-            t.reversal_of: t.transfer_id
-            for t in self._state.transfers.values()
-            if t.reversal_of in wanted
-        }
 
     async def find_transfers(
         self, *, table_id: str = "", tournament_id: str = "", pending_only: bool = False
@@ -81,7 +79,71 @@ class InMemoryLedger:
             found.append(t)
         return found
 
-    async def save(self, ledger: LedgerSlice, *, batch_id: str) -> None:
+    async def execute(
+        self, operations: Sequence[Operation], *, batch_id: str, now: datetime
+    ) -> tuple[list[Transfer], bool]:
+        state = self._state
+        referenced = sorted(
+            {op.transfer_id for op in operations if isinstance(op, PostHold | VoidHold)}
+            | {op.original_id for op in operations if isinstance(op, Reverse)}
+        )
+        for transfer_id in referenced:
+            if transfer_id not in state.transfers:
+                raise TransferNotFound(f"transfer {transfer_id!r} does not exist")
+        held = {i: state.transfers[i] for i in referenced}
+        if not any(isinstance(op, Apply | Reverse) for op in operations) and _already_done(
+            operations, held
+        ):
+            done = [
+                held[op.transfer_id] for op in operations if isinstance(op, PostHold | VoidHold)
+            ]
+            return done, True
+        originals = {op.original_id for op in operations if isinstance(op, Reverse)}
+        reversed_ids = {
+            t.reversal_of for t in state.transfers.values() if t.reversal_of in originals
+        }
+        account_ids: set[str] = set()
+        for op in operations:
+            if isinstance(op, Apply):
+                account_ids.update((op.spec.debit_account_id, op.spec.credit_account_id))
+            elif isinstance(op, ExpectPosted):
+                account_ids.add(op.account_id)
+        for transfer in held.values():
+            account_ids.update((transfer.debit_account_id, transfer.credit_account_id))
+        ledger = LedgerSlice(state.accounts[i] for i in sorted(account_ids) if i in state.accounts)
+        current = dict(held)
+        results: list[Transfer] = []
+        for op in operations:
+            if isinstance(op, Apply):
+                results.append(ledger.apply(op.spec, now))
+            elif isinstance(op, PostHold):
+                current[op.transfer_id] = ledger.post(current[op.transfer_id], op.amount, now)
+                results.append(current[op.transfer_id])
+            elif isinstance(op, VoidHold):
+                current[op.transfer_id] = ledger.void(current[op.transfer_id], now)
+                results.append(current[op.transfer_id])
+            elif isinstance(op, Reverse):
+                results.append(
+                    ledger.reverse(
+                        current[op.original_id],
+                        op.transfer_id,
+                        now,
+                        kind=op.kind,
+                        metadata=op.metadata,
+                        already_reversed=op.original_id in reversed_ids,
+                    )
+                )
+                reversed_ids.add(op.original_id)
+            else:
+                balance = ledger.account(op.account_id).posted
+                if balance != op.posted:
+                    raise UnbalancedSettlement(
+                        f"account {op.account_id!r} would hold {balance}, expected {op.posted}"
+                    )
+        self._save(ledger)
+        return results, False
+
+    def _save(self, ledger: LedgerSlice) -> None:
         reversed_ = {t.reversal_of for t in self._state.transfers.values() if t.reversal_of}
         for transfer in ledger.new_transfers:
             if transfer.transfer_id in self._state.transfers or (
@@ -156,3 +218,29 @@ class InMemoryUnitOfWork:
     ) -> None:
         self._working = None
         self._store.lock.release()
+
+
+def _already_done(operations: Sequence[Operation], held: dict[str, Transfer]) -> bool:
+    """Whether a post/void-only batch was applied before (every hold in its end state)."""
+    for op in operations:
+        if isinstance(op, PostHold):
+            hold = held[op.transfer_id]
+            wanted = hold.amount if op.amount is None else op.amount
+            if hold.status is not TransferStatus.POSTED or hold.posted_amount != wanted:
+                if hold.status is not TransferStatus.PENDING:
+                    raise TransferNotPending(
+                        f"transfer {hold.transfer_id!r} is already {hold.status}"
+                        + (f" for {hold.posted_amount}" if hold.posted_amount else "")
+                        + f"; it cannot be posted for {wanted}"
+                    )
+                return False
+        elif isinstance(op, VoidHold):
+            hold = held[op.transfer_id]
+            if hold.status is not TransferStatus.VOIDED:
+                if hold.status is not TransferStatus.PENDING:
+                    raise TransferNotPending(
+                        f"transfer {hold.transfer_id!r} is already posted; it cannot be voided "
+                        "(reverse it instead)"
+                    )
+                return False
+    return True

@@ -62,10 +62,15 @@ class PrometheusWalletMetrics:
         )
 
     def transfers_posted(self, transfers: Sequence[Transfer]) -> None:
+        # One counter update per (kind, currency), not per transfer: batches hold hundreds.
+        totals: dict[tuple[str, str], list[int]] = {}
         for transfer in transfers:
-            labels = (transfer.kind.value, transfer.currency)
-            self.transfers.labels(*labels).inc()
-            self.amount.labels(*labels).inc(transfer.posted_amount or 0)
+            total = totals.setdefault((transfer.kind.value, transfer.currency), [0, 0])
+            total[0] += 1
+            total[1] += transfer.posted_amount or 0
+        for labels, (count, amount) in totals.items():
+            self.transfers.labels(*labels).inc(count)
+            self.amount.labels(*labels).inc(amount)
 
     def operation_finished(self, operation: str, seconds: float) -> None:
         self.latency.labels(operation).observe(seconds)

@@ -1,23 +1,36 @@
 """PostgreSQL adapter: the ledger repository and its unit of work (asyncpg).
 
-Each unit of work is one READ COMMITTED transaction on one pooled connection. Accounts
-are locked with `SELECT … FOR UPDATE` in id order (no deadlock between two batches), so
-balance checks in the domain see the latest committed balances. The schema's constraints
-and triggers are the second line of defence (amount > 0, currency match, non-negative
-player balances, immutable posted transfers).
+A unit of work holds one pooled connection. A batch of ledger operations is one call of the
+SQL function `ledger_execute` (migration 0004): one statement, hence one transaction and one
+round trip. It locks the accounts (`FOR NO KEY UPDATE`, in id order: no deadlock between two
+batches) and the holds it resolves, checks every rule that depends on stored state and
+writes transfers, postings, balances and outbox events; no lock is held while Python runs.
+Its errors (SQLSTATE `WL0nn`) become the `core.errors` classes with the function's message.
+The schema's constraints and triggers are the second line of defence (amount > 0, currency
+match, non-negative player balances, immutable posted transfers).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Self
 
 import asyncpg  # type: ignore[import-untyped]
 
-from croupier.wallet.core.errors import InsufficientFunds, LedgerError
-from croupier.wallet.core.ledger import LedgerSlice
+from croupier.wallet.core.errors import (
+    AccountNotFound,
+    AlreadyReversed,
+    CurrencyMismatch,
+    InsufficientFunds,
+    InvalidRequest,
+    LedgerError,
+    TransferNotFound,
+    TransferNotPending,
+    UnbalancedSettlement,
+)
 from croupier.wallet.core.model import (
     Account,
     AccountKind,
@@ -28,6 +41,13 @@ from croupier.wallet.core.model import (
     TransferStatus,
 )
 from croupier.wallet.core.money import Currency, CurrencyKind
+from croupier.wallet.service.operations import (
+    Apply,
+    Operation,
+    PostHold,
+    Reverse,
+    VoidHold,
+)
 from croupier.wallet.service.ports import DuplicateTransferId, RetryableConflict, StatementLine
 
 __all__ = [
@@ -38,8 +58,26 @@ __all__ = [
 ]
 
 #: Turns one posted transfer and its sequence number on its subject (the debit account's
-#: posting count) into (topic, key, serialized Envelope) for the outbox.
+#: posting count) into (topic, key, serialized Envelope) for the outbox. Sequence 0: the
+#: envelope without its sequence field, which `ledger_execute` appends (new transfers).
 OutboxEncoder = Callable[[Transfer, int], tuple[str, str, bytes]]
+
+#: SQLSTATEs raised by `ledger_execute` → the error the client gets (with its message).
+_ERRORS: dict[str, type[LedgerError]] = {
+    "WL001": AccountNotFound,
+    "WL002": CurrencyMismatch,
+    "WL003": InsufficientFunds,
+    "WL004": TransferNotFound,
+    "WL005": TransferNotPending,
+    "WL006": InvalidRequest,
+    "WL007": AlreadyReversed,
+    "WL008": UnbalancedSettlement,
+}
+
+_EXECUTE_SQL = """SELECT * FROM ledger_execute($1::text[], $2::text[], $3::text[], $4::text[],
+    $5::bigint[], $6::text[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[],
+    $12::text[], $13::text[], $14::text[], $15::bytea[], $16::text, $17::timestamptz,
+    $18::text)"""
 
 _ACCOUNT_COLUMNS = (
     "account_id, kind, currency, owner, posted, debits_pending, credits_pending, posting_count,"
@@ -114,40 +152,6 @@ def _transfer(row: Mapping[str, Any]) -> Transfer:
     )
 
 
-_SAVE_SQL = """
-WITH new_transfers AS (
-    INSERT INTO transfers (transfer_id, debit_account_id, credit_account_id, currency, amount,
-                           kind, status, is_hold, posted_amount, game, table_id, hand_id,
-                           tournament_id, metadata, batch_id, reversal_of, created_at,
-                           resolved_at)
-    SELECT i, d, c, cur, a, k, s, h, pa, g, tb, hd, tr, m::jsonb, $15, nullif(rv, ''), ca, ra
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[],
-                $7::text[], $8::boolean[], $9::bigint[], $10::text[], $11::text[], $12::text[],
-                $13::text[], $14::text[], $16::text[], $17::timestamptz[], $18::timestamptz[])
-         AS u(i, d, c, cur, a, k, s, h, pa, g, tb, hd, tr, m, rv, ca, ra)
-), resolved AS (
-    UPDATE transfers t SET status = u.s, posted_amount = u.pa, resolved_at = u.ra
-    FROM unnest($19::text[], $20::text[], $21::bigint[], $22::timestamptz[]) AS u(i, s, pa, ra)
-    WHERE t.transfer_id = u.i
-), new_postings AS (
-    INSERT INTO postings (transfer_id, account_id, currency, amount, balance_after, posted_at)
-    SELECT * FROM unnest($23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[],
-                         $28::timestamptz[])
-), balances AS (
-    UPDATE accounts a SET posted = u.p, debits_pending = u.dp, credits_pending = u.cp,
-                          posting_count = u.n
-    FROM unnest($29::text[], $30::bigint[], $31::bigint[], $32::bigint[], $33::bigint[])
-         AS u(i, p, dp, cp, n)
-    WHERE a.account_id = u.i
-), events AS (
-    INSERT INTO outbox (topic, key, envelope)
-    SELECT * FROM unnest($34::text[], $35::text[], $36::bytea[])
-    RETURNING 1
-)
-SELECT pg_notify($37, '') FROM (SELECT 1 FROM events LIMIT 1) AS any_event WHERE $37 <> ''
-"""
-
-
 class PostgresLedger:
     """`LedgerRepository` on one connection inside an open transaction."""
 
@@ -157,12 +161,10 @@ class PostgresLedger:
         *,
         currencies: dict[str, Currency],
         outbox_encoder: OutboxEncoder | None,
-        notify_channel: str = "",
     ) -> None:
         self._db = connection
         self._currencies = currencies
         self._encode = outbox_encoder
-        self._notify_channel = notify_channel
 
     async def currency(self, code: str) -> Currency | None:
         if code not in self._currencies:
@@ -197,31 +199,12 @@ class PostgresLedger:
         assert stored is not None
         return stored
 
-    async def lock_accounts(self, account_ids: Collection[str]) -> LedgerSlice:
+    async def get_transfers(self, transfer_ids: Collection[str]) -> dict[str, Transfer]:
         rows = await self._db.fetch(
-            f"""SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE account_id = ANY($1::text[])
-                ORDER BY account_id FOR UPDATE""",
-            sorted(account_ids),
-        )
-        return LedgerSlice(_account(row) for row in rows)
-
-    async def get_transfers(
-        self, transfer_ids: Collection[str], *, lock: bool = False
-    ) -> dict[str, Transfer]:
-        suffix = " ORDER BY transfer_id FOR UPDATE" if lock else ""
-        rows = await self._db.fetch(
-            f"SELECT {_TRANSFER_COLUMNS} FROM transfers"
-            f" WHERE transfer_id = ANY($1::text[]){suffix}",
+            f"SELECT {_TRANSFER_COLUMNS} FROM transfers WHERE transfer_id = ANY($1::text[])",
             list(transfer_ids),
         )
         return {row["transfer_id"]: _transfer(row) for row in rows}
-
-    async def reversals_of(self, transfer_ids: Collection[str]) -> dict[str, str]:
-        rows = await self._db.fetch(
-            "SELECT reversal_of, transfer_id FROM transfers WHERE reversal_of = ANY($1::text[])",
-            list(transfer_ids),
-        )
-        return {row["reversal_of"]: row["transfer_id"] for row in rows}
 
     async def find_transfers(
         self, *, table_id: str = "", tournament_id: str = "", pending_only: bool = False
@@ -242,80 +225,108 @@ class PostgresLedger:
         )
         return [_transfer(row) for row in rows]
 
-    async def save(self, ledger: LedgerSlice, *, batch_id: str) -> None:
-        try:
-            await self._save(ledger, batch_id)
-        except asyncpg.UniqueViolationError as error:
-            raise DuplicateTransferId(str(error)) from error
-        except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError) as error:
-            raise RetryableConflict(str(error)) from error
-        except asyncpg.CheckViolationError as error:
-            if error.constraint_name == "balance_not_negative":
-                raise InsufficientFunds(
-                    "the database refused a balance below zero (concurrent change); retry"
-                ) from error
-            raise LedgerError(f"the database refused the change: {error}") from error
-
-    async def _save(self, ledger: LedgerSlice, batch_id: str) -> None:
-        """Everything in one statement (one round trip): data-modifying CTEs."""
-        created = {t.transfer_id: t for t in ledger.new_transfers}
-        resolved = []
-        for transfer in ledger.resolved_transfers:
-            if transfer.transfer_id in created:
-                # Held and resolved in the same batch: insert it in its final state.
-                created[transfer.transfer_id] = transfer
+    async def execute(
+        self, operations: Sequence[Operation], *, batch_id: str, now: datetime
+    ) -> tuple[list[Transfer], bool]:
+        count = len(operations)
+        kinds: list[str] = []
+        ids: list[str] = []
+        debits: list[str | None] = [None] * count
+        credits: list[str | None] = [None] * count
+        amounts: list[int | None] = [None] * count
+        currencies: list[str | None] = [None] * count
+        transfer_kinds: list[str | None] = [None] * count
+        pending: list[bool | None] = [None] * count
+        games: list[str | None] = [None] * count
+        tables: list[str | None] = [None] * count
+        hands: list[str | None] = [None] * count
+        tournaments: list[str | None] = [None] * count
+        metadata: list[str | None] = [None] * count
+        refs: list[str | None] = [None] * count
+        events: list[bytes | None] = [None] * count
+        results: list[Transfer | None] = [None] * count
+        encode = self._encode
+        topic = ""
+        optional = False  # any references, metadata or reversal_of at all
+        needs_events_after = False  # posts and reversals: events encoded after the call
+        for n, op in enumerate(operations):
+            if isinstance(op, Apply):
+                spec = op.spec
+                kinds.append("apply")
+                ids.append(spec.transfer_id)
+                debits[n] = spec.debit_account_id
+                credits[n] = spec.credit_account_id
+                amounts[n] = spec.amount
+                currencies[n] = spec.currency
+                transfer_kinds[n] = spec.kind.value
+                pending[n] = spec.pending
+                refs_ = spec.references
+                if refs_.game or refs_.table_id or refs_.hand_id or refs_.tournament_id:
+                    optional = True
+                    games[n] = refs_.game
+                    tables[n] = refs_.table_id
+                    hands[n] = refs_.hand_id
+                    tournaments[n] = refs_.tournament_id
+                if spec.metadata:
+                    optional = True
+                    metadata[n] = json.dumps(dict(spec.metadata), sort_keys=True)
+                if spec.reversal_of:
+                    optional = True
+                    refs[n] = spec.reversal_of
+                transfer = results[n] = spec.record(now)
+                if encode is not None and not spec.pending:
+                    topic, _, events[n] = encode(transfer, 0)
+            elif isinstance(op, PostHold):
+                kinds.append("post")
+                ids.append(op.transfer_id)
+                amounts[n] = op.amount
+                needs_events_after = True
+            elif isinstance(op, VoidHold):
+                kinds.append("void")
+                ids.append(op.transfer_id)
+            elif isinstance(op, Reverse):
+                kinds.append("reverse")
+                ids.append(op.transfer_id)
+                transfer_kinds[n] = op.kind.value
+                metadata[n] = json.dumps(dict(op.metadata), sort_keys=True)
+                refs[n] = op.original_id
+                optional = needs_events_after = True
             else:
-                resolved.append(transfer)
-        new = list(created.values())
-        postings = ledger.postings
-        changed = ledger.changed_accounts
-        outbox: list[tuple[str, str, bytes]] = []
-        if self._encode is not None:
-            sequence = {(p.transfer_id, p.account_id): p.sequence for p in postings}
-            outbox = [
-                self._encode(t, sequence[t.transfer_id, t.debit_account_id])
-                for t in ledger.posted_transfers
-            ]
-        await self._db.execute(
-            _SAVE_SQL,
-            [t.transfer_id for t in new],
-            [t.debit_account_id for t in new],
-            [t.credit_account_id for t in new],
-            [t.currency for t in new],
-            [t.amount for t in new],
-            [t.kind.value for t in new],
-            [t.status.value for t in new],
-            [t.is_hold for t in new],
-            [t.posted_amount for t in new],
-            [t.references.game for t in new],
-            [t.references.table_id for t in new],
-            [t.references.hand_id for t in new],
-            [t.references.tournament_id for t in new],
-            [json.dumps(dict(t.metadata), sort_keys=True) for t in new],
-            batch_id,
-            [t.reversal_of for t in new],
-            [t.created_at for t in new],
-            [t.resolved_at for t in new],
-            [t.transfer_id for t in resolved],
-            [t.status.value for t in resolved],
-            [t.posted_amount for t in resolved],
-            [t.resolved_at for t in resolved],
-            [p.transfer_id for p in postings],
-            [p.account_id for p in postings],
-            [p.currency for p in postings],
-            [p.amount for p in postings],
-            [p.balance_after for p in postings],
-            [p.posted_at for p in postings],
-            [a.account_id for a in changed],
-            [a.posted for a in changed],
-            [a.debits_pending for a in changed],
-            [a.credits_pending for a in changed],
-            [a.posting_count for a in changed],
-            [o[0] for o in outbox],
-            [o[1] for o in outbox],
-            [o[2] for o in outbox],
-            self._notify_channel,
-        )
+                kinds.append("expect")
+                ids.append(op.account_id)
+                amounts[n] = op.posted
+        args = (
+            kinds, ids, debits, credits, amounts, currencies, transfer_kinds, pending,
+            games if optional else None, tables if optional else None,
+            hands if optional else None, tournaments if optional else None,
+            metadata if optional else None, refs if optional else None,
+            events if topic else None, batch_id, now, topic,
+        )  # fmt: skip
+        try:
+            if needs_events_after and encode is not None:
+                # The events of posted holds and reversals are encoded from what the call
+                # returns, and written in the same transaction.
+                async with self._db.transaction():
+                    rows = await self._db.fetch(_EXECUTE_SQL, *args)
+                    outbox = [
+                        encode(_returned_transfer(row), row["r_sequence"])
+                        for row in rows
+                        if row["r_status"] == "posted" and row["r_sequence"] is not None
+                    ]
+                    if outbox:
+                        await self._db.executemany(
+                            "INSERT INTO outbox (topic, key, envelope) VALUES ($1, $2, $3)",
+                            outbox,
+                        )
+            else:
+                rows = await self._db.fetch(_EXECUTE_SQL, *args)
+        except asyncpg.PostgresError as error:
+            raise _ledger_error(error) from error
+        replayed = False
+        for row in rows:
+            results[row["r_op"] - 1] = _returned_transfer(row)
+            replayed = replayed or row["r_replayed"]
+        return [t for t in results if t is not None], replayed
 
     async def statement(
         self, account_id: str, *, after_posting_id: int, limit: int
@@ -351,7 +362,12 @@ class PostgresLedger:
 
 
 class PostgresUnitOfWork:
-    """One transaction: `async with uow: …; await uow.commit()`; rolls back otherwise."""
+    """One pooled connection: `async with uow: …; await uow.commit()`.
+
+    Every write of the repository is atomic by itself (`execute` is one statement, or its
+    own transaction), so the unit of work opens no transaction of its own: no BEGIN/COMMIT
+    round trips, and `commit()` only marks the work done.
+    """
 
     ledger: PostgresLedger
 
@@ -361,38 +377,23 @@ class PostgresUnitOfWork:
         *,
         currencies: dict[str, Currency],
         outbox_encoder: OutboxEncoder | None = None,
-        notify_channel: str = "",
     ) -> None:
         self._pool = pool
         self._currencies = currencies
         self._encoder = outbox_encoder
-        self._notify_channel = notify_channel
         self._connection: asyncpg.Connection | None = None
-        self._transaction: Any = None
-        self._committed = False
 
     async def __aenter__(self) -> Self:
         self._connection = await self._pool.acquire()
-        try:
-            self._transaction = self._connection.transaction()
-            await self._transaction.start()
-        except BaseException:
-            await self._pool.release(self._connection)
-            raise
         self.ledger = PostgresLedger(
             self._connection,
             currencies=self._currencies,
             outbox_encoder=self._encoder,
-            notify_channel=self._notify_channel,
         )
         return self
 
     async def commit(self) -> None:
-        try:
-            await self._transaction.commit()
-        except (asyncpg.DeadlockDetectedError, asyncpg.SerializationError) as error:
-            raise RetryableConflict(str(error)) from error
-        self._committed = True
+        """Nothing to do: each write committed when it ran (see the class docstring)."""
 
     async def __aexit__(
         self,
@@ -402,10 +403,8 @@ class PostgresUnitOfWork:
     ) -> None:
         assert self._connection is not None
         try:
-            if not self._committed:
-                await self._transaction.rollback()
-        finally:
             await self._pool.release(self._connection)
+        finally:
             self._connection = None
 
     @staticmethod
@@ -413,7 +412,6 @@ class PostgresUnitOfWork:
         pool: asyncpg.Pool,
         *,
         outbox_encoder: OutboxEncoder | None = None,
-        notify_channel: str = "",
     ) -> Callable[[], PostgresUnitOfWork]:
         currencies: dict[str, Currency] = {}
 
@@ -422,7 +420,50 @@ class PostgresUnitOfWork:
                 pool,
                 currencies=currencies,
                 outbox_encoder=outbox_encoder,
-                notify_channel=notify_channel,
             )
 
         return make
+
+
+def _returned_transfer(row: Mapping[str, Any]) -> Transfer:
+    """A transfer as `ledger_execute` returns it (columns prefixed `r_`)."""
+    return Transfer(
+        transfer_id=row["r_transfer_id"],
+        debit_account_id=row["r_debit_account_id"],
+        credit_account_id=row["r_credit_account_id"],
+        amount=row["r_amount"],
+        currency=row["r_currency"],
+        kind=TransferKind(row["r_kind"]),
+        status=TransferStatus(row["r_status"]),
+        is_hold=row["r_is_hold"],
+        posted_amount=row["r_posted_amount"],
+        references=References(
+            game=row["r_game"],
+            table_id=row["r_table_id"],
+            hand_id=row["r_hand_id"],
+            tournament_id=row["r_tournament_id"],
+        ),
+        metadata=json.loads(row["r_metadata"]),
+        reversal_of=row["r_reversal_of"],
+        created_at=row["r_created_at"],
+        resolved_at=row["r_resolved_at"],
+    )
+
+
+def _ledger_error(error: asyncpg.PostgresError) -> Exception:
+    """What a database error means for the caller."""
+    domain = _ERRORS.get(getattr(error, "sqlstate", "") or "")
+    if domain is not None:
+        return domain(error.message)
+    if isinstance(error, asyncpg.UniqueViolationError):
+        return DuplicateTransferId(str(error))
+    if isinstance(error, asyncpg.DeadlockDetectedError | asyncpg.SerializationError):
+        return RetryableConflict(str(error))
+    if isinstance(error, asyncpg.CheckViolationError):
+        if error.constraint_name == "balance_not_negative":
+            return InsufficientFunds(
+                "the database refused a balance below zero (concurrent change); retry"
+            )
+        return LedgerError(f"the database refused the change: {error}")
+    unexpected: Exception = error
+    return unexpected

@@ -86,22 +86,7 @@ class LedgerSlice:
         if spec.pending:
             self._replace(debit, debits_pending=debit.debits_pending + spec.amount)
             self._replace(credit, credits_pending=credit.credits_pending + spec.amount)
-        transfer = Transfer(
-            transfer_id=spec.transfer_id,
-            debit_account_id=spec.debit_account_id,
-            credit_account_id=spec.credit_account_id,
-            amount=spec.amount,
-            currency=spec.currency,
-            kind=spec.kind,
-            status=TransferStatus.PENDING if spec.pending else TransferStatus.POSTED,
-            is_hold=spec.pending,
-            posted_amount=None if spec.pending else spec.amount,
-            references=spec.references,
-            metadata=dict(spec.metadata),
-            reversal_of=spec.reversal_of,
-            created_at=now,
-            resolved_at=None if spec.pending else now,
-        )
+        transfer = spec.record(now)
         if not spec.pending:
             self._move(transfer, spec.amount, now)
         self.new_transfers.append(transfer)

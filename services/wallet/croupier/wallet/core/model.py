@@ -175,6 +175,26 @@ class TransferSpec:
     metadata: Mapping[str, str] = field(default_factory=dict)
     reversal_of: str = ""
 
+    def record(self, now: datetime) -> Transfer:
+        """The transfer this request records at `now`: posted at once, or pending (a hold)."""
+        pending = self.pending
+        return Transfer(
+            transfer_id=self.transfer_id,
+            debit_account_id=self.debit_account_id,
+            credit_account_id=self.credit_account_id,
+            amount=self.amount,
+            currency=self.currency,
+            kind=self.kind,
+            status=TransferStatus.PENDING if pending else TransferStatus.POSTED,
+            is_hold=pending,
+            posted_amount=None if pending else self.amount,
+            references=self.references,
+            metadata=dict(self.metadata),
+            reversal_of=self.reversal_of,
+            created_at=now,
+            resolved_at=None if pending else now,
+        )
+
     def validate(self) -> None:
         check_id(self.transfer_id, "transfer_id")
         check_id(self.debit_account_id, "debit_account_id")

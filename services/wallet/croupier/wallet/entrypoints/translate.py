@@ -6,6 +6,7 @@ naming the field, so the gRPC layer answers INVALID_ARGUMENT before touching the
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -94,20 +95,38 @@ def transfer_kind_from_proto(value: int) -> TransferKind:
     return TransferKind(name.removeprefix("TRANSFER_KIND_").lower())
 
 
+_TRANSFER_KINDS: dict[TransferKind, wallet_pb2.TransferKind.ValueType] = {
+    kind: wallet_pb2.TransferKind.Value(_enum_name("TRANSFER_KIND", kind.value))
+    for kind in TransferKind
+}
+_STATUSES: dict[TransferStatus, wallet_pb2.TransferStatus.ValueType] = {
+    status: wallet_pb2.TransferStatus.Value(_enum_name("TRANSFER_STATUS", status.value))
+    for status in TransferStatus
+}
+
+
 def transfer_kind_to_proto(kind: TransferKind) -> wallet_pb2.TransferKind.ValueType:
-    return wallet_pb2.TransferKind.Value(_enum_name("TRANSFER_KIND", kind.value))
+    return _TRANSFER_KINDS[kind]
 
 
 def _status_to_proto(status: TransferStatus) -> wallet_pb2.TransferStatus.ValueType:
-    return wallet_pb2.TransferStatus.Value(_enum_name("TRANSFER_STATUS", status.value))
+    return _STATUSES[status]
+
+
+@functools.lru_cache(maxsize=256)
+def _seconds_nanos(value: datetime) -> tuple[int, int]:
+    """(seconds, nanos) since the epoch, as `Timestamp.FromDatetime` computes them. Cached:
+    a batch's transfers share their timestamps, and this runs per transfer event."""
+    stamp = Timestamp()
+    stamp.FromDatetime(value.astimezone(UTC))
+    return stamp.seconds, stamp.nanos
 
 
 def timestamp(value: datetime | None) -> Timestamp | None:
     if value is None:
         return None
-    stamp = Timestamp()
-    stamp.FromDatetime(value.astimezone(UTC))
-    return stamp
+    seconds, nanos = _seconds_nanos(value)
+    return Timestamp(seconds=seconds, nanos=nanos)
 
 
 def datetime_from_proto(value: Timestamp, field: str) -> datetime:

@@ -21,8 +21,6 @@ from croupier.wallet.core.errors import (
     InvalidRequest,
     LedgerError,
     TransferNotFound,
-    TransferNotPending,
-    UnbalancedSettlement,
     UnknownCurrency,
 )
 from croupier.wallet.core.model import (
@@ -37,7 +35,6 @@ from croupier.wallet.core.model import (
 from croupier.wallet.core.money import Currency
 from croupier.wallet.service.operations import (
     Apply,
-    ExpectPosted,
     Operation,
     PostHold,
     Reverse,
@@ -255,94 +252,18 @@ class LedgerService:
             for op in operations
             if isinstance(op, Apply | Reverse)
         ]
-        referenced = sorted(
-            {op.transfer_id for op in operations if isinstance(op, PostHold | VoidHold)}
-            | {op.original_id for op in operations if isinstance(op, Reverse)}
-        )
         async with self._uow() as uow:
             repo = uow.ledger
             existing = await repo.get_transfers(new_ids) if new_ids and not optimistic else {}
             if existing:
                 return await self._replay(uow, operations, existing)
-            held = await repo.get_transfers(referenced, lock=True) if referenced else {}
-            for transfer_id in referenced:
-                if transfer_id not in held:
-                    raise TransferNotFound(f"transfer {transfer_id!r} does not exist")
-            if not new_ids and self._already_done(operations, held):
-                done = [
-                    held[op.transfer_id] for op in operations if isinstance(op, PostHold | VoidHold)
-                ]
-                return BatchResult(transfers=tuple(done), replayed=True)
-            originals = [op.original_id for op in operations if isinstance(op, Reverse)]
-            reversed_ids = set((await repo.reversals_of(originals)) if originals else {})
-            account_ids: set[str] = set()
-            for op in operations:
-                if isinstance(op, Apply):
-                    account_ids.update((op.spec.debit_account_id, op.spec.credit_account_id))
-                elif isinstance(op, ExpectPosted):
-                    account_ids.add(op.account_id)
-            for transfer in held.values():
-                account_ids.update((transfer.debit_account_id, transfer.credit_account_id))
-            ledger = await repo.lock_accounts(account_ids)
-            now = self._clock()
-            current = dict(held)
-            results: list[Transfer] = []
-            for op in operations:
-                if isinstance(op, Apply):
-                    results.append(ledger.apply(op.spec, now))
-                elif isinstance(op, PostHold):
-                    current[op.transfer_id] = ledger.post(current[op.transfer_id], op.amount, now)
-                    results.append(current[op.transfer_id])
-                elif isinstance(op, VoidHold):
-                    current[op.transfer_id] = ledger.void(current[op.transfer_id], now)
-                    results.append(current[op.transfer_id])
-                elif isinstance(op, Reverse):
-                    results.append(
-                        ledger.reverse(
-                            current[op.original_id],
-                            op.transfer_id,
-                            now,
-                            kind=op.kind,
-                            metadata=op.metadata,
-                            already_reversed=op.original_id in reversed_ids,
-                        )
-                    )
-                    reversed_ids.add(op.original_id)
-                else:
-                    balance = ledger.account(op.account_id).posted
-                    if balance != op.posted:
-                        raise UnbalancedSettlement(
-                            f"account {op.account_id!r} would hold {balance}, expected {op.posted}"
-                        )
-            await repo.save(ledger, batch_id=batch_id)
+            # The rules that depend on stored state (funds, holds, reversals...) are the
+            # repository's: in PostgreSQL they run next to the data, under row locks.
+            transfers, replayed = await repo.execute(
+                operations, batch_id=batch_id, now=self._clock()
+            )
             await uow.commit()
-        return BatchResult(transfers=tuple(results), replayed=False)
-
-    @staticmethod
-    def _already_done(operations: Sequence[Operation], held: dict[str, Transfer]) -> bool:
-        """Whether a post/void-only batch was applied before (every hold in its end state)."""
-        for op in operations:
-            if isinstance(op, PostHold):
-                hold = held[op.transfer_id]
-                wanted = hold.amount if op.amount is None else op.amount
-                if hold.status is not TransferStatus.POSTED or hold.posted_amount != wanted:
-                    if hold.status is not TransferStatus.PENDING:
-                        raise TransferNotPending(
-                            f"transfer {hold.transfer_id!r} is already {hold.status}"
-                            + (f" for {hold.posted_amount}" if hold.posted_amount else "")
-                            + f"; it cannot be posted for {wanted}"
-                        )
-                    return False
-            elif isinstance(op, VoidHold):
-                hold = held[op.transfer_id]
-                if hold.status is not TransferStatus.VOIDED:
-                    if hold.status is not TransferStatus.PENDING:
-                        raise TransferNotPending(
-                            f"transfer {hold.transfer_id!r} is already posted; it cannot be voided "
-                            "(reverse it instead)"
-                        )
-                    return False
-        return True
+        return BatchResult(transfers=tuple(transfers), replayed=replayed)
 
     @staticmethod
     async def _replay(

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from types import TracebackType
 from typing import Protocol, Self
 
-from croupier.wallet.core.ledger import LedgerSlice
 from croupier.wallet.core.model import Account, Posting, Transfer, TransferKind
 from croupier.wallet.core.money import Currency
+from croupier.wallet.service.operations import Operation
 
 __all__ = [
     "DuplicateTransferId",
@@ -47,17 +48,7 @@ class LedgerRepository(Protocol):
         """Insert unless the id exists; return the stored account either way."""
         ...
 
-    async def lock_accounts(self, account_ids: Collection[str]) -> LedgerSlice:
-        """Lock the named accounts (in id order) and return them; unknown ids are left out."""
-        ...
-
-    async def get_transfers(
-        self, transfer_ids: Collection[str], *, lock: bool = False
-    ) -> dict[str, Transfer]: ...
-
-    async def reversals_of(self, transfer_ids: Collection[str]) -> dict[str, str]:
-        """original transfer id → id of the transfer that reversed it."""
-        ...
+    async def get_transfers(self, transfer_ids: Collection[str]) -> dict[str, Transfer]: ...
 
     async def find_transfers(
         self,
@@ -67,8 +58,22 @@ class LedgerRepository(Protocol):
         pending_only: bool = False,
     ) -> list[Transfer]: ...
 
-    async def save(self, ledger: LedgerSlice, *, batch_id: str) -> None:
-        """Write the slice's new and resolved transfers, postings, balances and outbox rows."""
+    async def execute(
+        self, operations: Sequence[Operation], *, batch_id: str, now: datetime
+    ) -> tuple[list[Transfer], bool]:
+        """Apply the (validated) operations all-or-nothing, in order; return the transfers in
+        operation order (post/void: the hold after the change) and whether the batch was a
+        replay (only post/void operations, every hold already in the requested state).
+
+        Checks every rule that depends on stored state, raising the `core.errors` error of
+        the first operation that breaks one: accounts exist and hold the transfer's
+        currency, funds suffice (non-house accounts never go below zero, counting holds), a
+        hold is posted (at most its amount) or voided once, only posted transfers are
+        reversed and only once, `ExpectPosted` balances. Writes the transfers, postings,
+        balances and one outbox event per posted transfer, atomically. A new transfer id
+        that already exists raises `DuplicateTransferId` (the caller replays). PostgreSQL:
+        the SQL function `ledger_execute` (migration 0004); in memory: `core.ledger`.
+        """
         ...
 
     async def statement(
