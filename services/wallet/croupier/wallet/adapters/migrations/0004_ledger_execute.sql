@@ -56,6 +56,9 @@ DECLARE
     op text;
     has_new boolean := false;
     only_apply boolean;
+    fk_message text;
+    fk_detail text;
+    fk_constraint text;
     refs text[];
     -- the accounts involved, locked, in id order, and their balances as the batch proceeds
     a_id text[];
@@ -104,6 +107,30 @@ DECLARE
     k integer;
     i integer;
 BEGIN
+    -- 0. The new transfers first, before any account lock: a reused id fails here at once
+    --    (the caller replays), and their foreign-key checks (which only share-lock the
+    --    accounts' keys) stay out of the time the accounts are locked. An unknown account or
+    --    a currency mismatch is reported by the checks below, in operation order.
+    BEGIN
+        INSERT INTO transfers (transfer_id, debit_account_id, credit_account_id, currency,
+                               amount, kind, status, is_hold, posted_amount, game, table_id,
+                               hand_id, tournament_id, metadata, batch_id, reversal_of,
+                               created_at, resolved_at)
+        SELECT u.id, u.d, u.c, u.cur, u.a, u.k,
+               CASE WHEN u.p THEN 'pending' ELSE 'posted' END, u.p,
+               CASE WHEN u.p THEN NULL ELSE u.a END,
+               coalesce(u.g, ''), coalesce(u.tb, ''), coalesce(u.hd, ''), coalesce(u.tr, ''),
+               coalesce(u.m, '{}')::jsonb, p_batch_id, nullif(u.rf, ''), p_now,
+               CASE WHEN u.p THEN NULL ELSE p_now END
+        FROM unnest(p_op, p_id, p_debit, p_credit, p_currency, p_amount, p_kind, p_pending,
+                    p_game, p_table, p_hand, p_tournament, p_metadata, p_ref)
+             AS u(op, id, d, c, cur, a, k, p, g, tb, hd, tr, m, rf)
+        WHERE u.op = 'apply';
+    EXCEPTION WHEN foreign_key_violation THEN
+        GET STACKED DIAGNOSTICS fk_message = MESSAGE_TEXT, fk_detail = PG_EXCEPTION_DETAIL,
+                                fk_constraint = CONSTRAINT_NAME;
+    END;
+
     -- 1. Holds and originals referenced by the batch: they must exist; locked in id order.
     only_apply := NOT ('post' = ANY (p_op) OR 'void' = ANY (p_op) OR 'reverse' = ANY (p_op)
                        OR 'expect' = ANY (p_op));
@@ -400,8 +427,12 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- 6. Write: reversing transfers and resolved holds (rare), then in one statement the new
-    --    transfers, the postings, the balances and the events.
+    -- 6. Write: reversing transfers and resolved holds (rare), then in one statement the
+    --    postings, the balances and the events.
+    IF fk_message IS NOT NULL THEN  -- not an account: e.g. reversal_of names no transfer
+        RAISE EXCEPTION USING ERRCODE = 'foreign_key_violation', MESSAGE = fk_message,
+            DETAIL = fk_detail, CONSTRAINT = fk_constraint;
+    END IF;
     IF cardinality(v_op) > 0 THEN
         INSERT INTO transfers (transfer_id, debit_account_id, credit_account_id, currency,
                                amount, kind, status, is_hold, posted_amount, game, table_id,
@@ -420,22 +451,7 @@ BEGIN
         FROM (SELECT h[j] AS r FROM generate_subscripts(h, 1) AS j WHERE h_changed[j]) AS u
         WHERE t.transfer_id = (u.r).transfer_id;
     END IF;
-    WITH new_transfers AS (
-        INSERT INTO transfers (transfer_id, debit_account_id, credit_account_id, currency,
-                               amount, kind, status, is_hold, posted_amount, game, table_id,
-                               hand_id, tournament_id, metadata, batch_id, reversal_of,
-                               created_at, resolved_at)
-        SELECT u.id, u.d, u.c, u.cur, u.a, u.k,
-               CASE WHEN u.p THEN 'pending' ELSE 'posted' END, u.p,
-               CASE WHEN u.p THEN NULL ELSE u.a END,
-               coalesce(u.g, ''), coalesce(u.tb, ''), coalesce(u.hd, ''), coalesce(u.tr, ''),
-               coalesce(u.m, '{}')::jsonb, p_batch_id, nullif(u.rf, ''), p_now,
-               CASE WHEN u.p THEN NULL ELSE p_now END
-        FROM unnest(p_op, p_id, p_debit, p_credit, p_currency, p_amount, p_kind, p_pending,
-                    p_game, p_table, p_hand, p_tournament, p_metadata, p_ref)
-             AS u(op, id, d, c, cur, a, k, p, g, tb, hd, tr, m, rf)
-        WHERE u.op = 'apply'
-    ), new_postings AS (
+    WITH new_postings AS (
         INSERT INTO postings (transfer_id, account_id, currency, amount, balance_after,
                               posted_at)
         SELECT u.t, u.a, u.c, u.m, u.b, p_now
