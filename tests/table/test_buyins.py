@@ -1,0 +1,158 @@
+"""Cash tables through the table host with an in-memory wallet (`croupier.table.buyins`):
+the wallet moves a seat's buy-in and a top-up before the command is logged, a refusal
+leaves the table unchanged, play-chip tables never call it, and leaving asks for the
+stack back after the hand's settlement (seed 002 §6, rule 50; ARCHITECTURE.md §4)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.kit.bus.memory import InMemoryBus
+from croupier.table.buyins import BuyIn, Buyins, GrpcWallet, InMemoryWallet, WalletUnavailable
+from croupier.table.commandlog import InMemoryCommandLog
+from croupier.table.engine import Rejected
+from croupier.table.games import load_engines
+from croupier.table.host import TableHost
+from croupier.table.sink import WALLET_REQUESTS_TOPIC
+from croupier.table.v1 import table_pb2
+from croupier.wallet.v1 import wallet_pb2
+from tests.table.play import Seeds
+
+pytestmark = pytest.mark.timeout(30)
+CASH = {"variant": "nlhe", "blinds": [1, 2], "currency": "USD", "min_buy_in": 100,
+        "max_buy_in": 500, "decision_seconds": 3600}  # fmt: skip
+
+
+@pytest.fixture
+async def wallet() -> InMemoryWallet:
+    wallet = InMemoryWallet()
+    for player in ("ann", "bob"):
+        wallet.deposit(player, "USD", 1000)
+    wallet.deposit("cat", "USD", 150)
+    return wallet
+
+
+@pytest.fixture
+async def host(wallet: InMemoryWallet) -> AsyncIterator[tuple[TableHost, InMemoryBus]]:
+    bus = InMemoryBus()
+    await bus.start()
+    host = TableHost(
+        engines=load_engines(),
+        command_log=InMemoryCommandLog(),
+        publisher=bus,
+        seeds=Seeds("buyins"),
+        buyins=Buyins(wallet),
+    )
+    await host.start()
+    yield host, bus
+    await host.stop()
+    await bus.stop()
+
+
+def requests(bus: InMemoryBus) -> list[Any]:
+    out = []
+    for stored in bus.messages(WALLET_REQUESTS_TOPIC):
+        envelope = Envelope.FromString(stored.value or b"")
+        if envelope.payload.Is(wallet_pb2.WalletRequest.DESCRIPTOR):
+            request = wallet_pb2.WalletRequest()
+            envelope.payload.Unpack(request)
+            out.append(request)
+        else:
+            settlement = table_pb2.SettlementRequested()
+            envelope.payload.Unpack(settlement)
+            out.append(settlement)
+    return out
+
+
+async def test_rule_50_buy_in_and_top_up_are_moved_by_the_wallet_before_they_are_logged(
+    host: tuple[TableHost, InMemoryBus], wallet: InMemoryWallet
+) -> None:
+    table_host, _ = host
+    table_id = await table_host.open_table("poker", CASH, None)
+    await table_host.seat(table_id, "ann", 0, 300)
+    assert wallet.balances[("ann", "USD")] == 700
+    assert wallet.seats[(table_id, "ann", "USD")] == 300
+    version = table_host.view(table_id, "").version
+    with pytest.raises(Rejected) as poor:
+        await table_host.seat(table_id, "cat", 1, 200)
+    assert poor.value.code == "failed_precondition"
+    assert poor.value.message == (
+        "the wallet refused the buy-in: 'cat' has 150 USD available, 200 needed"
+    )
+    with pytest.raises(Rejected, match="seat 0 is taken"):  # checked before any money moves
+        await table_host.seat(table_id, "bob", 0, 300)
+    with pytest.raises(Rejected, match="at most 500"):
+        await table_host.seat(table_id, "bob", 1, 600)
+    assert table_host.view(table_id, "").version == version
+    assert wallet.balances[("cat", "USD")] == 150 and wallet.balances[("bob", "USD")] == 1000
+    await table_host.seat(table_id, "bob", 1, 200)
+    await table_host.act(table_id, "ann", "t1", {"action": "top_up", "amount": 150})
+    await table_host.act(table_id, "ann", "t1", {"action": "top_up", "amount": 150})  # again
+    assert wallet.balances[("ann", "USD")] == 550
+    with pytest.raises(Rejected, match="at most 50 more"):
+        await table_host.act(table_id, "ann", "t2", {"action": "top_up", "amount": 60})
+    assert wallet.balances[("ann", "USD")] == 550
+    assert sum(wallet.balances.values()) + sum(wallet.seats.values()) == 2150
+
+
+async def test_play_chip_tables_never_call_the_wallet(
+    host: tuple[TableHost, InMemoryBus], wallet: InMemoryWallet
+) -> None:
+    table_host, bus = host
+    table_id = await table_host.open_table("poker", {**CASH, "currency": "CHIP"}, None)
+    await table_host.seat(table_id, "cat", 0, 400)
+    await table_host.seat(table_id, "dan", 1, 400)  # no wallet account at all
+    await table_host.unseat(table_id, "dan")
+    assert wallet.seats == {} and wallet.balances[("cat", "USD")] == 150
+    assert not any(isinstance(r, wallet_pb2.WalletRequest) for r in requests(bus))
+
+
+async def test_rule_50_leaving_asks_the_wallet_for_the_stack_after_the_settlement(
+    host: tuple[TableHost, InMemoryBus], wallet: InMemoryWallet
+) -> None:
+    table_host, bus = host
+    table_id = await table_host.open_table("poker", CASH, None)
+    await table_host.seat(table_id, "ann", 0, 300)
+    await table_host.seat(table_id, "bob", 1, 300)  # hand 1 starts
+    await table_host.unseat(table_id, "ann")  # in the hand: folds, leaves when it ends
+    await table_host.flush()
+    sent = requests(bus)
+    settlement, cash_out = sent[-2], sent[-1]
+    assert isinstance(settlement, table_pb2.SettlementRequested)
+    stack = 300 + settlement.deltas["ann"]
+    transfer = cash_out.transfer_batch.operations[0].transfer
+    assert transfer.debit_account_id == f"table_escrow:{table_id}/ann:USD"
+    assert transfer.credit_account_id == "player_cash:ann:USD"
+    assert transfer.amount.amount_minor == stack and transfer.amount.currency == "USD"
+    assert transfer.kind == wallet_pb2.TRANSFER_KIND_CASH_OUT
+    wallet.settle(table_id, "USD", dict(settlement.deltas))
+    wallet.cash_out(table_id, "ann", "USD", transfer.amount.amount_minor)
+    assert wallet.seats[(table_id, "ann", "USD")] == 0
+    assert wallet.balances[("ann", "USD")] == 1000 + settlement.deltas["ann"]
+
+
+def test_buy_in_ids_are_stable_per_command_and_valid_wallet_ids() -> None:
+    desk = Buyins(InMemoryWallet())
+    body = {"action": {"action": "top_up", "amount": 40}}
+    one = desk.buy_in_for("t", "poker", {"currency": "EUR"}, "act", "p", body, "act:p:x" * 40)
+    two = desk.buy_in_for("t", "poker", {"currency": "EUR"}, "act", "p", body, "act:p:x" * 40)
+    assert one == two and one is not None and len(one.transfer_id) < 100
+    assert one.amount == 40 and one.currency == "EUR"
+    assert desk.buy_in_for("t", "poker", {}, "seat", "p", {"stack": 9}, "k") is None  # CHIP
+    assert (
+        Buyins().buy_in_for("t", "poker", {"currency": "EUR"}, "seat", "p", {"stack": 9}, "k")
+        is None
+    )
+
+
+async def test_an_unreachable_wallet_is_unavailable_and_nothing_moves() -> None:
+    wallet = GrpcWallet("127.0.0.1:9", timeout=0.5)  # nothing listens on the discard port
+    with pytest.raises(WalletUnavailable) as down:
+        await wallet.buy_in(BuyIn("buyin:t:1", "t", "poker", "ann", "USD", 100))
+    assert down.value.code == "unavailable"
+    assert "retry with the same command" in down.value.message
+    await wallet.close()
