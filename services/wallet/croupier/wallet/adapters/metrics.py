@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
@@ -54,6 +55,9 @@ class PrometheusWalletMetrics:
             ["game", "currency"],
             registry=registry,
         )
+        # Label children, looked up once (`labels()` costs microseconds on every transfer).
+        self._posted: dict[tuple[str, str], tuple[Any, Any]] = {}
+        self._latency: dict[str, Any] = {}
         self.crash_refund_amount = Counter(
             "croupier_crash_refund_amount",
             "Minor units refunded because a game or tournament crashed.",
@@ -65,15 +69,26 @@ class PrometheusWalletMetrics:
         # One counter update per (kind, currency), not per transfer: batches hold hundreds.
         totals: dict[tuple[str, str], list[int]] = {}
         for transfer in transfers:
-            total = totals.setdefault((transfer.kind.value, transfer.currency), [0, 0])
+            total = totals.get((transfer.kind.value, transfer.currency))
+            if total is None:
+                total = totals[transfer.kind.value, transfer.currency] = [0, 0]
             total[0] += 1
             total[1] += transfer.posted_amount or 0
         for labels, (count, amount) in totals.items():
-            self.transfers.labels(*labels).inc(count)
-            self.amount.labels(*labels).inc(amount)
+            children = self._posted.get(labels)
+            if children is None:
+                children = self._posted[labels] = (
+                    self.transfers.labels(*labels),
+                    self.amount.labels(*labels),
+                )
+            children[0].inc(count)
+            children[1].inc(amount)
 
     def operation_finished(self, operation: str, seconds: float) -> None:
-        self.latency.labels(operation).observe(seconds)
+        child = self._latency.get(operation)
+        if child is None:
+            child = self._latency[operation] = self.latency.labels(operation)
+        child.observe(seconds)
 
     def rejected(self, reason: str) -> None:
         self.rejections.labels(reason).inc()

@@ -5,11 +5,9 @@ from __future__ import annotations
 import hashlib
 import uuid
 
-from google.protobuf import any_pb2
-
 from croupier.kit.bus.envelope import Envelope, make_envelope
 from croupier.wallet.core.model import Transfer
-from croupier.wallet.entrypoints.translate import timestamp, transfer_to_proto
+from croupier.wallet.entrypoints.translate import fill_transfer, timestamp, transfer_to_proto
 from croupier.wallet.v1 import wallet_pb2
 
 __all__ = [
@@ -55,17 +53,19 @@ def encode_transfer_posted(
     """
     # Built field by field (not make_envelope + Any.Pack + FromDatetime): this runs once
     # per posted transfer, inside the wallet's hot path.
-    moment = transfer.resolved_at or transfer.created_at
-    payload = wallet_pb2.TransferPosted(transfer=transfer_to_proto(transfer)).SerializeToString()
+    posted = wallet_pb2.TransferPosted()
+    fill_transfer(posted.transfer, transfer)
     envelope = Envelope(
         id=transfer_envelope_id(transfer.transfer_id),
         type=EVENT_TYPE,
         source=_SOURCE,
         subject=transfer.debit_account_id,
         sequence=sequence,
-        time=timestamp(moment),
-        payload=any_pb2.Any(type_url=_TYPE_URL, value=payload),
+        time=timestamp(transfer.resolved_at or transfer.created_at),
     )
+    payload = envelope.payload
+    payload.type_url = _TYPE_URL
+    payload.value = posted.SerializeToString()
     return topic, transfer.debit_account_id, envelope.SerializeToString()
 
 

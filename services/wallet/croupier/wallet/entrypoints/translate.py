@@ -38,6 +38,7 @@ __all__ = [
     "amount_from_proto",
     "batch_from_proto",
     "commission_from_proto",
+    "fill_transfer",
     "game_from_proto",
     "game_to_proto",
     "new_transfer_from_proto",
@@ -247,25 +248,41 @@ def account_to_proto(account: Account) -> wallet_pb2.Account:
 
 
 def transfer_to_proto(transfer: Transfer) -> wallet_pb2.TransferRecord:
-    record = wallet_pb2.TransferRecord(
-        transfer_id=transfer.transfer_id,
-        debit_account_id=transfer.debit_account_id,
-        credit_account_id=transfer.credit_account_id,
-        amount=money(transfer.amount, transfer.currency),
-        kind=transfer_kind_to_proto(transfer.kind),
-        status=_status_to_proto(transfer.status),
-        is_hold=transfer.is_hold,
-        references=wallet_pb2.References(
-            game=game_to_proto(transfer.references.game),
-            table_id=transfer.references.table_id,
-            hand_id=transfer.references.hand_id,
-            tournament_id=transfer.references.tournament_id,
-        ),
-        metadata=dict(transfer.metadata),
-        reversal_of=transfer.reversal_of,
-        created_at=timestamp(transfer.created_at),
-        resolved_at=timestamp(transfer.resolved_at),
-    )
-    if transfer.posted_amount is not None:
-        record.posted_amount.CopyFrom(money(transfer.posted_amount, transfer.currency))
+    record = wallet_pb2.TransferRecord()
+    fill_transfer(record, transfer)
     return record
+
+
+def fill_transfer(record: wallet_pb2.TransferRecord, transfer: Transfer) -> None:
+    """Set `record` (empty) to `transfer`, in place: no temporary sub-messages to copy (this
+    runs once per posted transfer, for its event)."""
+    record.transfer_id = transfer.transfer_id
+    record.debit_account_id = transfer.debit_account_id
+    record.credit_account_id = transfer.credit_account_id
+    amount = record.amount
+    amount.amount_minor = transfer.amount
+    amount.currency = transfer.currency
+    record.kind = _TRANSFER_KINDS[transfer.kind]
+    record.status = _STATUSES[transfer.status]
+    record.is_hold = transfer.is_hold
+    refs = transfer.references
+    references = record.references
+    references.SetInParent()
+    if refs.game:
+        references.game = game_to_proto(refs.game)
+    if refs.table_id:
+        references.table_id = refs.table_id
+    if refs.hand_id:
+        references.hand_id = refs.hand_id
+    if refs.tournament_id:
+        references.tournament_id = refs.tournament_id
+    if transfer.metadata:
+        record.metadata.update(transfer.metadata)
+    record.reversal_of = transfer.reversal_of
+    record.created_at.seconds, record.created_at.nanos = _seconds_nanos(transfer.created_at)
+    if transfer.resolved_at is not None:
+        record.resolved_at.seconds, record.resolved_at.nanos = _seconds_nanos(transfer.resolved_at)
+    if transfer.posted_amount is not None:
+        posted = record.posted_amount
+        posted.amount_minor = transfer.posted_amount
+        posted.currency = transfer.currency
