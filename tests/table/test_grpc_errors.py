@@ -155,7 +155,9 @@ async def test_unreadable_values_are_invalid_argument_never_internal(
 async def test_watching_a_closed_table_ends_the_stream(
     stub: table_pb2_grpc.TableEngineStub,
 ) -> None:
-    table_id = await open_table(stub)
+    # No game under way (a table closed during one closes once it has settled).
+    opened = await stub.OpenTable(table_pb2.OpenTableRequest(game="joker", options_json="{}"))
+    table_id = opened.table_id
     await stub.CloseTable(table_pb2.CloseTableRequest(table_id=table_id))
     stream = stub.WatchView(table_pb2.WatchViewRequest(table_id=table_id, player_id="ana"))
     views = [message.view async for message in stream]

@@ -466,3 +466,31 @@ async def test_a_timeout_the_log_refused_is_tried_again(
     assert log.refused
     assert [e for e in await logged_entries(log) if e.kind == "timeout"]
     assert host.view(table_id, "").version > 6
+
+
+async def test_closing_during_a_hand_lets_it_settle_and_deals_no_other(bus: InMemoryBus) -> None:
+    host = make_host(InMemoryCommandLog(), bus, FakeClock())
+    await host.start()
+    table_id = await host.open_table(
+        "poker", {"variant": "nlhe", "blinds": [1, 2]}, ClockSettings(turn_ms=3_600_000)
+    )
+    for seat, player in enumerate(("ann", "bob")):
+        await host.seat(table_id, player, seat, 100)
+    dealt = host.view(table_id, "").view["hand"]
+    await host.close(table_id)
+    closing = host.view(table_id, "")
+    assert not closing.closed  # the hand in play goes on
+    with pytest.raises(Rejected, match="closing"):
+        await host.seat(table_id, "cy", 2, 100)
+    await host.act(table_id, dealt["to_act"], "fold", {"action": "fold"})
+    closed = host.view(table_id, "")
+    assert closed.closed and closed.last_finished_hand == 1
+    assert closed.view["hand_number"] == 1  # no hand 2
+    await host.flush()
+    assert len(published(bus, EVENTS_TOPIC, "table.table_closing")) == 1
+    assert len(published(bus, EVENTS_TOPIC, "table.table_closed")) == 1
+    (settlement,) = published(bus, WALLET_REQUESTS_TOPIC, "wallet.settlement_requested")
+    assert settlement.subject == table_id
+    with pytest.raises(Rejected, match="closed"):
+        await host.act(table_id, "bob", "late", {"action": "check"})
+    await host.stop()

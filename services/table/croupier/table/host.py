@@ -267,7 +267,8 @@ class TableHost:
 
     def _release(self, table: _Table) -> None:
         game = table.state.game
-        metrics.TABLES_OPEN.labels(game).dec()
+        if not table.state.closed:
+            metrics.TABLES_OPEN.labels(game).dec()
         metrics.PLAYERS_SEATED.labels(game).dec(len(table.state.seated))
         self._end_streams(table)
 
@@ -284,7 +285,8 @@ class TableHost:
             return
         self._tables[table_id] = table
         metrics.REPLAYS.labels(table.state.game).inc()
-        metrics.TABLES_OPEN.labels(table.state.game).inc()
+        if not table.state.closed:
+            metrics.TABLES_OPEN.labels(table.state.game).inc()
         metrics.PLAYERS_SEATED.labels(table.state.game).inc(len(table.state.seated))
         # The host may have died between logging a hand's end and asking for its
         # settlement: ask again (the wallet applies each idempotency key once).
@@ -441,8 +443,8 @@ class TableHost:
 
     async def close(self, table_id: str) -> None:
         table = self._table(table_id)
+        """Close now, or after the hand in play has settled (no new hand is dealt)."""
         await self._submit(table, "close", "", {}, command_id=f"close:{table_id}")
-        metrics.TABLES_OPEN.labels(table.state.game).dec()
 
     async def _submit(
         self,
@@ -518,6 +520,8 @@ class TableHost:
         await self._append(table, [entry for entry, _ in batch])
         settlements = []
         for entry, outcome in batch:
+            if outcome.state.closed and not table.state.closed:
+                metrics.TABLES_OPEN.labels(table.state.game).dec()
             self._commit(table, entry, outcome)
             self._publish(table, self._public_events(table, entry, outcome))
             if outcome.settlement is not None:
@@ -528,7 +532,7 @@ class TableHost:
 
     def _deal_after(self, table: _Table, state: TableState) -> tuple[LogEntry, StepOutcome] | None:
         """The next hand's deal, when `state` allows one to start."""
-        if state.closed or not table.engine.can_start_hand(state.engine_state):
+        if state.closed or state.closing or not table.engine.can_start_hand(state.engine_state):
             return None
         entry = self._entry(
             table,

@@ -51,7 +51,13 @@ class TableState:
     hand_seed_hex: str = ""
     hand_first_index: int = 0
     settled_hand: int = 0
+    closing: bool = False  # closed while a hand was open: closes when that hand settles
     closed: bool = False
+
+    @property
+    def hand_open(self) -> bool:
+        """A hand was dealt and has not been settled yet."""
+        return self.hand_number > self.settled_hand
 
     def digest(self, engine: GameEngine[Any]) -> str:
         """SHA-256 over everything that defines the table: compared after a rebuild."""
@@ -61,6 +67,7 @@ class TableState:
             "seated": list(self.seated),
             "hand_number": self.hand_number,
             "settled_hand": self.settled_hand,
+            "closing": self.closing,
             "closed": self.closed,
             "clocks": {
                 "started": dict(sorted(self.clocks.turn_started_ms.items())),
@@ -121,6 +128,8 @@ def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOut
     """Apply one log entry. Raises Rejected (and changes nothing) when it is not allowed."""
     if state.closed:
         raise Rejected("failed_precondition", "the table is closed")
+    if state.closing and entry.kind in ("seat", "close"):
+        raise Rejected("failed_precondition", "the table is closing after the hand in play")
     if entry.kind == "act" and entry.player not in state.seated:
         raise Rejected("not_found", f"player {entry.player!r} is not seated at this table")
     if entry.kind == "timeout" and entry.player not in engine.to_act(state.engine_state):
@@ -180,7 +189,9 @@ def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOut
         hand_number=hand_number,
         hand_seed_hex=seed_hex,
         hand_first_index=first_index,
-        closed=entry.kind == "close",
+        # Closing during a hand lets the hand finish and settle; no new hand is dealt.
+        closing=state.closing or (entry.kind == "close" and state.hand_open),
+        closed=entry.kind == "close" and not state.hand_open,
     )
     settlement = None
     result = engine.result(engine_state) if hand_number > state.settled_hand else None
@@ -200,4 +211,8 @@ def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOut
                 },
             )
         )
+        if new_state.closing:
+            new_state = replace(new_state, closing=False, closed=True)
+    if entry.kind == "close" or new_state.closed != state.closed:
+        events.append(Event("table_closed" if new_state.closed else "table_closing", {}))
     return StepOutcome(new_state, events, settlement)
