@@ -2,10 +2,11 @@
 
 Bots play a Naiko table through the host with everything the adapter keeps between hands
 in play: powers and Seal windows, a player leaving mid-hand (his turns played for him),
-a busted bot buying in again and waiting for the big blind, a player sitting out and
-back in. A second host then rebuilds the table from the same log:
-same digest, same views for every seat, and play continues on it; every hand's
-`croupier verify` record re-derives the dealt cards from the revealed seed.
+busted bots topping up in their seats or buying in again and posting to enter (OQ 22),
+a player sitting out and back in, posting what he missed. A second host then rebuilds
+the table from the same log: same digest, same views for every seat, and play continues
+on it; every hand's `croupier verify` record re-derives the dealt cards from the revealed
+seed.
 """
 
 from __future__ import annotations
@@ -43,9 +44,16 @@ async def play(host: TableHost, table_id: str, bots: dict[str, Bot], decisions: 
         await host.act(table_id, actor, f"{actor}/{host.view(table_id, '').version}", action)
         done += 1
         for entry in host.view(table_id, "").view["table"]:
-            if entry["stack"] == 0:
-                await host.unseat(table_id, entry["player"])
-                await host.seat(table_id, entry["player"], entry["seat"], 300, is_bot=True)
+            player = entry["player"]
+            if entry["stack"] == 0 and not entry["pending_top_up"] and not entry["leaving"]:
+                if entry["seat"] % 2:  # busted: tops up in his seat (rule 50)
+                    cid = f"{player}/top-up/{done}"
+                    await host.act(table_id, player, cid, {"action": "top_up", "amount": 300})
+                else:  # or leaves and buys in again, posting to play at once (OQ 22)
+                    await host.unseat(table_id, player)
+                    await host.seat(table_id, player, entry["seat"], 300, is_bot=True)
+                    post = {"action": "post_blind"}
+                    await host.act(table_id, player, f"{player}/post/{done}", post)
     return done
 
 
@@ -77,7 +85,7 @@ async def test_a_rebuilt_poker_table_has_the_same_digest_and_views_and_plays_on(
     await host.unseat(table_id, "p4")
     assert any(s["player"] == "p4" and s["leaving"] for s in host.view(table_id, "").view["table"])
     await play(host, table_id, bots, 150)
-    await host.act(table_id, "p1", "sit-in", {"action": "sit_in"})
+    await host.act(table_id, "p1", "sit-in", {"action": "sit_in", "post": True})
     await play(host, table_id, bots, 150)
     entries = [e for t in [x async for x in log.replay()] for e in t.entries]
     kinds = [e.body.get("action", {}).get("action") for e in entries if e.kind == "act"]
@@ -85,6 +93,7 @@ async def test_a_rebuilt_poker_table_has_the_same_digest_and_views_and_plays_on(
     assert "seal" in kinds or "no_seal" in kinds  # a Seal window opened
     assert "p4" not in host.view(table_id, "").seated
     assert sum(1 for e in entries if e.kind == "seat") > len(PLAYERS)  # rebuys
+    assert {"top_up", "post_blind"} <= set(kinds)
     digest = host.digest(table_id)
     views = {p: host.view(table_id, p).view for p in ["", *PLAYERS]}
     finished = host.view(table_id, "").last_finished_hand
