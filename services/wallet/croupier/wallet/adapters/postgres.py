@@ -324,7 +324,8 @@ class PostgresLedger:
             raise _ledger_error(error) from error
         replayed = False
         for row in rows:
-            results[row["r_op"] - 1] = _returned_transfer(row)
+            if row["r_op"] is not None:
+                results[row["r_op"] - 1] = _returned_transfer(row)
             replayed = replayed or row["r_replayed"]
         return [t for t in results if t is not None], replayed
 

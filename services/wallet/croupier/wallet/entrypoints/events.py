@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import uuid
 
-from croupier.kit.bus.envelope import Envelope, make_envelope
+from croupier.kit.bus.envelope import Envelope
 from croupier.wallet.core.model import Transfer
-from croupier.wallet.entrypoints.translate import fill_transfer, timestamp, transfer_to_proto
+from croupier.wallet.entrypoints.translate import fill_transfer, timestamp
 from croupier.wallet.v1 import wallet_pb2
 
 __all__ = [
@@ -48,8 +48,8 @@ def encode_transfer_posted(
     number the events (`sequence`), so one account's events stay in order.
 
     `sequence=0` leaves the sequence out: the ledger's SQL appends it (`with_sequence`) when
-    it knows the debit account's posting count. Same bytes as `make_envelope` + serialize
-    otherwise (a test checks).
+    it knows the debit account's posting count. Otherwise the same bytes as the kit's
+    `make_envelope(...).SerializeToString()` (tests/wallet/test_wallet_events.py checks).
     """
     # Built field by field (not make_envelope + Any.Pack + FromDatetime): this runs once
     # per posted transfer, inside the wallet's hot path.
@@ -79,17 +79,3 @@ def with_sequence(unsequenced: bytes, sequence: int) -> bytes:
         rest >>= 7
     out.append(rest)
     return unsequenced + bytes(out)
-
-
-def _reference_encoding(transfer: Transfer, sequence: int) -> bytes:
-    """The plain kit way, for the test that the fast encoder is byte-identical."""
-    envelope = make_envelope(
-        type=EVENT_TYPE,
-        source=_SOURCE,
-        subject=transfer.debit_account_id,
-        sequence=max(sequence, 1),
-        payload=wallet_pb2.TransferPosted(transfer=transfer_to_proto(transfer)),
-        envelope_id=transfer_envelope_id(transfer.transfer_id),
-        now=transfer.resolved_at or transfer.created_at,
-    )
-    return envelope.SerializeToString()
