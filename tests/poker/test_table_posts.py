@@ -151,6 +151,25 @@ def test_oq_22_a_short_stack_posts_what_it_has_and_is_all_in() -> None:
         engine.start_hand(TableConfig(), players, 0, hole, deck, posts={1: (2, 0)})
 
 
+def test_oq_22_a_poster_all_in_on_his_dead_chip_can_win_only_the_dead_main_pot() -> None:
+    hole = [C.parse_all(h.split()) for h in ["7c 2h", "Ks Kd", "Qs Qd", "As Ad"]]
+    board = list(C.parse_all(["Jh", "9s", "8c", "4d", "3s"]))
+    deck = board + [c for c in C.DECK if c not in {c for h in hole for c in h} | set(board)]
+    players = [("btn", 100), ("sb", 100), ("bb", 100), ("post", 1)]
+    hand = engine.start_hand(TableConfig(), players, 0, hole, deck, posts={3: (2, 1)})
+    assert hand.stacks[3] == 0 and hand.contrib[3] == 1 and hand.bets[3] == 0
+    while hand.player_to_act is not None:
+        actor = hand.player_to_act
+        legal = engine.legal_actions(hand, actor)["actions"]
+        hand, _ = engine.apply(hand, actor, {"action": "call" if "call" in legal else "check"})
+    result = hand.result
+    assert result is not None
+    assert result["pots"][0] == {"amount": 1, "eligible": ["sb", "bb", "post", "btn"],
+                                 "winners": ["post"]}  # fmt: skip
+    assert result["winnings"] == {"post": 1, "sb": 6}
+    assert sum(result["deltas"].values()) == 0
+
+
 # ---- the table: who posts what, and when ---------------------------------------------------
 
 

@@ -5,20 +5,25 @@ stack back after the hand's settlement (seed 002 ยง6, rule 50; ARCHITECTURE.md ย
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import grpc
 import pytest
 
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.memory import InMemoryBus
+from croupier.kit.server import ServiceHost
+from croupier.kit.settings import ServerSettings
+from croupier.table.bootstrap import table_service
 from croupier.table.buyins import BuyIn, Buyins, GrpcWallet, InMemoryWallet, WalletUnavailable
 from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.engine import Rejected
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.sink import WALLET_REQUESTS_TOPIC
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2
 from tests.table.play import Seeds
 
@@ -156,3 +161,39 @@ async def test_an_unreachable_wallet_is_unavailable_and_nothing_moves() -> None:
     assert down.value.code == "unavailable"
     assert "retry with the same command" in down.value.message
     await wallet.close()
+
+
+async def test_a_buy_in_the_wallet_cannot_confirm_is_unavailable_over_grpc() -> None:
+    bus = InMemoryBus()
+    await bus.start()
+    cashier = GrpcWallet("127.0.0.1:9", timeout=0.5)
+    host = TableHost(
+        engines=load_engines(),
+        command_log=InMemoryCommandLog(),
+        publisher=bus,
+        buyins=Buyins(cashier),
+    )
+    await host.start()
+    server = ServiceHost(
+        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
+        services=[table_service(host)],
+        on_stop=[host.stop, bus.stop, cashier.close],
+        serve_metrics_endpoint=False,
+    )
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            stub: Any = table_pb2_grpc.TableEngineStub(channel)
+            opened = table_pb2.OpenTableRequest(game="poker", options_json=json.dumps(CASH))
+            table_id = (await stub.OpenTable(opened)).table_id
+            with pytest.raises(grpc.aio.AioRpcError) as down:
+                await stub.SeatPlayer(
+                    table_pb2.SeatPlayerRequest(
+                        table_id=table_id, player_id="ann", seat=0, stack=200
+                    )
+                )
+            assert down.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert "the wallet did not confirm the buy-in" in (down.value.details() or "")
+            assert host.view(table_id, "").seated == ()
+    finally:
+        await server.stop()
