@@ -295,6 +295,8 @@ def test_oq_22_post_blind_refusals() -> None:
     state = act(table_seat(state, "new", 5), "new", action="post_blind")
     with pytest.raises(Rejected, match="already chose to post"):
         ENGINE.apply(state, Act("new", {"action": "post_blind"}))
+    away = act(act(state, "new", action="sit_out"), "new", action="sit_in")
+    assert not seat_view(away, "new")["posting_blind"]  # sitting out withdrew the choice
     with pytest.raises(Rejected) as bad:
         ENGINE.apply(state, Act("a", {"action": "sit_in", "post": "yes"}))
     assert bad.value.code == "invalid_argument"

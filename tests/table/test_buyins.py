@@ -19,7 +19,7 @@ from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import table_service
 from croupier.table.buyins import BuyIn, Buyins, GrpcWallet, InMemoryWallet, WalletUnavailable
 from croupier.table.commandlog import InMemoryCommandLog
-from croupier.table.engine import Rejected
+from croupier.table.engine import Event, Rejected
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.sink import WALLET_REQUESTS_TOPIC
@@ -197,3 +197,25 @@ async def test_a_buy_in_the_wallet_cannot_confirm_is_unavailable_over_grpc() -> 
             assert host.view(table_id, "").seated == ()
     finally:
         await server.stop()
+
+
+def test_virtual_chip_tables_may_go_through_the_wallet_too() -> None:
+    """Seed 002 §6: cash tables play virtual chips; a deployment that keeps them in the
+    wallet (`play_currencies=()`) buys in and cashes out from the player's chips account."""
+    desk = Buyins(InMemoryWallet(), play_currencies=())
+    assert desk.buy_in_for("t", "poker", {}, "seat", "p", {"stack": 9}, "k") is not None
+    left = [
+        Event("player_left", {"player": "p", "stack": 9}),
+        Event("player_left", {"player": "q", "stack": 0}),  # busted: nothing to give back
+    ]
+    ((topic, envelope),) = desk.cash_outs("t", "poker", {"currency": "CHIP"}, 7, left)
+    request = wallet_pb2.WalletRequest()
+    envelope.payload.Unpack(request)
+    transfer = request.transfer_batch.operations[0].transfer
+    assert topic == WALLET_REQUESTS_TOPIC and envelope.subject == "t"
+    assert (transfer.debit_account_id, transfer.credit_account_id) == (
+        "table_escrow:t/p:CHIP",
+        "player_chips:p:CHIP",
+    )
+    again = desk.cash_outs("t", "poker", {"currency": "CHIP"}, 7, left)
+    assert again[0][1].id == envelope.id  # the same log entry: the same request id

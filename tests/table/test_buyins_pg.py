@@ -16,6 +16,7 @@ import grpc
 import pytest
 from prometheus_client import CollectorRegistry
 
+from croupier.kit.bus.interface import dead_letter_topic
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
@@ -24,6 +25,7 @@ from croupier.table.buyins import Buyins, GrpcWallet
 from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
+from croupier.table.sink import WALLET_REQUESTS_TOPIC
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.adapters.audit import audit_ledger
 from croupier.wallet.bootstrap import Wallet, build_wallet, open_database
@@ -50,6 +52,7 @@ class Platform:
     wallet: Wallet
     pool: asyncpg.Pool
     host: TableHost
+    bus: InMemoryBus
 
     async def balance(self, account_id: str) -> int:
         return (await self.wallet.ledger.account(account_id)).posted
@@ -77,7 +80,7 @@ async def platform(postgres_dsn: str, unique: Callable[[str], str]) -> AsyncIter
     await table_server.start()
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{table_server.port}") as channel:
-            yield Platform(table_pb2_grpc.TableEngineStub(channel), wallet, pool, host)
+            yield Platform(table_pb2_grpc.TableEngineStub(channel), wallet, pool, host, bus)
     finally:
         await table_server.stop()
         await host.stop()
@@ -196,6 +199,8 @@ async def test_rule_50_cash_table_money_goes_through_the_wallet(platform: Platfo
     kinds = {t.kind for t in await wallet.ledger.find_transfers(table_id=table_id)}
     assert {TransferKind.BUY_IN, TransferKind.STAKE, TransferKind.WINNINGS} <= kinds
     assert TransferKind.CASH_OUT in kinds
+    dlq = dead_letter_topic(WALLET_REQUESTS_TOPIC)
+    assert platform.bus.messages(dlq) == []  # every request applied, none dead-lettered
     async with platform.pool.acquire() as connection:
         report = await audit_ledger(connection)
     assert report.ok, report  # per currency the accounts sum to 0; no negative balance

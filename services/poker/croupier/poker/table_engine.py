@@ -441,7 +441,12 @@ class PokerEngine:
         if kind == "sit_out":
             if player in state.sitting_out:
                 raise Rejected("failed_precondition", "you are already sitting out")
-            new = replace(state, sitting_out=state.sitting_out | {player})
+            # Sitting out withdraws a choice to post: he chooses again when he comes back.
+            new = replace(
+                state,
+                sitting_out=state.sitting_out | {player},
+                posting=state.posting - {player},
+            )
             return new, [Event("player_sitting_out", {"player": player})]
         if player not in state.sitting_out:
             raise Rejected("failed_precondition", "you are not sitting out")
