@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import importlib
 import sys
 from typing import TYPE_CHECKING, Protocol, cast
@@ -40,6 +41,10 @@ async def _serve(name: str, settings: ServerSettings) -> None:
     if module_name is not None:
         bootstrap = cast(_Bootstrap, importlib.import_module(module_name))
         services, hooks = await bootstrap.create_services()
+    # What exists now lives as long as the process (modules, classes, rebuilt tables):
+    # out of the cyclic collector's sight, its full passes scan only what came later,
+    # instead of stalling every call in flight for tens of milliseconds.
+    gc.freeze()
     await ServiceHost(settings=settings, services=services, on_stop=hooks).run_until_signalled()
 
 

@@ -13,6 +13,7 @@ Two adapters share one small interface:
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections import defaultdict
@@ -52,6 +53,11 @@ class LogEntry:
     at_ms: int
     engine: str
     engine_version: str
+
+    @functools.cached_property
+    def encoded(self) -> bytes:
+        """The entry as stored: computed once, for the log and for the host's copy."""
+        return self.to_envelope().SerializeToString()
 
     def to_envelope(self) -> envelope_pb2.Envelope:
         command = table_pb2.TableCommand(
@@ -167,7 +173,7 @@ class InMemoryCommandLog:
 
     async def append(self, entries: Sequence[LogEntry]) -> None:
         for entry in entries:
-            self._entries[entry.table_id].append(entry.to_envelope().SerializeToString())
+            self._entries[entry.table_id].append(entry.encoded)
 
     def append_raw(self, table_id: str, data: bytes) -> None:
         """Store bytes as they are (tests use it to simulate a corrupted entry)."""

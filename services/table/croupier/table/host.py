@@ -31,7 +31,13 @@ from croupier.table import history, metrics
 from croupier.table.buyins import Buyins
 from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import CommandLog, LogEntry, ReplayedTable
-from croupier.table.engine import JSON, EvaluatesAbandonment, GameEngine, Rejected
+from croupier.table.engine import (
+    JSON,
+    EvaluatesAbandonment,
+    GameEngine,
+    HoldsStacks,
+    Rejected,
+)
 from croupier.table.history import initial_state
 from croupier.table.sink import (
     EVENTS_TOPIC,
@@ -112,9 +118,13 @@ class ViewSnapshot:
 class _Table:
     engine: GameEngine[Any]
     state: TableState
-    entries: list[LogEntry]
+    # The table's log entries, encoded: history is read rarely (hand histories), and bytes
+    # are not tracked by the cyclic garbage collector, whose full passes would otherwise
+    # grow with every table's age and stall the event loop.
+    log: list[bytes]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     seen_commands: dict[str, int] = field(default_factory=dict)
+    seats_taken: dict[str, int] = field(default_factory=dict)  # SeatPlayer commands per player
     watchers: dict[str, set[asyncio.Queue[ViewSnapshot | None]]] = field(default_factory=dict)
     disconnected_at_ms: dict[str, int] = field(default_factory=dict)
     timer: asyncio.Task[None] | None = None
@@ -306,7 +316,7 @@ class TableHost:
             raise TableVoided(
                 f"engine version mismatch: log {opening.engine_version}, host {engine.version}"
             )
-        table = _Table(engine, initial_state(engine, opening), [opening])
+        table = _Table(engine, initial_state(engine, opening), [opening.encoded])
         table.seen_commands[opening.command_id] = opening.index
         for entry in entries[1:]:
             outcome = step(engine, table.state, entry)
@@ -369,7 +379,7 @@ class TableHost:
             engine=engine.name,
             engine_version=engine.version,
         )
-        table = _Table(engine, _checked(lambda: initial_state(engine, opening)), [opening])
+        table = _Table(engine, _checked(lambda: initial_state(engine, opening)), [opening.encoded])
         await self._append(table, [opening])
         table.seen_commands[opening.command_id] = 1
         self._tables[table_id] = table
@@ -421,8 +431,7 @@ class TableHost:
         state = table.state
         key = command_id
         if kind == "seat":
-            seats = sum(1 for e in table.entries if e.kind == "seat" and e.player == player)
-            key = f"seat:{player}:{seats + 1}"
+            key = f"seat:{player}:{table.seats_taken.get(player, 0) + 1}"
         buy_in = self._buyins.buy_in_for(
             state.table_id, state.game, state.options, kind, player, body, key
         )
@@ -435,10 +444,17 @@ class TableHost:
     def _cash_outs(
         self, table: _Table, entry: LogEntry, outcome: StepOutcome
     ) -> list[tuple[str, Envelope]]:
-        """Cash tables: the stacks of players who left, paid back after the settlement."""
+        """Cash tables: the stacks of players who left (or sat at a table that closed),
+        paid back after the settlement."""
         state = outcome.state
+        stacks = table.engine.stacks if isinstance(table.engine, HoldsStacks) else None
         return self._buyins.cash_outs(
-            state.table_id, state.game, state.options, entry.index, outcome.events
+            state.table_id,
+            state.game,
+            state.options,
+            entry.index,
+            outcome.events,
+            stacks(state.engine_state) if stacks is not None and state.closed else None,
         )
 
     async def close(self, table_id: str) -> None:
@@ -580,7 +596,9 @@ class TableHost:
 
     def _commit(self, table: _Table, entry: LogEntry, outcome: StepOutcome) -> None:
         table.state = outcome.state
-        table.entries.append(entry)
+        table.log.append(entry.encoded)
+        if entry.kind == "seat":
+            table.seats_taken[entry.player] = table.seats_taken.get(entry.player, 0) + 1
         table.seen_commands[entry.command_id] = entry.index
         if outcome.settlement is not None:
             table.last_settlement = outcome.settlement
@@ -857,7 +875,8 @@ class TableHost:
     def hand_history(self, table_id: str, hand_number: int) -> JSON:
         """Everything needed to re-derive and replay a finished hand (`croupier verify`)."""
         table = self._table(table_id)
-        return history.build(table.engine, table.entries, hand_number)
+        entries = [LogEntry.from_envelope_bytes(encoded) for encoded in table.log]
+        return history.build(table.engine, entries, hand_number)
 
     # ---- helpers --------------------------------------------------------------------
 

@@ -89,7 +89,7 @@ class KafkaCommandLog:
         deliveries = [
             await self._producer.send(
                 self._topic,
-                value=entry.to_envelope().SerializeToString(),
+                value=entry.encoded,
                 key=entry.table_id.encode(),
             )
             for entry in entries
