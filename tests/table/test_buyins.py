@@ -219,3 +219,28 @@ def test_virtual_chip_tables_may_go_through_the_wallet_too() -> None:
     )
     again = desk.cash_outs("t", "poker", {"currency": "CHIP"}, 7, left)
     assert again[0][1].id == envelope.id  # the same log entry: the same request id
+
+
+async def test_closing_a_cash_table_gives_every_seated_stack_back(
+    host: tuple[TableHost, InMemoryBus], wallet: InMemoryWallet
+) -> None:
+    table_host, bus = host
+    table_id = await table_host.open_table("poker", CASH, None)
+    await table_host.seat(table_id, "ann", 0, 300)
+    await table_host.seat(table_id, "bob", 1, 200)  # hand 1 starts
+    await table_host.close(table_id)  # closes when hand 1 has settled
+    while actor := table_host.view(table_id, "").view["hand"]["to_act"]:
+        await table_host.act(table_id, actor, f"{actor}-fold", {"action": "fold"})
+    assert table_host.view(table_id, "").closed
+    await table_host.flush()
+    sent = requests(bus)
+    settlement = sent[-3]
+    assert isinstance(settlement, table_pb2.SettlementRequested)
+    paid = {}
+    for request in sent[-2:]:
+        transfer = request.transfer_batch.operations[0].transfer
+        paid[transfer.credit_account_id] = transfer.amount.amount_minor
+    assert paid == {
+        "player_cash:ann:USD": 300 + settlement.deltas["ann"],
+        "player_cash:bob:USD": 200 + settlement.deltas["bob"],
+    }

@@ -1,7 +1,8 @@
 """A USD poker cash table against the real wallet (PostgreSQL, gRPC BuyIn, the requests
 consumer): buy-in and top-up move money from the player to his seat before the table logs
 them, a refused buy-in changes nothing, hands settle between the seats, leaving gives the
-stack back, and the books balance (seed 002 §6, rule 50; ARCHITECTURE.md §4)."""
+stack back (and so does closing the table), and the books balance (seed 002 §6,
+rule 50; ARCHITECTURE.md §4)."""
 
 from __future__ import annotations
 
@@ -190,9 +191,10 @@ async def test_rule_50_cash_table_money_goes_through_the_wallet(platform: Platfo
     await play_hand(stub, table_id, count)  # ann leaves when the hand she is in ends
     stacks = {s.player_id: s.stack for s in (await view(stub, table_id)).game.poker.table}
     assert list(stacks) == ["bob"]
-    await stub.UnseatPlayer(table_pb2.UnseatPlayerRequest(table_id=table_id, player_id="bob"))
+    await stub.CloseTable(table_pb2.CloseTableRequest(table_id=table_id))  # bob still sits
     await platform.host.flush()
-    # Hands settled between the seats; both stacks went back; ann + bob = 4000.
+    # Hands settled between the seats; both stacks went back (ann leaving, bob when the
+    # table closed); ann + bob = 4000.
     await settled(platform, {seat % "ann": 0, seat % "bob": 0, f"table_escrow:{table_id}:USD": 0})
     ann, bob = await platform.balance(cash % "ann"), await platform.balance(cash % "bob")
     assert ann + bob == 4000 and ann != 2000

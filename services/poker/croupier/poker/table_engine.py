@@ -620,6 +620,12 @@ class PokerEngine:
             new = _remove(new, player)
         return replace(new, leaving=frozenset()), events
 
+    def stacks(self, state: PokerTable) -> dict[str, int]:
+        """What each seated player would leave with now (`croupier.table.engine.HoldsStacks`):
+        his chips, top-ups pending included (during a hand: as the hand started)."""
+        pending = dict(state.top_ups)
+        return {p: st + pending.get(p, 0) for _, p, st in state.seats}
+
     def can_start_hand(self, state: PokerTable) -> bool:
         return not state.running and len(state.dealt_in()) >= MIN_PLAYERS
 

@@ -12,7 +12,8 @@ is not one of the play currencies (`CHIP`, `PLAY` by default): there
   the command passed its check, under the table's lock, and logs it only once the wallet
   confirmed; a refusal (insufficient funds: FAILED_PRECONDITION) leaves the table as it was;
 - hands settle between the seats (the host's settlement requests, unchanged);
-- a player who leaves with chips (an engine's `player_left` event with `stack` > 0) is paid
+- a player who leaves with chips (an engine's `player_left` event with `stack` > 0), and
+  every player still seated when the table closes (the engine's `HoldsStacks`), is paid
   back: a `WalletRequest.transfer_batch` with one CASH_OUT transfer, seat → player, for that
   stack, on `croupier.wallet.requests`, keyed by the table, after the hand's settlement
   (same key, same order), with ids derived from the log entry (redelivery applies once).
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -248,18 +249,29 @@ class Buyins:
         )
 
     def cash_outs(
-        self, table_id: str, game: str, options: JSON, index: int, events: Sequence[Event]
+        self,
+        table_id: str,
+        game: str,
+        options: JSON,
+        index: int,
+        events: Sequence[Event],
+        seated: Mapping[str, int] | None = None,
     ) -> list[tuple[str, Envelope]]:
         """Cash-out requests for the players a committed log entry (`index`) let go with
-        chips: put them after that entry's settlement request, on the same topic."""
+        chips (`player_left` events with a `stack`), and, when the entry closed the table
+        (`table_closed`), for every stack still seated (`seated`: the engine's
+        `HoldsStacks.stacks`): put them after that entry's settlement, on the same topic."""
         if not self.is_money_table(options):
             return []
+        leaving: list[tuple[Any, Any]] = [
+            (e.data.get("player"), e.data.get("stack")) for e in events if e.type == "player_left"
+        ]
+        if seated and any(e.type == "table_closed" for e in events):
+            leaving += sorted(seated.items())
         currency = self.currency(options)
         out = []
-        for event in events:
-            stack = event.data.get("stack")
-            player = event.data.get("player")
-            if event.type != "player_left" or not isinstance(player, str):
+        for player, stack in leaving:
+            if not isinstance(player, str):
                 continue
             if not isinstance(stack, int) or isinstance(stack, bool) or stack <= 0:
                 continue

@@ -132,6 +132,15 @@ class TimesTurns(Protocol):
 
 
 @runtime_checkable
+class HoldsStacks(Protocol):
+    """Optional: an engine whose seats hold chips the players brought (cash tables): what
+    each seated player would leave with now. The host asks when a table closes, so the
+    wallet gives every stack back (`croupier.table.buyins`)."""
+
+    def stacks(self, state: Any) -> Mapping[str, int]: ...
+
+
+@runtime_checkable
 class EvaluatesAbandonment(Protocol):
     """Optional: an engine whose settlement of a player leaving mid-game needs an outside
     evaluation (I/O, so it runs in the host, never inside `apply`)."""
