@@ -11,6 +11,9 @@ The group consumer never reads records (its partitions stay paused): it exists f
 assignment. Replays read with a separate, unassigned consumer from the beginning to the
 end offsets of the moment.
 
+The partition count is fixed for the topic's life: adding partitions would move table
+ids to other partitions (Kafka's default partitioner, murmur2 of the key).
+
 Known limit: a replica whose group session expired without it noticing (a stall longer
 than the session timeout) may still append after the new owner's replay; it finds out at
 its next rebalance callback. Fencing that window needs a transactional producer per
