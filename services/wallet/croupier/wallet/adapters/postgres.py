@@ -98,6 +98,8 @@ async def create_pool(
         dsn,
         min_size=min_size,
         max_size=max_size,
+        # Idle connections stay open: no inactivity timer to set and cancel per unit of work.
+        max_inactive_connection_lifetime=0,
         server_settings={"search_path": schema, "application_name": "croupier-wallet"},
         reset=_light_reset,
     )

@@ -490,10 +490,9 @@ BEGIN
     ), new_postings AS (
         INSERT INTO postings (transfer_id, account_id, currency, amount, balance_after,
                               posted_at)
-        SELECT u.t, u.a, u.c, u.m, u.b, p_now
-        FROM unnest(q_transfer, q_account, q_currency, q_amount, q_balance) WITH ORDINALITY
-             AS u(t, a, c, m, b, o)
-        ORDER BY u.o
+        SELECT u.t, u.a, u.c, u.m, u.b, p_now  -- in array order: unnest returns it
+        FROM unnest(q_transfer, q_account, q_currency, q_amount, q_balance)
+             AS u(t, a, c, m, b)
     ), balances AS (
         UPDATE accounts a
         SET posted = u.p, debits_pending = u.dp, credits_pending = u.cp, posting_count = u.n
@@ -501,8 +500,7 @@ BEGIN
         WHERE a.account_id = u.id AND u.dirty
     )
     INSERT INTO outbox (topic, key, envelope)
-    SELECT p_topic, u.k, u.b FROM unnest(e_key, e_body) WITH ORDINALITY AS u(k, b, o)
-    ORDER BY u.o;
+    SELECT p_topic, u.k, u.b FROM unnest(e_key, e_body) AS u(k, b);
 
     -- 7. What the caller cannot know: holds after post/void, reversing transfers.
     IF only_apply THEN
