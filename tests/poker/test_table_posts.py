@@ -19,8 +19,10 @@ from typing import Any
 
 import pytest
 
+from croupier.kit.scenario import MalformedScenario
 from croupier.poker import cards as C
 from croupier.poker import engine, history
+from croupier.poker.conformance import run_scenario
 from croupier.poker.rules import TableConfig
 from croupier.poker.table_engine import ENGINE, PokerTable
 from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand, UnseatPlayer
@@ -139,6 +141,13 @@ def test_oq_22_posts_are_in_the_hand_history_and_replay() -> None:
     record = history.record(hand)
     assert record["posts"] == {"post": {"live": 2, "dead": 1}}
     assert history.replay(record).result == hand.result
+    # The record is still a conformance document (`croupier conformance`).
+    out = run_scenario(record)
+    assert out["stacks"] == hand.result["stacks"] and out["returned"] == {"post": 6}
+    with pytest.raises(MalformedScenario):
+        run_scenario({**record, "posts": {"post": {"live": -1}}})
+    with pytest.raises(MalformedScenario):
+        run_scenario({**record, "posts": {"sb": {"live": 2}}})  # a blind's seat
 
 
 def test_oq_22_a_short_stack_posts_what_it_has_and_is_all_in() -> None:

@@ -75,12 +75,31 @@ def setup(document: Mapping[str, Any]) -> HandState:
             raise MalformedScenario("a naiko scenario needs its carousel: 3 power names")
         if len(set(carousel)) != len(carousel):
             raise MalformedScenario("the carousel lists 3 different powers")
+    posts = _posts(document.get("posts", {}), ids)
     try:
         hole = [C.parse_all(hole_doc.get(pid) or ()) for pid in ids]
         deck = C.parse_all(deck_doc)
-        return start_hand(config, players, ids.index(button), hole, deck, destellos, carousel)
+        return start_hand(
+            config, players, ids.index(button), hole, deck, destellos, carousel, posts
+        )
     except ValueError as exc:
         raise MalformedScenario(str(exc)) from None
+
+
+def _posts(raw: object, ids: list[str]) -> dict[int, tuple[int, int]] | None:
+    """Optional `posts` (a table's hand history has them, OQ 22): player -> {"live": n,
+    "dead": m}, chips posted outside the blinds' positions."""
+    if not isinstance(raw, dict) or any(
+        k not in ids or not isinstance(v, dict) for k, v in raw.items()
+    ):
+        raise MalformedScenario('posts must map players to {"live": n, "dead": m}')
+    return {
+        ids.index(pid): (
+            _int(post.get("live", 0), "a live post"),
+            _int(post.get("dead", 0), "a dead post"),
+        )
+        for pid, post in raw.items()
+    } or None
 
 
 def replay(document: Mapping[str, Any]) -> tuple[HandState, dict[str, Any] | None]:
