@@ -277,6 +277,20 @@ def test_oq_22_missed_small_blind_only_owes_it_dead() -> None:
     assert state.hand.posts[state.hand.ids.index(big)] == (0, 1)
 
 
+def test_oq_22_a_missed_small_blind_of_zero_is_owed_by_nobody() -> None:
+    state = ENGINE.open({"variant": "nlhe", "blinds": [0, 2]})
+    for player, number in (("a", 0), ("b", 1), ("c", 2), ("d", 3), ("e", 4)):
+        state = table_seat(state, player, number)
+    state = start(state)
+    big = positions(state)[2]
+    state = sit_out_until_missed(fold_around(state), big, 1)
+    assert big in state.missed and state.owed(big) == (0, 0)
+    state = act(state, big, action="sit_in")
+    assert not seat_view(state, big)["waiting_for_big_blind"]
+    dealt = start(state).hand
+    assert dealt is not None and big in dealt.ids and not any(dealt.posts)
+
+
 def test_oq_22_a_returning_player_who_waits_takes_his_big_blind_and_owes_nothing() -> None:
     state = table({"a": 0, "b": 1, "c": 2, "d": 3})
     state = fold_around(start(state))

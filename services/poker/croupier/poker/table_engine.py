@@ -240,7 +240,8 @@ class PokerTable:
     def owed(self, player: str) -> tuple[int, int]:
         """(live, dead) the player owes for blinds missed while out: the big blind live
         and the small blind dead when he missed the big one, the small blind dead when he
-        missed only that one, else nothing (OQ 22, standard online)."""
+        missed only that one, else nothing (OQ 22, standard online). Owing nothing (a
+        missed small blind of 0), he comes back at once."""
         cfg = self.options.config
         if player in self.missed_big:
             return cfg.big_blind, cfg.small_blind
@@ -450,7 +451,7 @@ class PokerEngine:
             return new, [Event("player_sitting_out", {"player": player})]
         if player not in state.sitting_out:
             raise Rejected("failed_precondition", "you are not sitting out")
-        waiting = state.waiting | {player} if player in state.missed else state.waiting
+        waiting = state.waiting | {player} if any(state.owed(player)) else state.waiting
         new = replace(state, sitting_out=state.sitting_out - {player}, waiting=waiting)
         live, dead = new.owed(player)
         event = Event(
@@ -510,7 +511,7 @@ class PokerEngine:
         else:
             seats = tuple((n, p, st + raw if p == player else st) for n, p, st in state.seats)
             # A busted player whose blinds passed him waits for his big blind (or posts).
-            waiting = state.waiting | {player} if player in state.missed else state.waiting
+            waiting = state.waiting | {player} if any(state.owed(player)) else state.waiting
             new = replace(state, seats=seats, waiting=waiting)
             data["stack"] = new.chips(player)
         return new, [Event("player_topped_up", data)]
