@@ -127,7 +127,7 @@ class _Table:
     seats_taken: dict[str, int] = field(default_factory=dict)  # SeatPlayer commands per player
     watchers: dict[str, set[asyncio.Queue[ViewSnapshot | None]]] = field(default_factory=dict)
     disconnected_at_ms: dict[str, int] = field(default_factory=dict)
-    timer: asyncio.Task[None] | None = None
+    timer: asyncio.TimerHandle | None = None
     last_settlement: Settlement | None = None
     # Entries whose append failed: they may be in the log, so nothing else is logged for
     # the table until they are appended again and committed.
@@ -636,9 +636,7 @@ class TableHost:
             await asyncio.sleep(delay)
             await work()
 
-        task = asyncio.create_task(run())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        self._in_background(run)
 
     # ---- publishing -----------------------------------------------------------------
 
@@ -719,12 +717,24 @@ class TableHost:
     # ---- clocks ---------------------------------------------------------------------
 
     def _arm_clock(self, table: _Table) -> None:
-        if table.timer is not None and table.timer is not asyncio.current_task():
+        """Set the table's one timer to its next clock expiry. A timer handle, not a task:
+        almost every command moves the deadline, and a handle is cheap to drop."""
+        if table.timer is not None:
             table.timer.cancel()
         table.timer = None
         expiry = None if table.state.closed else table.state.clocks.next_expiry()
         if expiry is not None:
-            table.timer = asyncio.create_task(self._expire_at(table, *expiry))
+            deadline_ms, player = expiry
+            table.timer = asyncio.get_running_loop().call_later(
+                max(0, deadline_ms - self._now_ms()) / 1000,
+                self._in_background,
+                lambda: self._expire_at(table, deadline_ms, player),
+            )
+
+    def _in_background(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        task = asyncio.create_task(work())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def _expire_at(self, table: _Table, deadline_ms: int, player: str) -> None:
         await asyncio.sleep(max(0, deadline_ms - self._now_ms()) / 1000)
@@ -809,9 +819,7 @@ class TableHost:
         table.disconnected_at_ms[player] = since
         self._notify(table)
         window = table.state.clocks.settings.reconnect_ms
-        task = asyncio.create_task(self._abandon_after(table, player, since, window))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        self._in_background(lambda: self._abandon_after(table, player, since, window))
 
     async def _abandon_after(self, table: _Table, player: str, since: int, window: int) -> None:
         await asyncio.sleep(window / 1000)
