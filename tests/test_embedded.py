@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import grpc
+import pytest
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
@@ -58,6 +59,20 @@ async def test_embedded_platform_serves_table_and_wallet_then_stops_cleanly(
             ).table_id
             view = await table.GetView(table_pb2.GetViewRequest(table_id=table_id))
             assert view.view.table_id == table_id
+            # A money table buys seats in through the embedded wallet: ana has no dollars.
+            cash = await table.OpenTable(
+                table_pb2.OpenTableRequest(
+                    game="poker", options_json='{"blinds": [1, 2], "currency": "USD"}'
+                )
+            )
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await table.SeatPlayer(
+                    table_pb2.SeatPlayerRequest(
+                        table_id=cash.table_id, player_id="ana", seat=0, stack=100
+                    )
+                )
+            assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert "the wallet refused the buy-in" in (refused.value.details() or "")
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=60) == 0

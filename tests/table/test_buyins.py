@@ -116,6 +116,24 @@ async def test_play_chip_tables_never_call_the_wallet(
     assert not any(isinstance(r, wallet_pb2.WalletRequest) for r in requests(bus))
 
 
+async def test_play_chip_hands_ask_no_settlement_of_a_configured_wallet(
+    host: tuple[TableHost, InMemoryBus], wallet: InMemoryWallet
+) -> None:
+    """Their seats hold nothing in the wallet: a settlement could only be dead-lettered.
+    A money table's hand is settled."""
+    table_host, bus = host
+    for currency in ("CHIP", "USD"):
+        table_id = await table_host.open_table("poker", {**CASH, "currency": currency}, None)
+        await table_host.seat(table_id, "ann", 0, 100)
+        await table_host.seat(table_id, "bob", 1, 100)
+        to_act = table_host.view(table_id, "").view["hand"]["to_act"]
+        await table_host.act(table_id, to_act, "fold", {"action": "fold"})
+        assert table_host.view(table_id, "").last_finished_hand == 1
+    await table_host.flush()
+    settled = [r for r in requests(bus) if isinstance(r, table_pb2.SettlementRequested)]
+    assert [r.currency for r in settled] == ["USD"]
+
+
 async def test_rule_50_leaving_asks_the_wallet_for_the_stack_after_the_settlement(
     host: tuple[TableHost, InMemoryBus], wallet: InMemoryWallet
 ) -> None:

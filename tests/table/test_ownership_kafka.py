@@ -86,8 +86,10 @@ async def test_replicas_split_the_partitions_and_take_tables_over_on_a_rebalance
         replayed_before = replays()
         await second.start()  # joins the group: the first replica gives up some partitions
         await until(
-            lambda: first.partitions | second.partitions == frozenset(range(PARTITIONS))
-            and not first.partitions & second.partitions
+            lambda: (
+                first.partitions | second.partitions == frozenset(range(PARTITIONS))
+                and not first.partitions & second.partitions
+            )
         )
         assert first.partitions and second.partitions
         moved = [t for t in tables if log_a.partition_of(t) in second.partitions]

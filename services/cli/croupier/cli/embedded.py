@@ -23,6 +23,7 @@ from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import Service, ServiceHost, StopHook
 from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import build_host, table_service
+from croupier.table.buyins import Buyins, GrpcWallet
 from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.games import ENGINE_MODULES
 from croupier.wallet.bootstrap import build_wallet, open_database
@@ -65,11 +66,22 @@ async def _serve(
     wallet = await build_wallet(
         pool=pool, schema=WALLET_SCHEMA, bus=bus, registry=CollectorRegistry()
     )
-    table_host = build_host(InMemoryCommandLog(), bus)
+    settings = ServerSettings(grpc_host=host, grpc_port=port, metrics_port=0)
+    server: ServiceHost | None = None
+    # Money tables buy in through the wallet over gRPC, as in production: here it is this
+    # process's own server, whose port is known once it listens.
+    wallet_client = GrpcWallet(lambda: f"{host}:{server.port if server else port}")
+    table_host = build_host(InMemoryCommandLog(), bus, buyins=Buyins(wallet_client))
     await table_host.start()
     services: list[Service] = [table_service(table_host), wallet.service()]
-    hooks: list[StopHook] = [table_host.stop, wallet.stop, bus.stop, pool.close, stop_postgres]
-    settings = ServerSettings(grpc_host=host, grpc_port=port, metrics_port=0)
+    hooks: list[StopHook] = [
+        table_host.stop,
+        wallet_client.close,
+        wallet.stop,
+        bus.stop,
+        pool.close,
+        stop_postgres,
+    ]
     server = ServiceHost(settings=settings, services=services, on_stop=hooks)
 
     def announce() -> None:

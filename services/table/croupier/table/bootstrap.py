@@ -12,6 +12,7 @@ from typing import Any
 from croupier.kit.bus.interface import EventBus
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load
+from croupier.table.buyins import Buyins, GrpcWallet
 from croupier.table.commandlog import TOPIC, CommandLog, InMemoryCommandLog
 from croupier.table.games import load_engines
 from croupier.table.grpc_api import TableEngineService
@@ -33,6 +34,18 @@ class TableSettings:
         "CROUPIER_TABLE_COMMANDS_TOPIC", str, TOPIC, doc="the command log's Kafka topic"
     )
     currency: str = env("CROUPIER_TABLE_CURRENCY", str, "CHIP", doc="default table currency")
+    wallet: str = env(
+        "CROUPIER_TABLE_WALLET",
+        str,
+        "",
+        doc="the wallet's gRPC address: money tables' buy-ins (empty: no wallet calls)",
+    )
+    play_currencies: str = env(
+        "CROUPIER_TABLE_PLAY_CURRENCIES",
+        str,
+        "CHIP,PLAY",
+        doc="comma-separated currencies whose tables never touch the wallet",
+    )
     instance_id: str = env(
         "CROUPIER_TABLE_INSTANCE_ID",
         str,
@@ -41,9 +54,15 @@ class TableSettings:
     )
 
 
-def build_host(command_log: CommandLog, bus: EventBus, currency: str = "CHIP") -> TableHost:
+def build_host(
+    command_log: CommandLog, bus: EventBus, currency: str = "CHIP", buyins: Buyins | None = None
+) -> TableHost:
     return TableHost(
-        engines=load_engines(), command_log=command_log, publisher=bus, currency=currency
+        engines=load_engines(),
+        command_log=command_log,
+        publisher=bus,
+        currency=currency,
+        buyins=buyins,
     )
 
 
@@ -74,6 +93,13 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         )
         bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap)
     await bus.start()
-    host = build_host(command_log, bus, settings.currency)
+    hooks: list[StopHook] = []
+    wallet = None
+    if settings.wallet:
+        wallet = GrpcWallet(settings.wallet)
+        hooks.append(wallet.close)
+    plays = [code.strip() for code in settings.play_currencies.split(",") if code.strip()]
+    buyins = Buyins(wallet, default_currency=settings.currency, play_currencies=plays)
+    host = build_host(command_log, bus, settings.currency, buyins)
     await host.start()
-    return [table_service(host)], [host.stop, bus.stop]
+    return [table_service(host)], [host.stop, *hooks, bus.stop]

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -91,7 +91,11 @@ _REFUSALS = {
 class GrpcWallet:
     """The wallet service over gRPC (`croupier.wallet.v1.Wallet/BuyIn`)."""
 
-    def __init__(self, target: str, timeout: float = WALLET_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self, target: str | Callable[[], str], timeout: float = WALLET_TIMEOUT_SECONDS
+    ) -> None:
+        """`target`: the wallet's address, or how to find it once known (the embedded
+        platform serves the wallet on its own port, bound after the host is built)."""
         self._target = target
         self._timeout = timeout
         self._channel: grpc.aio.Channel | None = None
@@ -101,7 +105,8 @@ class GrpcWallet:
         if self._stub is None:
             from croupier.wallet.v1 import wallet_pb2_grpc
 
-            self._channel = grpc.aio.insecure_channel(self._target)
+            target = self._target if isinstance(self._target, str) else self._target()
+            self._channel = grpc.aio.insecure_channel(target)
             self._stub = wallet_pb2_grpc.WalletStub(self._channel)
         return self._stub
 
@@ -206,6 +211,13 @@ class Buyins:
 
     def is_money_table(self, options: JSON) -> bool:
         return not isinstance(self.wallet, NoWallet) and self.currency(options) not in self._play
+
+    def settles(self, options: JSON) -> bool:
+        """Whether the wallet is asked to settle the table's hands: for money tables, whose
+        chips it holds in the seats; never for play-chip tables once a wallet is
+        configured (their seats hold nothing: the requests could only be dead-lettered).
+        Without a wallet every table's settlements go out (seats funded another way)."""
+        return isinstance(self.wallet, NoWallet) or self.is_money_table(options)
 
     @staticmethod
     def chips_brought(kind: str, body: JSON) -> int:

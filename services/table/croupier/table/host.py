@@ -300,7 +300,7 @@ class TableHost:
         metrics.PLAYERS_SEATED.labels(table.state.game).inc(len(table.state.seated))
         # The host may have died between logging a hand's end and asking for its
         # settlement: ask again (the wallet applies each idempotency key once).
-        if table.last_settlement is not None:
+        if table.last_settlement is not None and self._buyins.settles(table.state.options):
             await self._publish_reliably(
                 table_id, [self._settlement_request(table, table.last_settlement)]
             )
@@ -540,7 +540,7 @@ class TableHost:
                 metrics.TABLES_OPEN.labels(table.state.game).dec()
             self._commit(table, entry, outcome)
             self._publish(table, self._public_events(table, entry, outcome))
-            if outcome.settlement is not None:
+            if outcome.settlement is not None and self._buyins.settles(table.state.options):
                 settlements.append(self._settlement_request(table, outcome.settlement))
             settlements += self._cash_outs(table, entry, outcome)
         if settlements:
