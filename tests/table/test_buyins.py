@@ -158,6 +158,39 @@ async def test_rule_50_leaving_asks_the_wallet_for_the_stack_after_the_settlemen
     assert wallet.balances[("ann", "USD")] == 1000 + settlement.deltas["ann"]
 
 
+async def test_a_rebuilt_host_asks_again_for_the_last_money_it_moved(
+    wallet: InMemoryWallet,
+) -> None:
+    """The host may die between logging a leaving and sending its cash-out: the table's
+    next host sends the latest command's money requests again, with the same ids."""
+    log = InMemoryCommandLog()
+    sent: list[list[str]] = []
+    for label in ("lost", "rebuilt"):
+        bus = InMemoryBus()
+        await bus.start()
+        table_host = TableHost(
+            engines=load_engines(),
+            command_log=log,
+            publisher=bus,
+            seeds=Seeds(label),
+            buyins=Buyins(wallet),
+        )
+        await table_host.start()
+        if label == "lost":
+            table_id = await table_host.open_table("poker", CASH, None)
+            await table_host.seat(table_id, "ann", 0, 300)
+            await table_host.seat(table_id, "bob", 1, 300)
+            await table_host.unseat(table_id, "ann")  # folds; leaves with her stack
+        await table_host.flush()
+        sent.append(
+            [Envelope.FromString(m.value or b"").id for m in bus.messages(WALLET_REQUESTS_TOPIC)]
+        )
+        await table_host.stop()
+        await bus.stop()
+    lost, rebuilt = sent
+    assert len(lost) == 2 and rebuilt == lost  # the settlement, then the cash-out
+
+
 def test_buy_in_ids_are_stable_per_command_and_valid_wallet_ids() -> None:
     desk = Buyins(InMemoryWallet())
     body = {"action": {"action": "top_up", "amount": 40}}

@@ -128,7 +128,9 @@ class _Table:
     watchers: dict[str, set[asyncio.Queue[ViewSnapshot | None]]] = field(default_factory=dict)
     disconnected_at_ms: dict[str, int] = field(default_factory=dict)
     timer: asyncio.TimerHandle | None = None
-    last_settlement: Settlement | None = None
+    # What the latest command that moved money asked of the wallet (a settlement, stacks
+    # given back): asked again after a rebuild, in case the host died before it was sent.
+    last_money_requests: list[tuple[str, Envelope]] = field(default_factory=list)
     # Entries whose append failed: they may be in the log, so nothing else is logged for
     # the table until they are appended again and committed.
     unconfirmed: list[LogEntry] = field(default_factory=list)
@@ -298,12 +300,10 @@ class TableHost:
         if not table.state.closed:
             metrics.TABLES_OPEN.labels(table.state.game).inc()
         metrics.PLAYERS_SEATED.labels(table.state.game).inc(len(table.state.seated))
-        # The host may have died between logging a hand's end and asking for its
-        # settlement: ask again (the wallet applies each idempotency key once).
-        if table.last_settlement is not None and self._buyins.settles(table.state.options):
-            await self._publish_reliably(
-                table_id, [self._settlement_request(table, table.last_settlement)]
-            )
+        # The host may have died between logging a hand's end (or a player's leaving) and
+        # asking the wallet: ask again (the wallet applies each idempotency key once).
+        if table.last_money_requests:
+            await self._publish_reliably(table_id, table.last_money_requests)
         async with table.lock:
             await self._after_commit(table)
 
@@ -458,8 +458,8 @@ class TableHost:
         )
 
     async def close(self, table_id: str) -> None:
-        table = self._table(table_id)
         """Close now, or after the hand in play has settled (no new hand is dealt)."""
+        table = self._table(table_id)
         await self._submit(table, "close", "", {}, command_id=f"close:{table_id}")
 
     async def _submit(
@@ -534,17 +534,14 @@ class TableHost:
         self, table: _Table, batch: list[tuple[LogEntry, StepOutcome]]
     ) -> None:
         await self._append(table, [entry for entry, _ in batch])
-        settlements = []
+        money_requests = []
         for entry, outcome in batch:
             if outcome.state.closed and not table.state.closed:
                 metrics.TABLES_OPEN.labels(table.state.game).dec()
-            self._commit(table, entry, outcome)
+            money_requests += self._commit(table, entry, outcome)
             self._publish(table, self._public_events(table, entry, outcome))
-            if outcome.settlement is not None and self._buyins.settles(table.state.options):
-                settlements.append(self._settlement_request(table, outcome.settlement))
-            settlements += self._cash_outs(table, entry, outcome)
-        if settlements:
-            await self._publish_reliably(table.state.table_id, settlements)
+        if money_requests:
+            await self._publish_reliably(table.state.table_id, money_requests)
 
     def _deal_after(self, table: _Table, state: TableState) -> tuple[LogEntry, StepOutcome] | None:
         """The next hand's deal, when `state` allows one to start."""
@@ -594,14 +591,21 @@ class TableHost:
         await self._log_and_commit(table, batch)  # fails again: fenced again
         log.info("ambiguous append confirmed", table_id=table.state.table_id, entries=len(entries))
 
-    def _commit(self, table: _Table, entry: LogEntry, outcome: StepOutcome) -> None:
+    def _commit(
+        self, table: _Table, entry: LogEntry, outcome: StepOutcome
+    ) -> list[tuple[str, Envelope]]:
+        """Make the entry's outcome the table's state; returns what it asks of the wallet."""
         table.state = outcome.state
         table.log.append(entry.encoded)
         if entry.kind == "seat":
             table.seats_taken[entry.player] = table.seats_taken.get(entry.player, 0) + 1
         table.seen_commands[entry.command_id] = entry.index
-        if outcome.settlement is not None:
-            table.last_settlement = outcome.settlement
+        money_requests = self._cash_outs(table, entry, outcome)
+        if outcome.settlement is not None and self._buyins.settles(table.state.options):
+            money_requests.insert(0, self._settlement_request(table, outcome.settlement))
+        if money_requests:
+            table.last_money_requests = money_requests
+        return money_requests
 
     async def _after_commit(self, table: _Table) -> None:
         """Deal the next hand if one can still start, wake the views, re-arm the clock.
