@@ -11,23 +11,15 @@ message; the table's version and the refused player's view are unchanged.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import grpc
 import pytest
 
-from croupier.kit.bus.memory import InMemoryBus
-from croupier.kit.server import ServiceHost
-from croupier.kit.settings import ServerSettings
 from croupier.poker.v1 import poker_pb2
-from croupier.table.bootstrap import table_service
-from croupier.table.commandlog import InMemoryCommandLog
-from croupier.table.games import load_engines
-from croupier.table.host import TableHost
-from croupier.table.v1 import table_pb2, table_pb2_grpc
-from tests.table.play import Seeds
+from croupier.table.v1 import table_pb2
+from tests.table.play import served_table_host
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -38,26 +30,8 @@ FAILED = grpc.StatusCode.FAILED_PRECONDITION
 NOT_FOUND = grpc.StatusCode.NOT_FOUND
 
 
-@asynccontextmanager
-async def running_service(seeds: str) -> AsyncIterator[Stub]:
-    bus = InMemoryBus()
-    await bus.start()
-    host = TableHost(
-        engines=load_engines(), command_log=InMemoryCommandLog(), publisher=bus, seeds=Seeds(seeds)
-    )
-    await host.start()
-    server = ServiceHost(
-        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
-        services=[table_service(host)],
-        on_stop=[host.stop, bus.stop],
-        serve_metrics_endpoint=False,
-    )
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-            yield table_pb2_grpc.TableEngineStub(channel)
-    finally:
-        await server.stop()
+def running_service(seeds: str) -> AbstractAsyncContextManager[Stub]:
+    return served_table_host(seeds)
 
 
 async def open_table(stub: Stub, options: dict[str, Any]) -> str:

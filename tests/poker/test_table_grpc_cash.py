@@ -10,34 +10,18 @@ from typing import Any
 import grpc
 import pytest
 
-from croupier.kit.bus.memory import InMemoryBus
-from croupier.kit.server import ServiceHost
-from croupier.kit.settings import ServerSettings
 from croupier.poker.v1 import poker_pb2
-from croupier.table.bootstrap import build_host, table_service
-from croupier.table.commandlog import InMemoryCommandLog
-from croupier.table.v1 import table_pb2, table_pb2_grpc
+from croupier.table.v1 import table_pb2
+from tests.table.play import served_table_host
 
 pytestmark = pytest.mark.timeout(60)
 Stub = Any  # the generated aio stub is typed as the sync one
 
 
 @pytest.fixture
-async def stub() -> AsyncIterator[Stub]:
-    bus = InMemoryBus()
-    await bus.start()
-    host = build_host(InMemoryCommandLog(), bus)
-    await host.start()
-    server = ServiceHost(
-        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
-        services=[table_service(host)],
-        on_stop=[host.stop, bus.stop],
-        serve_metrics_endpoint=False,
-    )
-    await server.start()
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-        yield table_pb2_grpc.TableEngineStub(channel)
-    await server.stop()
+async def stub() -> AsyncIterator[Any]:
+    async with served_table_host() as client:
+        yield client
 
 
 async def open_table(stub: Stub, options: poker_pb2.Options) -> str:

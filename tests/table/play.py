@@ -1,10 +1,24 @@
-"""Helpers the table tests share: a deterministic clock and seeds, and a random joker bot."""
+"""Helpers the table tests share: a deterministic clock and seeds, a random joker bot, and
+a table host served over gRPC in process."""
 
 from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
+
+import grpc
+
+from croupier.kit.bus.memory import InMemoryBus
+from croupier.kit.server import ServiceHost
+from croupier.kit.settings import ServerSettings
+from croupier.table.bootstrap import table_service
+from croupier.table.commandlog import InMemoryCommandLog
+from croupier.table.games import load_engines
+from croupier.table.host import TableHost
+from croupier.table.v1 import table_pb2_grpc
 
 
 class FakeClock:
@@ -41,3 +55,30 @@ def random_joker_action(legal: dict[str, Any], rng: random.Random) -> dict[str, 
         if "suits" in legal:
             action["suit"] = rng.choice(legal["suits"])
     return action
+
+
+@asynccontextmanager
+async def served_table_host(seeds: str = "") -> AsyncIterator[Any]:
+    """A table host with an in-memory log and bus behind a real gRPC server; yields the
+    client stub (typed Any: the generated aio stub is typed as the sync one)."""
+    bus = InMemoryBus()
+    await bus.start()
+    host = TableHost(
+        engines=load_engines(),
+        command_log=InMemoryCommandLog(),
+        publisher=bus,
+        **({"seeds": Seeds(seeds)} if seeds else {}),
+    )
+    await host.start()
+    server = ServiceHost(
+        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
+        services=[table_service(host)],
+        on_stop=[host.stop, bus.stop],
+        serve_metrics_endpoint=False,
+    )
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            yield table_pb2_grpc.TableEngineStub(channel)
+    finally:
+        await server.stop()

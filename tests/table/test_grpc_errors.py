@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
@@ -14,26 +15,15 @@ from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import build_host, table_service
 from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from tests.table.play import served_table_host
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
 
 
 @pytest.fixture
-async def stub() -> AsyncIterator[table_pb2_grpc.TableEngineStub]:
-    bus = InMemoryBus()
-    await bus.start()
-    host = build_host(InMemoryCommandLog(), bus)
-    await host.start()
-    server = ServiceHost(
-        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
-        services=[table_service(host)],
-        on_stop=[host.stop, bus.stop],
-        serve_metrics_endpoint=False,
-    )
-    await server.start()
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-        yield table_pb2_grpc.TableEngineStub(channel)
-    await server.stop()
+async def stub() -> AsyncIterator[Any]:
+    async with served_table_host() as client:
+        yield client
 
 
 async def open_table(stub: table_pb2_grpc.TableEngineStub) -> str:

@@ -330,20 +330,21 @@ async def test_the_games_default_window_fills_an_unstated_reconnect_time(bus: In
     await host.stop()
 
 
+class AckLostOnce(InMemoryCommandLog):
+    """Stores the first action, then reports a failure (the broker's answer was lost)."""
+
+    failed = False
+
+    async def append(self, entries: Sequence[LogEntry]) -> None:
+        await super().append(entries)
+        if entries[0].kind == "act" and not self.failed:
+            self.failed = True
+            raise ConnectionError("acknowledgement lost")
+
+
 async def test_a_command_stored_twice_after_a_lost_acknowledgement_is_replayed_once(
     bus: InMemoryBus,
 ) -> None:
-    class AckLostOnce(InMemoryCommandLog):
-        """Stores the entry, then reports a failure once (the broker's answer was lost)."""
-
-        failed = False
-
-        async def append(self, entries: Sequence[LogEntry]) -> None:
-            await super().append(entries)
-            if entries[0].kind == "act" and not self.failed:
-                self.failed = True
-                raise ConnectionError("acknowledgement lost")
-
     log = AckLostOnce()
     host = make_host(log, bus, FakeClock())
     await host.start()
@@ -367,15 +368,6 @@ async def test_after_an_ambiguous_append_nothing_else_is_logged_before_it_is_con
     """The fence: an append whose acknowledgement was lost may be in the log. The next
     command (here another action, not the client's retry) first logs the same entry again
     and commits it, so the live table never differs from what a replay rebuilds."""
-
-    class AckLostOnce(InMemoryCommandLog):
-        failed = False
-
-        async def append(self, entries: Sequence[LogEntry]) -> None:
-            await super().append(entries)
-            if entries[0].kind == "act" and not self.failed:
-                self.failed = True
-                raise ConnectionError("acknowledgement lost")
 
     log = AckLostOnce()
     host = make_host(log, bus, FakeClock())
