@@ -2,8 +2,8 @@
 
 The gRPC entry point maps each class to a status code by its `category` attribute
 (`invalid`, `not_found`, `precondition`, `conflict`); messages are written for the
-frontend developer who will read them. No error ever leaves a partial write behind: the
-unit of work rolls back whenever one is raised.
+frontend developer who will read them. No error ever leaves a partial write behind: in
+PostgreSQL a batch is one statement (`ledger_execute`), in memory a discarded copy.
 """
 
 from __future__ import annotations

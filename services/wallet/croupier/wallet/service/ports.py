@@ -82,6 +82,9 @@ class LedgerRepository(Protocol):
 
 
 class UnitOfWork(Protocol):
+    """A connection (PostgreSQL: every repository write is atomic by itself) or a working copy
+    (in memory: replaces the store on `commit()`)."""
+
     @property
     def ledger(self) -> LedgerRepository: ...
 
@@ -93,7 +96,7 @@ class UnitOfWork(Protocol):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        """Roll back unless `commit()` was called."""
+        """Discard what was not committed (in memory); release the connection."""
         ...
 
     async def commit(self) -> None: ...
