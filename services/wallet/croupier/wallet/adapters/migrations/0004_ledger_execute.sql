@@ -75,8 +75,12 @@ CREATE FUNCTION ledger_execute(
 )
 LANGUAGE plpgsql
 -- Plan each statement once per connection: with array parameters, custom plans were re-made
--- on every call (most of the time of a single transfer).
+-- on every call (most of the time of a single transfer). Without bitmap scans, the accounts
+-- and holds are locked through their primary key's index scan, which returns them in id order:
+-- no sort (a generic plan otherwise chose a bitmap heap scan and a sort, costlier for a few
+-- rows).
 SET plan_cache_mode = force_generic_plan
+SET enable_bitmapscan = off
 AS $$
 DECLARE
     n integer := cardinality(p_op);
