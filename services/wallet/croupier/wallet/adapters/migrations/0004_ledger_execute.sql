@@ -13,28 +13,6 @@
 -- transfer for no further guarantee.
 ALTER TABLE transfers DROP CONSTRAINT transfers_currency_fkey;
 
--- Operations, one array element each (arrays of equal length; NULL arrays read as all NULL):
---   op         'apply' (a new transfer, posted or a hold), 'post' / 'void' (a hold),
---              'reverse' (a new transfer undoing a posted one), 'expect' (an account's posted
---              balance at that point of the batch)
---   id         apply/reverse: the new transfer id; post/void: the hold; expect: the account
---   debit, credit, currency, kind, pending, game, table_id, hand_id, tournament_id: apply
---   kind, metadata (JSON object text): apply and reverse
---   amount     apply: the amount; post: the amount to post (NULL: all); expect: the balance
---   ref        apply: reversal_of ('' or NULL: none); reverse: the transfer to reverse
---   event      apply, posted: its outbox envelope without `sequence` (NULL: no event). The
---              function appends the sequence (field 5 of Envelope, a varint: the debit
---              account's posting count). Protobuf parsers accept fields in any order, and the
---              relay re-serializes what it publishes.
--- Errors: SQLSTATE WL001 account not found, WL002 currency mismatch, WL003 insufficient funds,
--- WL004 transfer not found, WL005 transfer not pending, WL006 invalid request, WL007 already
--- reversed, WL008 unbalanced settlement; the message is the one shown to the client. A reused
--- transfer id fails the insert (unique_violation): the caller looks the ids up and replays.
--- Returns one row per post/void/reverse operation (the transfer after it, and the debit
--- account's posting count when it moved money, for the caller to publish its event); new
--- transfers of 'apply' are exactly as requested and are not returned. `replayed` is true when
--- a batch of only post/void operations had been applied before (nothing changes); a batch of
--- only 'expect' operations counts as such a replay too (one row, r_op NULL).
 -- The rows of the new transfers ('apply' operations) of a batch, as ledger_execute inserts
 -- them (an SQL function, inlined where it is used).
 CREATE FUNCTION ledger_new_transfers(
@@ -61,6 +39,28 @@ LANGUAGE sql STABLE AS $$
     WHERE u.op = 'apply'
 $$;
 
+-- Operations, one array element each (arrays of equal length; NULL arrays read as all NULL):
+--   op         'apply' (a new transfer, posted or a hold), 'post' / 'void' (a hold),
+--              'reverse' (a new transfer undoing a posted one), 'expect' (an account's posted
+--              balance at that point of the batch)
+--   id         apply/reverse: the new transfer id; post/void: the hold; expect: the account
+--   debit, credit, currency, kind, pending, game, table_id, hand_id, tournament_id: apply
+--   kind, metadata (JSON object text): apply and reverse
+--   amount     apply: the amount; post: the amount to post (NULL: all); expect: the balance
+--   ref        apply: reversal_of ('' or NULL: none); reverse: the transfer to reverse
+--   event      apply, posted: its outbox envelope without `sequence` (NULL: no event). The
+--              function appends the sequence (field 5 of Envelope, a varint: the debit
+--              account's posting count). Protobuf parsers accept fields in any order, and the
+--              relay re-serializes what it publishes.
+-- Errors: SQLSTATE WL001 account not found, WL002 currency mismatch, WL003 insufficient funds,
+-- WL004 transfer not found, WL005 transfer not pending, WL006 invalid request, WL007 already
+-- reversed, WL008 unbalanced settlement; the message is the one shown to the client. A reused
+-- transfer id fails the insert (unique_violation): the caller looks the ids up and replays.
+-- Returns one row per post/void/reverse operation (the transfer after it, and the debit
+-- account's posting count when it moved money, for the caller to publish its event); new
+-- transfers of 'apply' are exactly as requested and are not returned. `replayed` is true when
+-- a batch of only post/void operations had been applied before (nothing changes); a batch of
+-- only 'expect' operations counts as such a replay too (one row, r_op NULL).
 CREATE FUNCTION ledger_execute(
     p_op text[], p_id text[], p_debit text[], p_credit text[], p_amount bigint[],
     p_currency text[], p_kind text[], p_pending boolean[], p_game text[], p_table text[],
@@ -118,7 +118,7 @@ DECLARE
     ne integer := 0;
     e_key text[] := '{}';
     e_body bytea[] := '{}';
-    -- reversing transfers (inserted with the new ones) and result rows
+    -- reversing transfers (inserted after the new ones) and result rows
     v_op integer[] := '{}';
     v_seq bigint[] := '{}';
     v_tr transfers[] := '{}';
