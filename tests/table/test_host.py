@@ -456,7 +456,9 @@ async def test_a_timeout_the_log_refused_is_tried_again(
     await asyncio.sleep(0.3)
     await host.stop()
     assert log.refused
-    assert [e for e in await logged_entries(log) if e.kind == "timeout"]
+    # The clock goes on after the refused timeout was logged on its retry: with a 30 ms
+    # turn, many more timeouts follow (a stalled clock would leave one).
+    assert len([e for e in await logged_entries(log) if e.kind == "timeout"]) >= 4
     assert host.view(table_id, "").version > 6
 
 
@@ -485,4 +487,70 @@ async def test_closing_during_a_hand_lets_it_settle_and_deals_no_other(bus: InMe
     assert settlement.subject == table_id
     with pytest.raises(Rejected, match="closed"):
         await host.act(table_id, "bob", "late", {"action": "check"})
+    await host.stop()
+
+
+class SlowAckOnce(InMemoryCommandLog):
+    """Stores the first action at once and acknowledges it late."""
+
+    slow = True
+
+    async def append(self, entries: Sequence[LogEntry]) -> None:
+        await super().append(entries)
+        if entries[0].kind == "act" and self.slow:
+            self.slow = False
+            await asyncio.sleep(0.3)
+
+
+async def test_a_caller_that_goes_away_mid_append_leaves_a_table_equal_to_its_replay(
+    bus: InMemoryBus,
+) -> None:
+    """A cancelled call (client deadline) does not cut its command between append and
+    commit: the logged action is committed, so the player's next try is out of turn."""
+    log = SlowAckOnce()
+    host = make_host(log, bus, FakeClock())
+    await host.start()
+    table_id = await open_full_table(host)
+    to_act = host.view(table_id, "").view["hand"]["to_act"]
+    rng = random.Random(5)
+    legal = host.view(table_id, to_act).view["legal"]
+    action = random_joker_action(legal, rng)
+    other = next(a for a in (random_joker_action(legal, rng) for _ in range(99)) if a != action)
+    call = asyncio.create_task(host.act(table_id, to_act, "one", action))
+    await asyncio.sleep(0.05)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    with pytest.raises(Rejected):  # waits for the table's lock: "one" is committed first
+        await host.act(table_id, to_act, "two", other)
+    digest = host.digest(table_id)
+    await host.stop()
+    rebuilt = make_host(log, bus, FakeClock(), label="again")
+    await rebuilt.start()
+    assert rebuilt.digest(table_id) == digest
+
+
+async def test_money_requests_keep_the_tables_order_when_the_bus_fails(
+    bus: InMemoryBus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A settlement the bus refused is resent before any later money request of the table."""
+    monkeypatch.setattr("croupier.table.host.RETRY_SECONDS", 0.01)
+    flaky = FlakyBus(bus, failures=0)
+    host = TableHost(
+        engines=load_engines(), command_log=InMemoryCommandLog(), publisher=flaky, seeds=Seeds("m")
+    )
+    await host.start()
+    table_id = await host.open_table(
+        "poker", {"variant": "nlhe", "blinds": [1, 2]}, ClockSettings(turn_ms=3_600_000)
+    )
+    for seat, player in enumerate(("ann", "bob")):
+        await host.seat(table_id, player, seat, 100)
+    for hand in (1, 2, 3):
+        if hand == 1:
+            flaky.failures = 2  # hand 1's settlement fails twice
+        to_act = host.view(table_id, "").view["hand"]["to_act"]
+        await host.act(table_id, to_act, f"fold-{hand}", {"action": "fold"})
+    await host.flush()
+    settled = published(bus, WALLET_REQUESTS_TOPIC, "wallet.settlement_requested")
+    assert [e.sequence for e in settled] == [1, 2, 3]
     await host.stop()

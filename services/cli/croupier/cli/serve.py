@@ -44,6 +44,7 @@ async def _serve(name: str, settings: ServerSettings) -> None:
     # What exists now lives as long as the process (modules, classes, rebuilt tables):
     # out of the cyclic collector's sight, its full passes scan only what came later,
     # instead of stalling every call in flight for tens of milliseconds.
+    gc.collect()  # start-up garbage is freed, not frozen
     gc.freeze()
     await ServiceHost(settings=settings, services=services, on_stop=hooks).run_until_signalled()
 

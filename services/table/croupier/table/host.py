@@ -2,14 +2,18 @@
 
 For every command the host
 1. checks it by applying it to the table's current state (`table_state.step`, pure);
-   a rejected command is answered with its reason and never logged;
-2. appends it to the command log and waits for the log's acknowledgement;
-3. only then makes the new state current, publishes the public events (and, when a hand
-   ended, the settlement request to the wallet), wakes the players' view streams,
-   deals the next hand if one can start, and re-arms the table's clock.
+   a rejected command is answered with its reason and never logged; on a cash table
+   the wallet then moves the chips the command brings (`croupier.table.buyins`);
+2. appends it to the command log, together with the next hand's deal when the command
+   allows one, and waits for the log's acknowledgement;
+3. only then makes the new state current, asks the wallet for what the command moved
+   (settlement, stacks given back) before answering, queues the public events (published
+   in the background, in order), wakes the players' view streams and re-arms the clock.
 
-Commands of one table are serialised by the table's lock; tables run concurrently.
-On start the host rebuilds every table from the log; a table that cannot be rebuilt is
+Commands of one table are serialised by the table's lock, and run to the end even when
+their caller goes away (a cancelled call must not leave a logged command uncommitted);
+tables run concurrently. Replicas share the log's partitions (`kafka_log`): a replica
+rebuilds the tables of the partitions it is given; a table that cannot be rebuilt is
 voided and a crash refund is requested from the wallet.
 """
 
@@ -20,6 +24,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, TypeVar
 
 import structlog
@@ -87,6 +92,12 @@ def _envelope(
     )
 
 
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Mark a shielded command's outcome as seen when its caller is gone."""
+    if not task.cancelled():
+        task.exception()
+
+
 def wall_clock_ms() -> int:
     return int(time.time() * 1000)
 
@@ -137,6 +148,9 @@ class _Table:
     # Committed, not yet published (in order), and the task publishing them.
     outgoing: list[tuple[str, Envelope]] = field(default_factory=list)
     publishing: asyncio.Task[None] | None = None
+    # Money requests the bus refused, still to send in order, and the task resending them.
+    money_backlog: list[tuple[str, Envelope]] = field(default_factory=list)
+    resending: asyncio.Task[None] | None = None
     parked: bool = False  # its partition was revoked: no command until it is taken back
 
 
@@ -222,10 +236,14 @@ class TableHost:
         try:
             await asyncio.wait_for(self.flush(), STOP_FLUSH_SECONDS)
         except TimeoutError:
-            log.error("unpublished table events at stop; the next owner republishes settlements")
-        for table in self._tables.values():
-            if table.publishing is not None:
-                table.publishing.cancel()
+            log.error(
+                "unpublished table events or money requests at stop; the next owner asks "
+                "again for each table's latest money requests only"
+            )
+        for table in [*self._tables.values(), *self._parked.values()]:
+            for task in (table.publishing, table.resending):
+                if task is not None:
+                    task.cancel()
         for task in self._background:
             task.cancel()
         for table in self._tables.values():
@@ -241,17 +259,18 @@ class TableHost:
         in flight, if any) and park them until the new assignment is known."""
         if self._stopping:
             return
-        self._owned -= partitions
-        self._parked_partitions |= partitions
-        for table_id, table in list(self._tables.items()):
-            if self._log.partition_of(table_id) in partitions:
-                async with table.lock:
-                    del self._tables[table_id]
-                    table.parked = True
-                    if table.timer is not None:
-                        table.timer.cancel()
-                        table.timer = None
-                    self._parked[table_id] = table
+        async with self._opening:  # a table being opened is in `_tables` or refused
+            self._owned -= partitions
+            self._parked_partitions |= partitions
+            for table_id, table in list(self._tables.items()):
+                if self._log.partition_of(table_id) in partitions:
+                    async with table.lock:
+                        del self._tables[table_id]
+                        table.parked = True
+                        if table.timer is not None:
+                            table.timer.cancel()
+                            table.timer = None
+                        self._parked[table_id] = table
 
     async def partitions_assigned(
         self, partitions: frozenset[int], unchanged: frozenset[int]
@@ -267,24 +286,39 @@ class TableHost:
             if self._log.partition_of(table_id) in kept:
                 table.parked = False
                 self._tables[table_id] = table
-                self._arm_clock(table)
+                self._resume(table)
             else:
                 self._release(table)
         rebuilt = partitions - kept - self._owned
         if rebuilt:
+            asked_again: list[tuple[str, Envelope]] = []
             async for replayed in self._log.replay(rebuilt):
-                await self._rebuild_table(replayed)
+                await self._rebuild_table(replayed, asked_again)
+            if asked_again:
+                await self._publish_reliably(f"partitions {sorted(rebuilt)}", asked_again)
             metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
         self._owned |= partitions
+
+    def _resume(self, table: _Table) -> None:
+        """A table taken back: what waited while it was parked (a deal, a fence to lift,
+        a clock, reconnection windows) starts again."""
+        self._in_background(lambda: self._retry_after_commit(table))
+        window = table.state.clocks.settings.reconnect_ms
+        for player, since in list(table.disconnected_at_ms.items()):
+            left = max(0, since + window - self._now_ms())
+            self._in_background(partial(self._abandon_after, table, player, since, left))
 
     def _release(self, table: _Table) -> None:
         game = table.state.game
         if not table.state.closed:
             metrics.TABLES_OPEN.labels(game).dec()
-        metrics.PLAYERS_SEATED.labels(game).dec(len(table.state.seated))
+        if not table.state.closed:
+            metrics.PLAYERS_SEATED.labels(game).dec(len(table.state.seated))
         self._end_streams(table)
 
-    async def _rebuild_table(self, replayed: ReplayedTable) -> None:
+    async def _rebuild_table(
+        self, replayed: ReplayedTable, asked_again: list[tuple[str, Envelope]]
+    ) -> None:
         table_id = replayed.table_id
         game = replayed.entries[0].body.get("game", "") if replayed.entries else ""
         try:
@@ -299,11 +333,12 @@ class TableHost:
         metrics.REPLAYS.labels(table.state.game).inc()
         if not table.state.closed:
             metrics.TABLES_OPEN.labels(table.state.game).inc()
-        metrics.PLAYERS_SEATED.labels(table.state.game).inc(len(table.state.seated))
+        if not table.state.closed:
+            metrics.PLAYERS_SEATED.labels(table.state.game).inc(len(table.state.seated))
         # The host may have died between logging a hand's end (or a player's leaving) and
-        # asking the wallet: ask again (the wallet applies each idempotency key once).
-        if table.last_money_requests:
-            await self._publish_reliably(table_id, table.last_money_requests)
+        # asking the wallet: ask again (the wallet applies each idempotency key once);
+        # `partitions_assigned` sends what every rebuilt table asks in one go.
+        asked_again += table.last_money_requests
         async with table.lock:
             await self._after_commit(table)
 
@@ -400,7 +435,6 @@ class TableHost:
         if invite_code:
             body["invite_code"] = invite_code
         await self._submit(table, "seat", player, body, command_id=f"seat:{player}:{uuid.uuid4()}")
-        metrics.PLAYERS_SEATED.labels(table.state.game).inc()
         return self.view(table_id, player)
 
     async def unseat(self, table_id: str, player: str) -> None:
@@ -409,7 +443,6 @@ class TableHost:
         await self._submit(
             table, "unseat", player, {}, command_id=f"unseat:{uuid.uuid4()}", evaluate=True
         )
-        metrics.PLAYERS_SEATED.labels(table.state.game).dec()
 
     async def act(self, table_id: str, player: str, command_id: str, action: JSON) -> ViewSnapshot:
         """A player's action. `command_id` is the client's: a repeat by the same player is
@@ -427,7 +460,14 @@ class TableHost:
         """Cash tables (`croupier.table.buyins`): the wallet moves the chips a seat or a
         top-up brings once the command passed its check and before it is logged; a refusal
         leaves the table unchanged. A player's n-th seat at a table is one buy-in whatever
-        the command id, so a retried SeatPlayer moves the money once."""
+        the command id, so a retried SeatPlayer moves the money once.
+
+        Only engines that can say what each player leaves with (`HoldsStacks`, poker) buy
+        chips in here: the host could not give the others' stacks back. Their tables keep
+        the earlier model: whoever seats a player funds the seat in the wallet first (the
+        lobby, a tournament), and the host asks only for settlements."""
+        if not isinstance(table.engine, HoldsStacks):
+            return
         state = table.state
         key = command_id
         if kind == "seat":
@@ -478,6 +518,21 @@ class TableHost:
         the evaluated position is the one the command applies to) and log its answer.
         """
         accepted = time.perf_counter()
+        # Shielded: a caller that goes away (cancelled call, deadline) must not cut the
+        # command between its append and its commit, nor drop its money requests.
+        work = asyncio.ensure_future(
+            self._submit_now(table, kind, player, body, command_id, evaluate)
+        )
+        work.add_done_callback(_retrieve)
+        applied = await asyncio.shield(work)
+        metrics.ACTION_LATENCY.labels(table.state.game, "answered").observe(
+            time.perf_counter() - accepted
+        )
+        return applied
+
+    async def _submit_now(
+        self, table: _Table, kind: str, player: str, body: JSON, command_id: str, evaluate: bool
+    ) -> bool:
         async with table.lock:
             if table.parked:
                 raise self._elsewhere(table.state.table_id)
@@ -489,9 +544,6 @@ class TableHost:
             await self._money_in(table, kind, player, body, command_id)
             await self._submit_locked(table, kind, player, body, command_id)
             await self._after_commit(table)
-        metrics.ACTION_LATENCY.labels(table.state.game, "answered").observe(
-            time.perf_counter() - accepted
-        )
         return True
 
     def _entry(
@@ -536,12 +588,17 @@ class TableHost:
         await self._append(table, [entry for entry, _ in batch])
         money_requests = []
         for entry, outcome in batch:
+            game = table.state.game
             if outcome.state.closed and not table.state.closed:
-                metrics.TABLES_OPEN.labels(table.state.game).dec()
+                metrics.TABLES_OPEN.labels(game).dec()
+            # Players at open tables: a close lets them all go.
+            seated_before = 0 if table.state.closed else len(table.state.seated)
+            seated_after = 0 if outcome.state.closed else len(outcome.state.seated)
+            metrics.PLAYERS_SEATED.labels(game).inc(seated_after - seated_before)
             money_requests += self._commit(table, entry, outcome)
             self._publish(table, self._public_events(table, entry, outcome))
         if money_requests:
-            await self._publish_reliably(table.state.table_id, money_requests)
+            await self._ask_wallet(table, money_requests)
 
     def _deal_after(self, table: _Table, state: TableState) -> tuple[LogEntry, StepOutcome] | None:
         """The next hand's deal, when `state` allows one to start."""
@@ -573,9 +630,13 @@ class TableHost:
             raise TableVoided("this table was voided and refunded")
         try:
             await self._log.append(entries)
-        except Exception as exc:
-            log.error("command log append failed", table_id=table.state.table_id, error=str(exc))
+        except BaseException as exc:
             table.unconfirmed = entries
+            if not isinstance(exc, Exception):
+                raise  # cancelled at stop: the next owner replays whatever was stored
+            log.error("command log append failed", table_id=table.state.table_id, error=str(exc))
+            # Lift the fence as soon as the log answers again, command or not.
+            self._later(RETRY_SECONDS, lambda: self._retry_after_commit(table))
             raise LogUnavailable(
                 "the table's command log did not confirm the write; retry with the same command id"
             ) from exc
@@ -590,6 +651,8 @@ class TableHost:
             batch.append((entry, step(table.engine, batch[-1][1].state, entry)))
         await self._log_and_commit(table, batch)  # fails again: fenced again
         log.info("ambiguous append confirmed", table_id=table.state.table_id, entries=len(entries))
+        self._notify(table)
+        self._arm_clock(table)
 
     def _commit(
         self, table: _Table, entry: LogEntry, outcome: StepOutcome
@@ -611,9 +674,9 @@ class TableHost:
         """Deal the next hand if one can still start, wake the views, re-arm the clock.
 
         A command's own deal went out with it (`_submit_locked`); this deals after a
-        rebuild, or when that deal was refused. It runs after a commit, so it never fails
-        its caller: a deal the log refused is tried again shortly (under the table's lock,
-        like any command).
+        rebuild, when that deal was refused, or once a fence is lifted. It runs after a
+        commit, so a deal the log refused does not fail the caller: it is tried again
+        shortly (under the table's lock, like any command).
         """
         state = table.state
         try:
@@ -664,10 +727,8 @@ class TableHost:
         ]
 
     async def _publish_reliably(self, table_id: str, messages: list[tuple[str, Envelope]]) -> None:
-        """Ask the wallet to settle before the caller is answered, so a crash right after
-        cannot lose money requests (a rebuild asks again for the last hand only). A bus
-        failure does not fail the caller: the command stands, and the request is retried
-        in the background (the wallet applies each idempotency key once)."""
+        """Send what rebuilt tables ask the wallet again (their latest money requests);
+        retried in the background on a bus failure."""
         try:
             await self._publisher.publish_many(messages)
         except Exception as exc:  # noqa: BLE001 - any bus failure is retried
@@ -679,7 +740,8 @@ class TableHost:
         the caller wait: the command stands whatever happens on the bus. One task per
         table drains its queue (what piles up meanwhile goes out together) and retries a
         failed send (ids are stable: consumers drop copies). Events still queued when a
-        host dies are lost; the command log and the settlement requests are not."""
+        host dies are lost; the command log is not, and money requests go out before the
+        caller is answered (`_ask_wallet`)."""
         if not messages:
             return
         table.outgoing.extend(messages)
@@ -699,8 +761,42 @@ class TableHost:
 
     async def flush(self) -> None:
         """Wait until everything committed so far has been published."""
-        pending = [t.publishing for t in self._tables.values() if t.publishing is not None]
+        tables = [*self._tables.values(), *self._parked.values()]
+        pending = [task for t in tables for task in (t.publishing, t.resending) if task is not None]
         await asyncio.gather(*pending)
+
+    async def _ask_wallet(self, table: _Table, messages: list[tuple[str, Envelope]]) -> None:
+        """Send a command's money requests (settlement, stacks given back) before its caller
+        is answered, in the table's order: while earlier ones wait for the bus, these queue
+        behind them (a cash-out overtaking the settlement it depends on would be refused).
+        A bus failure does not fail the caller: the command stands; the backlog is resent
+        in the background (the wallet applies each idempotency key once)."""
+        if table.money_backlog:
+            table.money_backlog.extend(messages)
+            return
+        try:
+            await self._publisher.publish_many(messages)
+        except Exception as exc:  # noqa: BLE001 - any bus failure is retried
+            log.error(
+                "money requests not sent; retrying", table_id=table.state.table_id, error=str(exc)
+            )
+            table.money_backlog = list(messages)
+            table.resending = asyncio.create_task(self._resend_money(table))
+
+    async def _resend_money(self, table: _Table) -> None:
+        while table.money_backlog:
+            await asyncio.sleep(RETRY_SECONDS)
+            batch = list(table.money_backlog)
+            try:
+                await self._publisher.publish_many(batch)
+            except Exception as exc:  # noqa: BLE001 - any bus failure is retried
+                log.error(
+                    "money requests not sent; retrying",
+                    table_id=table.state.table_id,
+                    error=str(exc),
+                )
+                continue
+            del table.money_backlog[: len(batch)]
 
     def _settlement_request(self, table: _Table, settlement: Settlement) -> tuple[str, Envelope]:
         table_id = table.state.table_id
@@ -738,7 +834,12 @@ class TableHost:
     def _in_background(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
         task = asyncio.create_task(work())
         self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: asyncio.Task[None]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            log.error("table host background work failed", error=repr(error))
 
     async def _expire_at(self, table: _Table, deadline_ms: int, player: str) -> None:
         await asyncio.sleep(max(0, deadline_ms - self._now_ms()) / 1000)
@@ -854,7 +955,6 @@ class TableHost:
                 )
                 await asyncio.sleep(ABANDON_RETRY_SECONDS * (attempt + 1))
                 continue
-            metrics.PLAYERS_SEATED.labels(table.state.game).dec()
             return
 
     @staticmethod

@@ -22,7 +22,7 @@ REPLAYS = Counter(
 )
 REPLAY_SECONDS = Histogram(
     "croupier_table_replay_seconds",
-    "Time to rebuild all tables from the command log at start.",
+    "Time to rebuild the tables of the partitions a replica was given (start, rebalance).",
     buckets=(0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120),
 )
 CRASH_REFUNDS = Counter(
