@@ -367,6 +367,22 @@ def test_rule_50_a_top_up_during_the_hand_lands_when_it_ends_and_the_result_is_u
     assert state.top_ups == () and seat_view(state, "a")["pending_top_up"] == 0
 
 
+def test_rule_50_a_top_up_that_lands_over_the_max_buy_in_gives_the_rest_back() -> None:
+    """The cap is checked again when a top-up made during the hand lands: a player who
+    won meanwhile keeps only what brings him to `max_buy_in`; the rest is returned."""
+    state = start(table({"a": 0, "b": 1, "c": 2}, {"max_buy_in": 600}))
+    state = act(state, "a", action="top_up", amount=100)  # 500 + 100 pending: at the cap
+    while actors := ENGINE.to_act(state):  # a calls, the others fold: a wins the blinds
+        legal = ENGINE.legal_actions(state, actors[0])["actions"]
+        kind = ("call" if "call" in legal else "check") if actors[0] == "a" else "fold"
+        state, events = ENGINE.apply(state, Act(actors[0], {"action": kind}))
+    result = ENGINE.result(state)
+    assert result is not None and result.deltas["a"] > 0
+    assert state.chips("a") == 600
+    (returned,) = [e for e in events if e.type == "top_up_returned"]
+    assert returned.data == {"player": "a", "amount": result.deltas["a"]}
+
+
 def bust(state: PokerTable, player: str) -> PokerTable:
     for _ in range(30):
         if state.chips(player) == 0:
@@ -482,3 +498,60 @@ def test_oq_22_rule_50_random_table_life_keeps_every_chip(variant: str) -> None:
         assert history.replay(history.record(state.hand)).result == state.hand.result
         assert sum(st for _, _, st in state.seats) + sum(dict(state.top_ups).values()) == brought
         assert all(st >= 0 for _, _, st in state.seats)
+
+
+def test_rule_20_folded_posters_above_a_short_all_in_get_their_excess_back() -> None:
+    """Two players post a live big blind and both fold (they could have checked) to a big
+    blind all-in for one chip: the all-in can win one chip from each; the chips above it,
+    which no live player can reach, go back to the posters. Nothing is lost."""
+    state = ENGINE.open({"variant": "nlhe", "blinds": [1, 4], "seats": 6})
+    for player, number, stack in (("A", 0, 100), ("B", 1, 100), ("X", 2, 100)):
+        state, _ = ENGINE.apply(state, SeatPlayer(player, number, stack))
+    state, _ = ENGINE.apply(state, StartHand(seed(900)))
+    while to_act := ENGINE.to_act(state):
+        state, _ = ENGINE.apply(state, Act(to_act[0], {"action": "fold"}))
+    for player, number, stack in (("C", 3, 1), ("D", 4, 100), ("E", 5, 100)):
+        state, _ = ENGINE.apply(state, SeatPlayer(player, number, stack))
+    for player in ("D", "E"):
+        state, _ = ENGINE.apply(state, Act(player, {"action": "post_blind"}))
+    chips = sum(stack for _, _, stack in state.seats)
+    state, _ = ENGINE.apply(state, StartHand(seed(901)))
+    while to_act := ENGINE.to_act(state):
+        state, _ = ENGINE.apply(state, Act(to_act[0], {"action": "fold"}))
+    result = ENGINE.result(state)
+    assert result is not None
+    assert sum(result.deltas.values()) == 0
+    assert result.deltas["C"] == 3 and result.deltas["D"] == result.deltas["E"] == -1
+    assert sum(stack for _, _, stack in state.seats) == chips
+
+
+def test_oq_22_a_busted_player_cannot_dodge_a_big_blind_by_sitting_out_and_in() -> None:
+    """Busted, he owes the blinds that pass his seat; sitting out and in again while
+    busted does not make him a new player waiting to enter."""
+
+    def busted_player_owes(trick: bool) -> tuple[int, int]:
+        for attempt in range(200):
+            state = ENGINE.open({"variant": "nlhe", "blinds": [1, 2], "seats": 6})
+            for player, number, stack in (("A", 0, 100), ("B", 1, 100), ("X", 2, 2)):
+                state, _ = ENGINE.apply(state, SeatPlayer(player, number, stack))
+            state, _ = ENGINE.apply(state, StartHand(seed(1000 + attempt)))
+            while to_act := ENGINE.to_act(state):
+                legal = ENGINE.legal_actions(state, to_act[0])["actions"]
+                kind = "fold" if to_act[0] == "A" else "call" if "call" in legal else "check"
+                state, _ = ENGINE.apply(state, Act(to_act[0], {"action": kind}))
+            if state.chips("X") == 0:
+                break
+        else:
+            raise AssertionError("X never busted")
+        for number in (2, 3):
+            if number == 3 and trick:
+                state, _ = ENGINE.apply(state, Act("X", {"action": "sit_out"}))
+                state, _ = ENGINE.apply(state, Act("X", {"action": "sit_in"}))
+            state, _ = ENGINE.apply(state, StartHand(seed(2000 + number)))
+            while to_act := ENGINE.to_act(state):
+                action = ENGINE.timeout_action(state, to_act[0])
+                state, _ = ENGINE.apply(state, Act(to_act[0], action))
+        owed: tuple[int, int] = state.owed("X")
+        return owed
+
+    assert busted_player_owes(trick=True) == busted_player_owes(trick=False) == (2, 1)

@@ -21,7 +21,7 @@ from croupier.poker import cards as C
 from croupier.poker import naiko
 from croupier.poker.betting import ROTATIONS, Options, compute_options, next_actor, options
 from croupier.poker.evaluator import omaha_value, rank7
-from croupier.poker.pots import Pot, award, layers, settle, split, uncalled
+from croupier.poker.pots import Pot, award, layers, settle, split, uncalled, unreachable
 from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, IllegalAction, TableConfig
 from croupier.poker.state import (
     AWAITING,
@@ -641,6 +641,18 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
         contrib[seat] -= back
         stacks[seat] += back
         returned[ids[seat]] = back
+    # Folded chips no live player can reach (two posters folding to a short all-in)
+    # go back too.
+    live_chips = contrib if dead is None else list(map(operator.sub, contrib, dead))
+    for i, excess in enumerate(unreachable(live_chips, t.folded)):
+        if excess:
+            if not back:  # copy once, as above
+                t.contrib = contrib = contrib[:]
+                t.stacks = stacks = stacks[:]
+                back = excess
+            contrib[i] -= excess
+            stacks[i] += excess
+            returned[ids[i]] = returned.get(ids[i], 0) + excess
     order = ROTATIONS[n][t.setup.button]
     folded = t.folded
     seats = [i for i in order if not folded[i]]  # live, clockwise from the button's left

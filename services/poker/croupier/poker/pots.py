@@ -36,6 +36,15 @@ def uncalled(contrib: Sequence[int]) -> tuple[int, int]:
     return top, first - second
 
 
+def unreachable(contrib: Sequence[int], folded: Sequence[bool]) -> list[int]:
+    """Per seat, folded chips above every live player's contribution. Only players who may
+    fold with nothing to call can leave them (two posters of a live big blind, say, who
+    both fold to a short all-in): no live player can win them, so, like an uncalled bet
+    (rule 20), they go back to whoever put them in. All zeros in any other hand."""
+    top = max((c for c, out in zip(contrib, folded, strict=True) if not out), default=0)
+    return [c - top if out and c > top else 0 for c, out in zip(contrib, folded, strict=True)]
+
+
 def layers(contrib: Sequence[int], live: Sequence[bool], order: Sequence[int]) -> list[Pot]:
     """Rule 19: pots by contribution layer. Each layer's boundary is a live (not folded)
     player's total; folded players' chips fill the layers they reach but they are never

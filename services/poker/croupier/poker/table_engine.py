@@ -42,7 +42,9 @@ Entering and missed blinds (OQ 22, the standard online rules; choices written do
 Top-up and busted players (§6, rule 50): `{"action": "top_up", "amount": N}` adds chips,
 at most up to `max_buy_in` (0: no limit) counted on the stack at the start of the hand in
 play plus top-ups pending; at once when the player is not in the running hand, else when
-the hand ends (a hand's `HandResult.deltas` never include it). A busted player keeps his
+the hand ends (a hand's `HandResult.deltas` never include it), and then only up to
+`max_buy_in` on the stack he ends the hand with: the rest is given back
+(`top_up_returned`, which a cash table pays out like a leaving stack). A busted player keeps his
 seat and watches; the table plays on without him; his top-up is a new buy-in of at least
 `min_buy_in`. `player_left` events carry the `stack` the player leaves with (what a cash
 table gives back, `croupier.table.buyins`).
@@ -310,7 +312,11 @@ class PokerTable:
             (n, p)
             for n, p, chips in self.seats
             if p in self.sitting_out
-            or (chips == 0 and p not in self.leaving and p not in self.waiting)
+            # Busted: owing what passes him, unless he is a new seat waiting to enter (a
+            # busted player who sat out and in again still owes: no dodging a blind).
+            or (
+                chips == 0 and p not in self.leaving and (p not in self.waiting or p in self.missed)
+            )
         ]
         return DealPlan(
             dealt,
@@ -354,7 +360,9 @@ def _events(raw: Sequence[dict[str, Any]]) -> list[Event]:
 
 class PokerEngine:
     name = "poker"
-    version = "1"
+    # 2: posts to enter, missed blinds owed by busted players, top-ups capped when they
+    # land (logs written by version 1 are not replayed under these rules).
+    version = "2"
 
     def open(self, options: JSON) -> PokerTable:
         return PokerTable(options=table_options(options))
@@ -608,14 +616,28 @@ class PokerEngine:
         hand = state.hand
         assert hand is not None and hand.result is not None
         final = hand.result["stacks"]
-        added = dict(state.top_ups)  # top-ups made during the hand land now
-        seats = tuple((n, p, final.get(p, st) + added.get(p, 0)) for n, p, st in state.seats)
+        cap = state.options.max_buy_in
+        pending = dict(state.top_ups)  # top-ups made during the hand land now, up to the cap
+        returned_top_ups: list[Event] = []
+        seats_after = []
+        for n, p, st in state.seats:
+            stack = final.get(p, st)
+            added = pending.get(p, 0)
+            if cap and added:
+                kept = min(added, max(0, cap - stack))
+                if kept < added:
+                    returned_top_ups.append(
+                        Event("top_up_returned", {"player": p, "amount": added - kept})
+                    )
+                added = kept
+            seats_after.append((n, p, stack + added))
+        seats = tuple(seats_after)
         destellos = state.destellos
         if hand.naiko is not None:
             after = dict(zip(hand.ids, hand.naiko.destellos, strict=True))
             destellos = tuple((p, after.get(p, d)) for p, d in state.destellos)
         new = replace(state, seats=seats, destellos=destellos, top_ups=())
-        events = []
+        events = returned_top_ups
         for player in sorted(state.leaving):
             events.append(Event("player_left", {"player": player, "stack": new.chips(player)}))
             new = _remove(new, player)

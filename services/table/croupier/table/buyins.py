@@ -278,15 +278,24 @@ class Buyins:
         leaving: list[tuple[Any, Any]] = [
             (e.data.get("player"), e.data.get("stack")) for e in events if e.type == "player_left"
         ]
+        # A top-up the cap turned away when it landed (poker) is paid back the same way.
+        leaving += [
+            (e.data.get("player"), e.data.get("amount"))
+            for e in events
+            if e.type == "top_up_returned"
+        ]
         if seated and any(e.type == "table_closed" for e in events):
             leaving += sorted(seated.items())
         currency = self.currency(options)
-        out = []
+        owed: dict[str, int] = {}  # one request per player and entry: its ids are per player
         for player, stack in leaving:
             if not isinstance(player, str):
                 continue
             if not isinstance(stack, int) or isinstance(stack, bool) or stack <= 0:
                 continue
+            owed[player] = owed.get(player, 0) + stack
+        out = []
+        for player, stack in sorted(owed.items()):
             request = cash_out_request(table_id, game, currency, player, stack, index)
             out.append(
                 (
