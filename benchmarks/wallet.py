@@ -18,9 +18,9 @@ clients:
 Transfers go between `--accounts` funded players, chosen by a seeded RNG. After the run the
 ledger is audited: per currency Σ balances = 0, no negative player, balances = Σ postings,
 every transfer's postings balanced. The issue asks for 1,000,000 transfers: pass
-`--batched 1000000` (about 2 minutes on 2 cores) and/or `--transfers 1000000` (about 10);
-both together took 12.5 minutes on a busy 2-core machine, the audit 5 s. The defaults keep
-`make bench` under a minute.
+`--batched 1000000` (about 2 minutes on 2 cores) and/or `--transfers 1000000` (about 8);
+both together took 10 to 12.5 minutes on a busy 2-core machine, the audit 6 s. The defaults
+keep `make bench` under a minute.
 """
 
 from __future__ import annotations
