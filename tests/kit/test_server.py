@@ -80,10 +80,10 @@ async def test_request_id_is_taken_from_metadata_and_returned(channel: grpc.aio.
         diagnostics_pb2.EchoRequest(message="hi"), metadata=(("x-request-id", "req-42"),)
     )
     response = await call
-    initial = await call.initial_metadata()
+    trailing = await call.trailing_metadata()
     assert response.message == "hi"
     assert response.request_id == "req-42"
-    assert ("x-request-id", "req-42") in list(initial)
+    assert ("x-request-id", "req-42") in list(trailing)
 
 
 async def test_metrics_expose_latency_histogram_after_a_call(

@@ -53,6 +53,15 @@ async def test_unknown_table_is_not_found(stub: table_pb2_grpc.TableEngineStub) 
     assert details == "no table with id 'missing'"
 
 
+async def test_an_error_carries_the_request_id_back(stub: table_pb2_grpc.TableEngineStub) -> None:
+    call = stub.GetView(
+        table_pb2.GetViewRequest(table_id="missing"), metadata=(("x-request-id", "req-7"),)
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call
+    assert ("x-request-id", "req-7") in list(caught.value.trailing_metadata() or ())
+
+
 async def test_unknown_game_is_invalid_argument(stub: table_pb2_grpc.TableEngineStub) -> None:
     code, details = await status_of(stub.OpenTable(table_pb2.OpenTableRequest(game="chess")))
     assert code == grpc.StatusCode.INVALID_ARGUMENT

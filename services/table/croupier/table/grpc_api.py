@@ -103,7 +103,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             last_finished_hand=snapshot.last_finished_hand,
             disconnected=list(snapshot.disconnected),
             auto_players=list(snapshot.auto_players),
-            view_json=json.dumps(snapshot.view, sort_keys=True),
+            view_json=json.dumps(snapshot.view, separators=(",", ":")),
         )
         engine = self._host.engine_of(snapshot.table_id)
         if isinstance(engine, ProtoCodec):

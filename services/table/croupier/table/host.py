@@ -10,11 +10,12 @@ For every command the host
    (settlement, stacks given back) before answering, queues the public events (published
    in the background, in order), wakes the players' view streams and re-arms the clock.
 
-Commands of one table are serialised by the table's lock, and run to the end even when
-their caller goes away (a cancelled call must not leave a logged command uncommitted);
-tables run concurrently. Replicas share the log's partitions (`kafka_log`): a replica
-rebuilds the tables of the partitions it is given; a table that cannot be rebuilt is
-voided and a crash refund is requested from the wallet.
+Commands of one table are serialised by the table's lock; a command whose caller goes
+away (a cancelled call) while it is being logged fences the table like a failed append,
+and its money requests are resent if cut off; tables run concurrently. Replicas share the
+log's partitions (`kafka_log`): a replica rebuilds the tables of the partitions it is
+given; a table that cannot be rebuilt is voided and a crash refund is requested from the
+wallet.
 """
 
 from __future__ import annotations
@@ -90,12 +91,6 @@ def _envelope(
         payload=payload,
         envelope_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{table_id}/{discriminator}")),
     )
-
-
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    """Mark a shielded command's outcome as seen when its caller is gone."""
-    if not task.cancelled():
-        task.exception()
 
 
 def wall_clock_ms() -> int:
@@ -518,13 +513,7 @@ class TableHost:
         the evaluated position is the one the command applies to) and log its answer.
         """
         accepted = time.perf_counter()
-        # Shielded: a caller that goes away (cancelled call, deadline) must not cut the
-        # command between its append and its commit, nor drop its money requests.
-        work = asyncio.ensure_future(
-            self._submit_now(table, kind, player, body, command_id, evaluate)
-        )
-        work.add_done_callback(_retrieve)
-        applied = await asyncio.shield(work)
+        applied = await self._submit_now(table, kind, player, body, command_id, evaluate)
         metrics.ACTION_LATENCY.labels(table.state.game, "answered").observe(
             time.perf_counter() - accepted
         )
@@ -631,12 +620,14 @@ class TableHost:
         try:
             await self._log.append(entries)
         except BaseException as exc:
+            # Also when the caller went away (a cancelled call, a deadline): the entries
+            # may be stored all the same.
             table.unconfirmed = entries
+            if not self._stopping:  # lift the fence as soon as the log answers, command or not
+                self._later(RETRY_SECONDS, lambda: self._retry_after_commit(table))
             if not isinstance(exc, Exception):
-                raise  # cancelled at stop: the next owner replays whatever was stored
+                raise
             log.error("command log append failed", table_id=table.state.table_id, error=str(exc))
-            # Lift the fence as soon as the log answers again, command or not.
-            self._later(RETRY_SECONDS, lambda: self._retry_after_commit(table))
             raise LogUnavailable(
                 "the table's command log did not confirm the write; retry with the same command id"
             ) from exc
@@ -776,12 +767,15 @@ class TableHost:
             return
         try:
             await self._publisher.publish_many(messages)
-        except Exception as exc:  # noqa: BLE001 - any bus failure is retried
+        except BaseException as exc:  # any bus failure, or the caller gone: resent in order
+            table.money_backlog = list(messages)
+            if not self._stopping:
+                table.resending = asyncio.create_task(self._resend_money(table))
+            if not isinstance(exc, Exception):
+                raise
             log.error(
                 "money requests not sent; retrying", table_id=table.state.table_id, error=str(exc)
             )
-            table.money_backlog = list(messages)
-            table.resending = asyncio.create_task(self._resend_money(table))
 
     async def _resend_money(self, table: _Table) -> None:
         while table.money_backlog:
