@@ -140,9 +140,6 @@ class _Table:
     # Entries whose append failed: they may be in the log, so nothing else is logged for
     # the table until they are appended again and committed.
     unconfirmed: list[LogEntry] = field(default_factory=list)
-    # Committed, not yet published (in order), and the task publishing them.
-    outgoing: list[tuple[str, Envelope]] = field(default_factory=list)
-    publishing: asyncio.Task[None] | None = None
     # Money requests the bus refused, still to send in order, and the task resending them.
     money_backlog: list[tuple[str, Envelope]] = field(default_factory=list)
     resending: asyncio.Task[None] | None = None
@@ -207,6 +204,10 @@ class TableHost:
         self._parked_partitions: set[int] = set()
         self._parked: dict[str, _Table] = {}
         self._stopping = False
+        # Committed commands whose public events are not published yet (every table, in
+        # order), and the task publishing them.
+        self._outgoing: list[tuple[_Table, LogEntry, StepOutcome]] = []
+        self._publishing: asyncio.Task[None] | None = None
 
     # ---- lifecycle ------------------------------------------------------------------
 
@@ -235,10 +236,11 @@ class TableHost:
                 "unpublished table events or money requests at stop; the next owner asks "
                 "again for each table's latest money requests only"
             )
+        if self._publishing is not None:
+            self._publishing.cancel()
         for table in [*self._tables.values(), *self._parked.values()]:
-            for task in (table.publishing, table.resending):
-                if task is not None:
-                    task.cancel()
+            if table.resending is not None:
+                table.resending.cancel()
         for task in self._background:
             task.cancel()
         for table in self._tables.values():
@@ -585,7 +587,8 @@ class TableHost:
             seated_after = 0 if outcome.state.closed else len(outcome.state.seated)
             metrics.PLAYERS_SEATED.labels(game).inc(seated_after - seated_before)
             money_requests += self._commit(table, entry, outcome)
-            self._publish(table, self._public_events(table, entry, outcome))
+            if outcome.events:
+                self._publish(table, entry, outcome)
         if money_requests:
             await self._ask_wallet(table, money_requests)
 
@@ -726,34 +729,35 @@ class TableHost:
             log.error("settlement request failed; retrying", table_id=table_id, error=str(exc))
             self._later(RETRY_SECONDS, lambda: self._publish_reliably(table_id, messages))
 
-    def _publish(self, table: _Table, messages: list[tuple[str, Envelope]]) -> None:
-        """Publish a committed command's public events in the table's order, without making
-        the caller wait: the command stands whatever happens on the bus. One task per
-        table drains its queue (what piles up meanwhile goes out together) and retries a
-        failed send (ids are stable: consumers drop copies). Events still queued when a
-        host dies are lost; the command log is not, and money requests go out before the
-        caller is answered (`_ask_wallet`)."""
-        if not messages:
-            return
-        table.outgoing.extend(messages)
-        if table.publishing is None or table.publishing.done():
-            table.publishing = asyncio.create_task(self._drain_outgoing(table))
+    def _publish(self, table: _Table, entry: LogEntry, outcome: StepOutcome) -> None:
+        """Publish a committed command's public events in order, without making the caller
+        wait: the command stands whatever happens on the bus. One task drains the queue
+        of every table (what piles up meanwhile goes out in one batch, built after the
+        callers were answered) and retries a failed send (ids are stable: consumers drop
+        copies). Events still queued when a host dies are lost; the command log is not,
+        and money requests go out before the caller is answered (`_ask_wallet`)."""
+        self._outgoing.append((table, entry, outcome))
+        if self._publishing is None or self._publishing.done():
+            self._publishing = asyncio.create_task(self._drain_outgoing())
 
-    async def _drain_outgoing(self, table: _Table) -> None:
-        while table.outgoing:
-            batch = list(table.outgoing)
+    async def _drain_outgoing(self) -> None:
+        while self._outgoing:
+            batch = list(self._outgoing)
+            messages = [m for t, e, o in batch for m in self._public_events(t, e, o)]
             try:
-                await self._publisher.publish_many(batch)
+                await self._publisher.publish_many(messages)
             except Exception as exc:  # noqa: BLE001 - any bus failure is retried
-                log.error("publish failed; retrying", table_id=table.state.table_id, error=str(exc))
+                log.error("table events not published; retrying", error=str(exc))
                 await asyncio.sleep(RETRY_SECONDS)
                 continue
-            del table.outgoing[: len(batch)]
+            del self._outgoing[: len(batch)]
 
     async def flush(self) -> None:
         """Wait until everything committed so far has been published."""
         tables = [*self._tables.values(), *self._parked.values()]
-        pending = [task for t in tables for task in (t.publishing, t.resending) if task is not None]
+        pending = [t.resending for t in tables if t.resending is not None]
+        if self._publishing is not None:
+            pending.append(self._publishing)
         await asyncio.gather(*pending)
 
     async def _ask_wallet(self, table: _Table, messages: list[tuple[str, Envelope]]) -> None:
