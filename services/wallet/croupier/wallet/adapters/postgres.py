@@ -130,27 +130,33 @@ def _account(row: Mapping[str, Any]) -> Account:
     )
 
 
-def _transfer(row: Mapping[str, Any]) -> Transfer:
+def _transfer(row: Mapping[str, Any], prefix: str = "") -> Transfer:
+    """A transfer from a row of `transfers`, or from what `ledger_execute` returns (its
+    columns prefixed `r_`)."""
+
+    def col(name: str) -> Any:
+        return row[prefix + name]
+
     return Transfer(
-        transfer_id=row["transfer_id"],
-        debit_account_id=row["debit_account_id"],
-        credit_account_id=row["credit_account_id"],
-        amount=row["amount"],
-        currency=row["currency"],
-        kind=TransferKind(row["kind"]),
-        status=TransferStatus(row["status"]),
-        is_hold=row["is_hold"],
-        posted_amount=row["posted_amount"],
+        transfer_id=col("transfer_id"),
+        debit_account_id=col("debit_account_id"),
+        credit_account_id=col("credit_account_id"),
+        amount=col("amount"),
+        currency=col("currency"),
+        kind=TransferKind(col("kind")),
+        status=TransferStatus(col("status")),
+        is_hold=col("is_hold"),
+        posted_amount=col("posted_amount"),
         references=References(
-            game=row["game"],
-            table_id=row["table_id"],
-            hand_id=row["hand_id"],
-            tournament_id=row["tournament_id"],
+            game=col("game"),
+            table_id=col("table_id"),
+            hand_id=col("hand_id"),
+            tournament_id=col("tournament_id"),
         ),
-        metadata=json.loads(row["metadata"]),
-        reversal_of=row["reversal_of"],
-        created_at=row["created_at"],
-        resolved_at=row["resolved_at"],
+        metadata=json.loads(col("metadata")),
+        reversal_of=col("reversal_of"),
+        created_at=col("created_at"),
+        resolved_at=col("resolved_at"),
     )
 
 
@@ -311,7 +317,7 @@ class PostgresLedger:
                 async with self._db.transaction():
                     rows = await self._db.fetch(_EXECUTE_SQL, *args)
                     outbox = [
-                        encode(_returned_transfer(row), row["r_sequence"])
+                        encode(_transfer(row, "r_"), row["r_sequence"])
                         for row in rows
                         if row["r_status"] == "posted" and row["r_sequence"] is not None
                     ]
@@ -327,7 +333,7 @@ class PostgresLedger:
         replayed = False
         for row in rows:
             if row["r_op"] is not None:
-                results[row["r_op"] - 1] = _returned_transfer(row)
+                results[row["r_op"] - 1] = _transfer(row, "r_")
             replayed = replayed or row["r_replayed"]
         return [t for t in results if t is not None], replayed
 
@@ -426,31 +432,6 @@ class PostgresUnitOfWork:
             )
 
         return make
-
-
-def _returned_transfer(row: Mapping[str, Any]) -> Transfer:
-    """A transfer as `ledger_execute` returns it (columns prefixed `r_`)."""
-    return Transfer(
-        transfer_id=row["r_transfer_id"],
-        debit_account_id=row["r_debit_account_id"],
-        credit_account_id=row["r_credit_account_id"],
-        amount=row["r_amount"],
-        currency=row["r_currency"],
-        kind=TransferKind(row["r_kind"]),
-        status=TransferStatus(row["r_status"]),
-        is_hold=row["r_is_hold"],
-        posted_amount=row["r_posted_amount"],
-        references=References(
-            game=row["r_game"],
-            table_id=row["r_table_id"],
-            hand_id=row["r_hand_id"],
-            tournament_id=row["r_tournament_id"],
-        ),
-        metadata=json.loads(row["r_metadata"]),
-        reversal_of=row["r_reversal_of"],
-        created_at=row["r_created_at"],
-        resolved_at=row["r_resolved_at"],
-    )
 
 
 def _ledger_error(error: asyncpg.PostgresError) -> Exception:
