@@ -309,7 +309,6 @@ class TableHost:
         game = table.state.game
         if not table.state.closed:
             metrics.TABLES_OPEN.labels(game).dec()
-        if not table.state.closed:
             metrics.PLAYERS_SEATED.labels(game).dec(len(table.state.seated))
         self._end_streams(table)
 
@@ -330,7 +329,6 @@ class TableHost:
         metrics.REPLAYS.labels(table.state.game).inc()
         if not table.state.closed:
             metrics.TABLES_OPEN.labels(table.state.game).inc()
-        if not table.state.closed:
             metrics.PLAYERS_SEATED.labels(table.state.game).inc(len(table.state.seated))
         # The host may have died between logging a hand's end (or a player's leaving) and
         # asking the wallet: ask again (the wallet applies each idempotency key once);
@@ -451,13 +449,11 @@ class TableHost:
         )
         return self.view(table_id, player)
 
-    async def _money_in(
-        self, table: _Table, kind: str, player: str, body: JSON, command_id: str
-    ) -> None:
+    async def _money_in(self, table: _Table, entry: LogEntry) -> None:
         """Cash tables (`croupier.table.buyins`): the wallet moves the chips a seat or a
-        top-up brings once the command passed its check and before it is logged; a refusal
-        leaves the table unchanged. A player's n-th seat at a table is one buy-in whatever
-        the command id, so a retried SeatPlayer moves the money once.
+        top-up brings once the command passed its check (`_submit_locked`) and before it
+        is logged; a refusal leaves the table unchanged. A player's n-th seat at a table
+        is one buy-in whatever the command id, so a retried SeatPlayer moves the money once.
 
         Only engines that can say what each player leaves with (`HoldsStacks`, poker) buy
         chips in here: the host could not give the others' stacks back. Their tables keep
@@ -465,18 +461,15 @@ class TableHost:
         lobby, a tournament), and the host asks only for settlements."""
         if not isinstance(table.engine, HoldsStacks):
             return
-        state = table.state
-        key = command_id
+        state, kind, player = table.state, entry.kind, entry.player
+        key = entry.command_id
         if kind == "seat":
             key = f"seat:{player}:{table.seats_taken.get(player, 0) + 1}"
         buy_in = self._buyins.buy_in_for(
-            state.table_id, state.game, state.options, kind, player, body, key
+            state.table_id, state.game, state.options, kind, player, entry.body, key
         )
-        if buy_in is None:
-            return
-        entry = self._entry(table, state.index + 1, kind, player, body, command_id)
-        _checked(lambda: step(table.engine, state, entry))  # a refused command moves no money
-        await self._buyins.wallet.buy_in(buy_in)
+        if buy_in is not None:
+            await self._buyins.wallet.buy_in(buy_in)
 
     def _cash_outs(
         self, table: _Table, entry: LogEntry, outcome: StepOutcome
@@ -515,15 +508,6 @@ class TableHost:
         the evaluated position is the one the command applies to) and log its answer.
         """
         accepted = time.perf_counter()
-        applied = await self._submit_now(table, kind, player, body, command_id, evaluate)
-        metrics.ACTION_LATENCY.labels(table.state.game, "answered").observe(
-            time.perf_counter() - accepted
-        )
-        return applied
-
-    async def _submit_now(
-        self, table: _Table, kind: str, player: str, body: JSON, command_id: str, evaluate: bool
-    ) -> bool:
         async with table.lock:
             if table.parked:
                 raise self._elsewhere(table.state.table_id)
@@ -532,9 +516,11 @@ class TableHost:
                 return False
             if evaluate:
                 body = {**body, **await self._evaluation(table, player)}
-            await self._money_in(table, kind, player, body, command_id)
             await self._submit_locked(table, kind, player, body, command_id)
             await self._after_commit(table)
+        metrics.ACTION_LATENCY.labels(table.state.game, "answered").observe(
+            time.perf_counter() - accepted
+        )
         return True
 
     def _entry(
@@ -564,6 +550,7 @@ class TableHost:
         await self._confirm_unconfirmed(table)
         entry = self._entry(table, table.state.index + 1, kind, player, body, command_id)
         outcome = _checked(lambda: step(table.engine, table.state, entry))  # nothing logged
+        await self._money_in(table, entry)
         batch = [(entry, outcome)]
         deal = self._deal_after(table, outcome.state)
         if deal is not None:
