@@ -11,11 +11,15 @@ Table options arrive either as JSON in the conformance notation or as the
 (`json_format.MessageToDict(..., preserving_proto_field_name=True)`: enums by name,
 int64 as text, fields at their default left out); `table_options` reads both and refuses
 anything else by name. The engine is also a `croupier.table.grpc_api.ProtoCodec`: it reads
-`croupier.joker.v1.Action` and writes `croupier.joker.v1.View`.
+`croupier.joker.v1.Action` and writes `croupier.joker.v1.View`, and a
+`croupier.table.grpc_api.JsonViewCodec`: it writes the view JSON. Both encode the score
+sheet, the bulk of a view, once per sheet (`_sheet_encodings`).
 """
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -259,6 +263,11 @@ class JokerEngine:
     def view_to_message(self, view: JSON) -> table_pb2.GameView:
         return table_pb2.GameView(joker=view_message(view))
 
+    # ---- view JSON (croupier.table.grpc_api.JsonViewCodec) ------------------------------
+
+    def view_json(self, view: JSON) -> str:
+        return view_json(view)
+
 
 # ---- protobuf actions and views --------------------------------------------------------
 
@@ -409,6 +418,46 @@ def _sheet(sheet: JSON) -> joker_pb2.ScoreSheet:
     return message
 
 
+# id(sheet) -> (sheet, its message, its JSON), most recently used last.
+_SHEET_ENCODINGS: OrderedDict[int, tuple[JSON, joker_pb2.ScoreSheet, str]] = OrderedDict()
+_SHEET_ENCODINGS_SIZE = 4096
+COMPACT = (",", ":")
+
+
+def _sheet_encodings(sheet: JSON) -> tuple[joker_pb2.ScoreSheet, str]:
+    """The score sheet as a message and as compact JSON, encoded once per sheet.
+
+    `game.sheet` hands every view of a table the same dict (cached, never modified) until
+    a hand is scored, so the views of that stretch, every player's and the spectators',
+    share these encodings. The sheet is public; the cache is keyed by the dict itself (its
+    id, checked against the dict it holds), so an encoding is only ever the one of the
+    very dict a view carries.
+    """
+    cached = _SHEET_ENCODINGS.get(id(sheet))
+    if cached is not None and cached[0] is sheet:
+        _SHEET_ENCODINGS.move_to_end(id(sheet))
+        return cached[1], cached[2]
+    message, text = _sheet(sheet), json.dumps(sheet, separators=COMPACT)
+    _SHEET_ENCODINGS[id(sheet)] = (sheet, message, text)
+    if len(_SHEET_ENCODINGS) > _SHEET_ENCODINGS_SIZE:
+        _SHEET_ENCODINGS.popitem(last=False)
+    return message, text
+
+
+def view_json(view: JSON) -> str:
+    """The view as compact JSON: exactly `json.dumps(view, separators=(",", ":"))`, with
+    the score sheet's part taken from `_sheet_encodings`."""
+    sheet = view.get("sheet")
+    if sheet is None:
+        return json.dumps(view, separators=COMPACT)
+    parts = [
+        f"{json.dumps(key)}:"
+        + (_sheet_encodings(value)[1] if key == "sheet" else json.dumps(value, separators=COMPACT))
+        for key, value in view.items()
+    ]
+    return "{" + ",".join(parts) + "}"
+
+
 def view_message(view: JSON) -> joker_pb2.View:
     """`croupier.joker.v1.View` from the engine's view JSON (a player's or a spectator's).
 
@@ -424,7 +473,7 @@ def view_message(view: JSON) -> joker_pb2.View:
         message.legal.CopyFrom(_legal(view["legal"]))
     sheet = view.get("sheet")
     if sheet is not None:
-        message.sheet.CopyFrom(_sheet(sheet))
+        message.sheet.CopyFrom(_sheet_encodings(sheet)[0])
         for player, line in sheet.get("bottom", {}).items():
             message.totals[player] = line["total"]
     hand = view.get("hand")

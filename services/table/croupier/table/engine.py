@@ -25,6 +25,9 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 JSON = dict[str, Any]
 S = TypeVar("S")
 
+# (id(engine), protocol) -> (engine, whether it implements the protocol)
+_IMPLEMENTS: dict[tuple[int, type], tuple[object, bool]] = {}
+
 
 class Rejected(Exception):
     """A command the rules do not allow. `code` is machine-readable, `message` is for people.
@@ -209,3 +212,16 @@ class GameEngine(Protocol, Generic[S]):
     def snapshot(self, state: S) -> JSON:
         """The whole state as JSON (hidden cards included): the host digests it, never sends it."""
         ...
+
+
+def implements(engine: object, protocol: type) -> bool:
+    """`isinstance(engine, protocol)` for the optional protocols above, remembered per
+    engine: Python 3.11 checks every attribute of a runtime-checkable protocol on each
+    call (4-7 us), and the host asks several times per command. An engine is a long-lived
+    object whose methods do not come and go."""
+    key = (id(engine), protocol)
+    known = _IMPLEMENTS.get(key)
+    if known is None or known[0] is not engine:
+        known = (engine, isinstance(engine, protocol))
+        _IMPLEMENTS[key] = known
+    return known[1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
@@ -24,7 +24,7 @@ from croupier.kit.errors import (
     Unavailable,
 )
 from croupier.table.clocks import ClockSettings
-from croupier.table.engine import JSON, Rejected
+from croupier.table.engine import JSON, Rejected, implements
 from croupier.table.host import LogUnavailable, TableHost, TableVoided, ViewSnapshot
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
@@ -49,6 +49,15 @@ class ProtoCodec(Protocol):
     def action_from_message(self, message: Message) -> JSON: ...
 
     def view_to_message(self, view: JSON) -> table_pb2.GameView: ...
+
+
+@runtime_checkable
+class JsonViewCodec(Protocol):
+    """Optional: an engine that writes its view JSON itself, the very text
+    `json.dumps(view, separators=(",", ":"))` gives (e.g. reusing the encoding of a part
+    that many views share)."""
+
+    def view_json(self, view: JSON) -> str: ...
 
 
 def _require_id(value: str, name: str) -> str:
@@ -94,6 +103,11 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         self._host = host
 
     def _view(self, snapshot: ViewSnapshot) -> table_pb2.TableView:
+        engine = self._host.engine_of(snapshot.table_id)
+        if implements(engine, JsonViewCodec):
+            view_json = cast(JsonViewCodec, engine).view_json(snapshot.view)
+        else:
+            view_json = json.dumps(snapshot.view, separators=(",", ":"))
         message = table_pb2.TableView(
             table_id=snapshot.table_id,
             version=snapshot.version,
@@ -103,11 +117,10 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             last_finished_hand=snapshot.last_finished_hand,
             disconnected=list(snapshot.disconnected),
             auto_players=list(snapshot.auto_players),
-            view_json=json.dumps(snapshot.view, separators=(",", ":")),
+            view_json=view_json,
         )
-        engine = self._host.engine_of(snapshot.table_id)
-        if isinstance(engine, ProtoCodec):
-            message.game.CopyFrom(engine.view_to_message(snapshot.view))
+        if implements(engine, ProtoCodec):
+            message.game.CopyFrom(cast(ProtoCodec, engine).view_to_message(snapshot.view))
         return message
 
     async def OpenTable(

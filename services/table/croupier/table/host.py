@@ -26,7 +26,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import structlog
 
@@ -43,6 +43,7 @@ from croupier.table.engine import (
     GameEngine,
     HoldsStacks,
     Rejected,
+    implements,
 )
 from croupier.table.history import initial_state
 from croupier.table.sink import (
@@ -459,7 +460,7 @@ class TableHost:
         chips in here: the host could not give the others' stacks back. Their tables keep
         the earlier model: whoever seats a player funds the seat in the wallet first (the
         lobby, a tournament), and the host asks only for settlements."""
-        if not isinstance(table.engine, HoldsStacks):
+        if not implements(table.engine, HoldsStacks):
             return
         state, kind, player = table.state, entry.kind, entry.player
         key = entry.command_id
@@ -477,7 +478,11 @@ class TableHost:
         """Cash tables: the stacks of players who left (or sat at a table that closed),
         paid back after the settlement."""
         state = outcome.state
-        stacks = table.engine.stacks if isinstance(table.engine, HoldsStacks) else None
+        stacks = (
+            cast(HoldsStacks, table.engine).stacks
+            if implements(table.engine, HoldsStacks)
+            else None
+        )
         return self._buyins.cash_outs(
             state.table_id,
             state.game,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from croupier.kit.fairness import commitment
 from croupier.table.clocks import Clocks
@@ -26,6 +26,7 @@ from croupier.table.engine import (
     TimesTurns,
     TracksTurns,
     UnseatPlayer,
+    implements,
 )
 
 
@@ -164,7 +165,7 @@ def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOut
             ),
         )
     acted = entry.player if entry.kind in ("act", "timeout") else None
-    turn_key = engine.turn_key if isinstance(engine, TracksTurns) else None
+    turn_key = cast(TracksTurns, engine).turn_key if implements(engine, TracksTurns) else None
     awaited = {
         p: (turn_key(engine_state, p) if turn_key is not None else None)
         for p in engine.to_act(engine_state)
@@ -172,11 +173,10 @@ def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOut
     clocks = state.clocks
     if isinstance(command, StartHand) and getattr(engine, "reserve_per_hand", False):
         clocks = clocks.new_hand()
-    allowances = (
-        {p: ms for p in awaited if (ms := engine.turn_ms(engine_state, p)) is not None}
-        if isinstance(engine, TimesTurns)
-        else None
-    )
+    allowances = None
+    if implements(engine, TimesTurns):
+        turn_ms = cast(TimesTurns, engine).turn_ms
+        allowances = {p: ms for p in awaited if (ms := turn_ms(engine_state, p)) is not None}
     clocks = clocks.after(entry.at_ms, acted, awaited, allowances)
     if getattr(engine, "auto_play_after_timeout", False):
         clocks = replace(clocks, auto_players=_auto_players(clocks.auto_players, entry))
