@@ -7,6 +7,11 @@ is, ask that player's view, act. The figure is the `Act` round trip seen by the 
 (accept → validate → append to the log with acks=all → answer), over a fixed number of
 actions per table. Both modes run in one script, so the ratio compares like with like.
 
+The client shares the machine's cores with the server, so it does no more than a bot
+needs: it reads whose turn it is and the legal actions from the views' protobuf member
+(`view.game.joker`) instead of parsing `view_json`. The server builds and sends both, as
+before; the bots draw the same actions as when they read the JSON.
+
     python -m benchmarks.table [--tables 200] [--actions 40]
 """
 
@@ -26,24 +31,31 @@ import uuid
 
 import grpc
 
+from croupier.joker.v1 import joker_pb2
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 CROUPIER = pathlib.Path(sys.executable).parent / "croupier"
 PLAYERS = ["p1", "p2", "p3", "p4"]
+JOKER_USES = {
+    joker_pb2.JOKER_USE_HIGH: "high",
+    joker_pb2.JOKER_USE_TAKE: "take",
+    joker_pb2.JOKER_USE_UNDER: "under",
+}
 
 
-def random_action(legal: dict[str, object], rng: random.Random) -> dict[str, object]:
-    (kind,) = legal["actions"]  # type: ignore[misc]
-    if kind == "trump":
-        return {"action": "trump", "suit": rng.choice(legal["suits"])}  # type: ignore[arg-type]
-    if kind == "bid":
-        return {"action": "bid", "tricks": rng.choice(legal["tricks"])}  # type: ignore[arg-type]
-    card = rng.choice(legal["cards"])  # type: ignore[arg-type]
+def random_action(legal: joker_pb2.Legal, rng: random.Random) -> dict[str, object]:
+    """A random legal action, drawn as from the JSON view's `legal` (same lists, same order)."""
+    (kind,) = legal.actions
+    if kind == joker_pb2.ACTION_KIND_TRUMP:
+        return {"action": "trump", "suit": rng.choice(legal.suits)}
+    if kind == joker_pb2.ACTION_KIND_BID:
+        return {"action": "bid", "tricks": rng.choice(legal.tricks)}
+    card = rng.choice(legal.cards).code
     action: dict[str, object] = {"action": "play", "card": card}
-    if str(card).startswith("X"):
-        action["joker"] = rng.choice(legal["joker"])  # type: ignore[arg-type]
-        if "suits" in legal:
-            action["suit"] = rng.choice(legal["suits"])  # type: ignore[arg-type]
+    if card.startswith("X"):
+        action["joker"] = JOKER_USES[rng.choice(legal.joker_uses)]
+        if legal.suits:
+            action["suit"] = rng.choice(legal.suits)
     return action
 
 
@@ -70,7 +82,7 @@ def start_server(mode: str) -> tuple[subprocess.Popen[str], int]:
 
 
 async def drive_table(
-    stub: table_pb2_grpc.TableEngineStub,
+    stub: table_pb2_grpc.TableEngineAsyncStub,
     actions: int,
     latencies: list[float],
     seed: int,
@@ -84,38 +96,32 @@ async def drive_table(
         await stub.SeatPlayer(
             table_pb2.SeatPlayerRequest(table_id=table_id, player_id=player, seat=seat)
         )
-    public = json.loads(
-        (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))).view.view_json
-    )
-    to_act = public["hand"]["to_act"]
+    public = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))
+    to_act = public.view.game.joker.to_act
     for n in range(actions):
         if think_ms:
             await asyncio.sleep(rng.uniform(0.5, 1.5) * think_ms / 1000)
-        mine = json.loads(
-            (
-                await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=to_act))
-            ).view.view_json
-        )
+        mine = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=to_act))
         request = table_pb2.ActRequest(
             table_id=table_id,
             player_id=to_act,
             command_id=f"b{n}",
-            action_json=json.dumps(random_action(mine["legal"], rng)),
+            action_json=json.dumps(random_action(mine.view.game.joker.legal, rng)),
         )
         started = time.perf_counter()
         response = await stub.Act(request)
         latencies.append(time.perf_counter() - started)
-        view = json.loads(response.view.view_json)
-        if view["over"]:
+        view = response.view.game.joker
+        if view.game_over:
             return
-        to_act = view["hand"]["to_act"]
+        to_act = view.to_act
 
 
 async def measure(mode: str, tables: int, actions: int, think_ms: int) -> dict[str, float]:
     process, port = start_server(mode)
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub = table_pb2_grpc.TableEngineStub(channel)
+            stub: table_pb2_grpc.TableEngineAsyncStub = table_pb2_grpc.TableEngineStub(channel)
             latencies: list[float] = []
             started = time.perf_counter()
             await asyncio.gather(
