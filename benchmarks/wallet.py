@@ -7,9 +7,11 @@
 Both run on the same PostgreSQL (CROUPIER_POSTGRES_DSN), with the same number of concurrent
 clients:
 
-- wallet, single: `LedgerService.transfer` per transfer (request validation, then one call
-  of the SQL function `ledger_execute`: account row locks in id order, the ledger's checks,
-  transfer + 2 postings + 2 balance updates + outbox event, one transaction each);
+- wallet, single: `LedgerService.transfer` per transfer, one request each (request
+  validation, then the SQL function `ledger_execute`: account row locks in id order, the
+  ledger's checks, transfer + 2 postings + 2 balance updates + outbox event). As in the
+  service, the single transfers that wait at the same moment share one transaction (group
+  commit, service/grouping.py); a refused group runs again one transfer at a time;
 - wallet, batches: `LedgerService.execute` with `--batch` transfers per transaction
   (all-or-nothing, one call);
 - peer: `pgbench -b tpcb-like` (3 UPDATEs, 1 SELECT, 1 INSERT per transaction) on its own
@@ -183,7 +185,8 @@ async def main_async(args: argparse.Namespace) -> int:
     done_single = args.transfers // args.clients * args.clients
     done_batched = batches // args.clients * args.clients
     rows = [
-        ("wallet: 1 transfer / transaction", done_single, single, done_single / single),
+        ("wallet: 1 transfer / request (group commit)", done_single, single,
+         done_single / single),
         (f"wallet: {args.batch} transfers / transaction", done_batched, batched,
          done_batched / batched),
     ]  # fmt: skip

@@ -229,14 +229,14 @@ async def test_database_refuses_edits_of_posted_transfers_and_overdrafts(
                    false, 0, now(), now())""",
                 alice,
             )
-        with pytest.raises(asyncpg.ForeignKeyViolationError):
-            await db.execute(
-                """INSERT INTO transfers (transfer_id, debit_account_id, credit_account_id,
-                   currency, amount, kind, status, is_hold, posted_amount, created_at, resolved_at)
-                   VALUES ('z', 'house_clearing:house:USD', $1, 'EUR', 5, 'transfer', 'posted',
-                   false, 5, now(), now())""",
-                alice,
-            )
+        # Accounts outlive their transfers, and what identifies them never changes.
+        with pytest.raises(asyncpg.IntegrityConstraintViolationError, match="cannot be deleted"):
+            await db.execute("DELETE FROM accounts WHERE account_id = $1", alice)
+        with pytest.raises(asyncpg.IntegrityConstraintViolationError, match="only its balances"):
+            await db.execute("UPDATE accounts SET currency = 'EUR' WHERE account_id = $1", alice)
+        with pytest.raises(asyncpg.IntegrityConstraintViolationError, match="append-only"):
+            await db.execute("TRUNCATE accounts CASCADE")
+        assert (await ledger_service.account(alice)).posted == 1000
 
 
 async def test_the_audit_notices_broken_books(
@@ -260,3 +260,34 @@ async def test_the_audit_notices_broken_books(
     assert not broken.ok
     assert broken.drifted_accounts == ["house_clearing:house:USD"]
     assert broken.nonzero_currencies == {"USD": 1}
+
+
+async def test_the_audit_notices_rows_written_behind_the_ledgers_back(
+    ledger_service: LedgerService, wallet_pool: tuple[asyncpg.Pool, str]
+) -> None:
+    """The schema has no foreign keys on the hot path (migration 0005): ledger_execute checks
+    accounts and currencies as it writes. A row written around it, naming an account in
+    another currency, is reported by the audit."""
+    from croupier.wallet.adapters.audit import audit_ledger
+
+    alice = await fund(ledger_service, "alice", 1000)
+    pool, _ = wallet_pool
+    async with pool.acquire() as db:
+        written_around = db.transaction(isolation="repeatable_read")
+        await written_around.start()
+        await db.execute(
+            """INSERT INTO transfers (transfer_id, debit_account_id, credit_account_id,
+               currency, amount, kind, status, is_hold, created_at)
+               VALUES ('z', 'house_clearing:house:USD', $1, 'EUR', 5, 'transfer', 'pending',
+               true, now())""",
+            alice,
+        )
+        await db.execute(
+            """INSERT INTO postings (transfer_id, account_id, currency, amount, balance_after,
+               posted_at) VALUES ('nowhere', $1, 'USD', 1, 1, now())""",
+            alice,
+        )
+        broken = await audit_ledger(db)
+        await written_around.rollback()  # committed, the rows could never be removed
+    assert not broken.ok
+    assert broken.dangling_references == ["posting 3", "transfer z"]

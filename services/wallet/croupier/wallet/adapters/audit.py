@@ -24,6 +24,10 @@ class LedgerAudit:
     drifted_accounts: list[str]
     #: transfers whose postings do not add up to zero (or have ≠ 2 lines).
     unbalanced_transfers: list[str]
+    #: transfers and postings that name an account (in their currency) or a transfer that
+    #: does not exist. ledger_execute() checks this as it writes; the schema has no foreign
+    #: keys for it (migration 0005).
+    dangling_references: list[str]
     transfers: int
     postings: int
 
@@ -35,6 +39,7 @@ class LedgerAudit:
             or self.negative_accounts
             or self.drifted_accounts
             or self.unbalanced_transfers
+            or self.dangling_references
         )
 
 
@@ -67,6 +72,20 @@ async def audit_ledger(connection: asyncpg.Connection) -> LedgerAudit:
                   OR (t.status <> 'posted' AND p.n IS NOT NULL)
                ORDER BY t.transfer_id"""
         )
+        dangling = await connection.fetch(
+            """SELECT 'transfer ' || t.transfer_id AS what FROM transfers t
+               WHERE NOT EXISTS (SELECT FROM accounts a WHERE a.account_id = t.debit_account_id
+                                                        AND a.currency = t.currency)
+                  OR NOT EXISTS (SELECT FROM accounts a WHERE a.account_id = t.credit_account_id
+                                                        AND a.currency = t.currency)
+               UNION ALL
+               SELECT 'posting ' || p.posting_id FROM postings p
+               WHERE NOT EXISTS (SELECT FROM accounts a WHERE a.account_id = p.account_id
+                                                        AND a.currency = p.currency)
+                  OR NOT EXISTS (SELECT FROM transfers t WHERE t.transfer_id = p.transfer_id
+                                                         AND t.currency = p.currency)
+               ORDER BY 1"""
+        )
         transfers = await connection.fetchval("SELECT count(*) FROM transfers")
         postings = await connection.fetchval("SELECT count(*) FROM postings")
     return LedgerAudit(
@@ -75,6 +94,7 @@ async def audit_ledger(connection: asyncpg.Connection) -> LedgerAudit:
         negative_accounts=[r["account_id"] for r in negative],
         drifted_accounts=[r["account_id"] for r in drifted],
         unbalanced_transfers=[r["transfer_id"] for r in unbalanced],
+        dangling_references=[r["what"] for r in dangling],
         transfers=int(transfers),
         postings=int(postings),
     )

@@ -33,6 +33,7 @@ from croupier.wallet.core.model import (
     check_id,
 )
 from croupier.wallet.core.money import Currency
+from croupier.wallet.service.grouping import TransferGroups
 from croupier.wallet.service.operations import (
     Apply,
     Operation,
@@ -79,11 +80,23 @@ class LedgerService:
         clock: Callable[[], datetime],
         metrics: WalletMetrics,
         max_attempts: int = 8,
+        group_commits: int = 0,
     ) -> None:
+        """`group_commits` > 0: concurrent single transfers share transactions, at most
+        that many at a time (see service/grouping.py); 0: each runs in its own."""
         self._uow = unit_of_work
         self._clock = clock
         self.metrics = metrics
         self._max_attempts = max_attempts
+        self._groups = (
+            TransferGroups(
+                run_alone=self._transfer_alone,
+                run_together=self._transfers_together,
+                concurrency=group_commits,
+            )
+            if group_commits
+            else None
+        )
 
     # -- accounts ------------------------------------------------------------------------
 
@@ -152,8 +165,31 @@ class LedgerService:
 
     async def transfer(self, spec: TransferSpec) -> tuple[Transfer, bool]:
         """One transfer (posted, or a hold if `spec.pending`); returns it and `replayed`."""
+        if self._groups is None:
+            return await self._transfer_alone(spec)
+        try:
+            self._validate([Apply(spec)], "")  # a malformed request never joins a group
+        except LedgerError as error:
+            self.metrics.rejected(error.reason)
+            raise
+        return await self._groups.submit(spec)
+
+    async def _transfer_alone(self, spec: TransferSpec) -> tuple[Transfer, bool]:
         result = await self.execute([Apply(spec)], operation="hold" if spec.pending else "transfer")
         return result.transfers[0], result.replayed
+
+    async def _transfers_together(self, specs: Sequence[TransferSpec]) -> tuple[Transfer, ...]:
+        """New transfers in one transaction, all or none, counted as single transfers. No
+        retry and no replay: a refused group is run again one transfer at a time."""
+        started = time.perf_counter()
+        result = await self._execute_once([Apply(spec) for spec in specs], "", optimistic=True)
+        elapsed = time.perf_counter() - started
+        for spec in specs:
+            self.metrics.operation_finished("hold" if spec.pending else "transfer", elapsed)
+        self.metrics.transfers_posted(
+            [t for t in result.transfers if t.status is TransferStatus.POSTED]
+        )
+        return result.transfers
 
     async def post(self, transfer_id: str, amount: int | None = None) -> tuple[Transfer, bool]:
         result = await self.execute(
