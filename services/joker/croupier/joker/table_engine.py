@@ -422,6 +422,7 @@ def _sheet(sheet: JSON) -> joker_pb2.ScoreSheet:
 _SHEET_ENCODINGS: OrderedDict[int, tuple[JSON, joker_pb2.ScoreSheet, str]] = OrderedDict()
 _SHEET_ENCODINGS_SIZE = 4096
 COMPACT = (",", ":")
+_encode = json.JSONEncoder(separators=COMPACT).encode  # one encoder, not one per call
 
 
 def _sheet_encodings(sheet: JSON) -> tuple[joker_pb2.ScoreSheet, str]:
@@ -437,7 +438,7 @@ def _sheet_encodings(sheet: JSON) -> tuple[joker_pb2.ScoreSheet, str]:
     if cached is not None and cached[0] is sheet:
         _SHEET_ENCODINGS.move_to_end(id(sheet))
         return cached[1], cached[2]
-    message, text = _sheet(sheet), json.dumps(sheet, separators=COMPACT)
+    message, text = _sheet(sheet), _encode(sheet)
     _SHEET_ENCODINGS[id(sheet)] = (sheet, message, text)
     if len(_SHEET_ENCODINGS) > _SHEET_ENCODINGS_SIZE:
         _SHEET_ENCODINGS.popitem(last=False)
@@ -446,16 +447,26 @@ def _sheet_encodings(sheet: JSON) -> tuple[joker_pb2.ScoreSheet, str]:
 
 def view_json(view: JSON) -> str:
     """The view as compact JSON: exactly `json.dumps(view, separators=(",", ":"))`, with
-    the score sheet's part taken from `_sheet_encodings`."""
+    the score sheet's part taken from `_sheet_encodings` (the keys around it are encoded
+    in two calls, the sheet's text spliced in between: a JSON object is its members in
+    order, joined by commas)."""
     sheet = view.get("sheet")
     if sheet is None:
-        return json.dumps(view, separators=COMPACT)
-    parts = [
-        f"{json.dumps(key)}:"
-        + (_sheet_encodings(value)[1] if key == "sheet" else json.dumps(value, separators=COMPACT))
-        for key, value in view.items()
-    ]
-    return "{" + ",".join(parts) + "}"
+        return _encode(view)
+    before: JSON = {}
+    after: JSON = {}
+    part = before
+    for key, value in view.items():
+        if key == "sheet":
+            part = after
+        else:
+            part[key] = value
+    members = [f'"sheet":{_sheet_encodings(sheet)[1]}']
+    if before:
+        members.insert(0, _encode(before)[1:-1])
+    if after:
+        members.append(_encode(after)[1:-1])
+    return "{" + ",".join(members) + "}"
 
 
 def view_message(view: JSON) -> joker_pb2.View:

@@ -14,6 +14,7 @@ Two adapters share one small interface:
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import uuid
 from collections import defaultdict
@@ -29,6 +30,19 @@ from croupier.table.v1 import table_pb2
 
 TOPIC = "croupier.table.commands"
 ENVELOPE_TYPE = "table.command_accepted"
+COMMAND_TYPE_URL = "type.googleapis.com/" + table_pb2.TableCommand.DESCRIPTOR.full_name
+_URL_NAMESPACE = uuid.NAMESPACE_URL.bytes
+_SORTED_COMPACT_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+
+
+def url_uuid5(name: str) -> str:
+    """`str(uuid.uuid5(uuid.NAMESPACE_URL, name))` in a quarter of the time (no UUID
+    object on the way): ids derived from a place in a table's log."""
+    digest = bytearray(hashlib.sha1(_URL_NAMESPACE + name.encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 class UnreadableLog(Exception):
@@ -66,23 +80,21 @@ class LogEntry:
             command_id=self.command_id,
             kind=self.kind,
             player_id=self.player,
-            body_json=json.dumps(self.body, sort_keys=True, separators=(",", ":")),
+            body_json=_SORTED_COMPACT_JSON(self.body),
             at_ms=self.at_ms,
             engine=self.engine,
             engine_version=self.engine_version,
         )
-        payload = any_pb2.Any()
-        payload.Pack(command)
-        time = timestamp_pb2.Timestamp()
-        time.FromMilliseconds(self.at_ms)
+        # What `Any.Pack` and `Timestamp.FromMilliseconds` make, built directly.
+        seconds, millis = divmod(self.at_ms, 1000)
         return envelope_pb2.Envelope(
-            id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{self.table_id}/{self.index}")),
+            id=url_uuid5(f"{self.table_id}/{self.index}"),
             type=ENVELOPE_TYPE,
             source="table",
             subject=self.table_id,
             sequence=self.index,
-            time=time,
-            payload=payload,
+            time=timestamp_pb2.Timestamp(seconds=seconds, nanos=millis * 1_000_000),
+            payload=any_pb2.Any(type_url=COMMAND_TYPE_URL, value=command.SerializeToString()),
         )
 
     @staticmethod

@@ -31,6 +31,7 @@ from croupier.table.v1 import table_pb2, table_pb2_grpc
 if TYPE_CHECKING:
     from croupier.kit.context import Context
 
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for every view
 MAX_ID = 128
 MAX_JSON = 64 * 1024
 REJECTION_STATUS: dict[str, type[ServiceError]] = {
@@ -107,7 +108,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         if implements(engine, JsonViewCodec):
             view_json = cast(JsonViewCodec, engine).view_json(snapshot.view)
         else:
-            view_json = json.dumps(snapshot.view, separators=(",", ":"))
+            view_json = _COMPACT_JSON(snapshot.view)
         message = table_pb2.TableView(
             table_id=snapshot.table_id,
             version=snapshot.version,

@@ -36,7 +36,7 @@ from croupier.kit.fairness import new_seed
 from croupier.table import history, metrics
 from croupier.table.buyins import Buyins
 from croupier.table.clocks import ClockSettings
-from croupier.table.commandlog import CommandLog, LogEntry, ReplayedTable
+from croupier.table.commandlog import CommandLog, LogEntry, ReplayedTable, url_uuid5
 from croupier.table.engine import (
     JSON,
     EvaluatesAbandonment,
@@ -90,7 +90,7 @@ def _envelope(
         subject=table_id,
         sequence=max(1, sequence),
         payload=payload,
-        envelope_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{table_id}/{discriminator}")),
+        envelope_id=url_uuid5(f"{table_id}/{discriminator}"),
     )
 
 
