@@ -7,7 +7,7 @@ import uuid
 
 from croupier.kit.bus.envelope import Envelope
 from croupier.wallet.core.model import Transfer
-from croupier.wallet.entrypoints.translate import fill_transfer, timestamp
+from croupier.wallet.entrypoints.translate import fill_transfer, seconds_nanos
 from croupier.wallet.v1 import wallet_pb2
 
 __all__ = [
@@ -51,18 +51,19 @@ def encode_transfer_posted(
     it knows the debit account's posting count. Otherwise the same bytes as the kit's
     `make_envelope(...).SerializeToString()` (tests/wallet/test_wallet_events.py checks).
     """
-    # Built field by field (not make_envelope + Any.Pack + FromDatetime): this runs once
-    # per posted transfer, inside the wallet's hot path.
+    # Built field by field (not make_envelope + Any.Pack + FromDatetime, nor keyword
+    # arguments, which upb handles at twice the cost): this runs once per posted transfer,
+    # inside the wallet's hot path.
     posted = wallet_pb2.TransferPosted()
     fill_transfer(posted.transfer, transfer)
-    envelope = Envelope(
-        id=transfer_envelope_id(transfer.transfer_id),
-        type=EVENT_TYPE,
-        source=_SOURCE,
-        subject=transfer.debit_account_id,
-        sequence=sequence,
-        time=timestamp(transfer.resolved_at or transfer.created_at),
-    )
+    envelope = Envelope()
+    envelope.id = transfer_envelope_id(transfer.transfer_id)
+    envelope.type = EVENT_TYPE
+    envelope.source = _SOURCE
+    envelope.subject = transfer.debit_account_id
+    envelope.sequence = sequence
+    when = envelope.time
+    when.seconds, when.nanos = seconds_nanos(transfer.resolved_at or transfer.created_at)
     payload = envelope.payload
     payload.type_url = _TYPE_URL
     payload.value = posted.SerializeToString()

@@ -42,6 +42,7 @@ __all__ = [
     "game_from_proto",
     "game_to_proto",
     "new_transfer_from_proto",
+    "seconds_nanos",
     "transfer_to_proto",
 ]
 
@@ -115,7 +116,7 @@ def _status_to_proto(status: TransferStatus) -> wallet_pb2.TransferStatus.ValueT
 
 
 @functools.lru_cache(maxsize=256)
-def _seconds_nanos(value: datetime) -> tuple[int, int]:
+def seconds_nanos(value: datetime) -> tuple[int, int]:
     """(seconds, nanos) since the epoch, as `Timestamp.FromDatetime` computes them. Cached:
     a batch's transfers share their timestamps, and this runs per transfer event."""
     stamp = Timestamp()
@@ -126,7 +127,7 @@ def _seconds_nanos(value: datetime) -> tuple[int, int]:
 def timestamp(value: datetime | None) -> Timestamp | None:
     if value is None:
         return None
-    seconds, nanos = _seconds_nanos(value)
+    seconds, nanos = seconds_nanos(value)
     return Timestamp(seconds=seconds, nanos=nanos)
 
 
@@ -279,9 +280,9 @@ def fill_transfer(record: wallet_pb2.TransferRecord, transfer: Transfer) -> None
     if transfer.metadata:
         record.metadata.update(transfer.metadata)
     record.reversal_of = transfer.reversal_of
-    record.created_at.seconds, record.created_at.nanos = _seconds_nanos(transfer.created_at)
+    record.created_at.seconds, record.created_at.nanos = seconds_nanos(transfer.created_at)
     if transfer.resolved_at is not None:
-        record.resolved_at.seconds, record.resolved_at.nanos = _seconds_nanos(transfer.resolved_at)
+        record.resolved_at.seconds, record.resolved_at.nanos = seconds_nanos(transfer.resolved_at)
     if transfer.posted_amount is not None:
         posted = record.posted_amount
         posted.amount_minor = transfer.posted_amount
