@@ -12,6 +12,7 @@ clients:
   ledger's checks, transfer + 2 postings + 2 balance updates + outbox event). As in the
   service, the single transfers that wait at the same moment share one transaction (group
   commit, service/grouping.py); a refused group runs again one transfer at a time;
+- wallet, single, group commit off: the same, each transfer in its own transaction;
 - wallet, batches: `LedgerService.execute` with `--batch` transfers per transaction
   (all-or-nothing, one call);
 - peer: `pgbench -b tpcb-like` (3 UPDATEs, 1 SELECT, 1 INSERT per transaction) on its own
@@ -168,10 +169,13 @@ async def main_async(args: argparse.Namespace) -> int:
     try:
         wallet = await build_wallet(pool=pool, schema=schema, bus=None,
                                     registry=CollectorRegistry())  # fmt: skip
+        ungrouped = await build_wallet(pool=pool, schema=schema, bus=None,
+                                       registry=CollectorRegistry(), group_commits=0)  # fmt: skip
         accounts = await _fund(wallet.ledger, args.accounts)
         batched_total = args.batched or args.transfers
         batches = max(batched_total // args.batch, 1) * args.batch
         single = await _run_wallet(wallet.ledger, accounts, args.transfers, args.clients, 1, "s")
+        alone = await _run_wallet(ungrouped.ledger, accounts, args.transfers, args.clients, 1, "u")
         batched = await _run_wallet(wallet.ledger, accounts, batches, args.clients, args.batch, "b")
         audit_started = time.perf_counter()
         async with pool.acquire() as db:
@@ -187,6 +191,8 @@ async def main_async(args: argparse.Namespace) -> int:
     rows = [
         ("wallet: 1 transfer / request (group commit)", done_single, single,
          done_single / single),
+        ("wallet: 1 transfer / request, group commit off", done_single, alone,
+         done_single / alone),
         (f"wallet: {args.batch} transfers / transaction", done_batched, batched,
          done_batched / batched),
     ]  # fmt: skip
