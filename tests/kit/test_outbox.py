@@ -306,3 +306,56 @@ async def test_running_relay_survives_a_failed_publish_and_retries(
                     await asyncio.sleep(0.02)
     assert flaky.failed
     assert received == [item]
+
+
+async def rows_published_ago(
+    pool: asyncpg.Pool, outbox: Outbox, ages: Sequence[str | None]
+) -> None:
+    """One outbox row per age: published that long ago (an SQL interval), or None: not yet."""
+    async with pool.acquire() as connection, connection.transaction():
+        for n, age in enumerate(ages):
+            row_id = await outbox.add(connection, "t", envelope("table-1", n + 1))
+            if age is not None:
+                await connection.execute(
+                    f"UPDATE {outbox.table} SET published_at = now() - $1::text::interval"
+                    " WHERE id = $2",
+                    age,
+                    row_id,
+                )
+
+
+async def remaining_sequences(pool: asyncpg.Pool, outbox: Outbox) -> list[int]:
+    async with pool.acquire() as connection:
+        rows = await connection.fetch(f"SELECT envelope FROM {outbox.table} ORDER BY id")
+    return [decode_envelope(row["envelope"]).sequence for row in rows]
+
+
+async def test_rows_published_longer_ago_than_kept_are_deleted(
+    pool: asyncpg.Pool, outbox: Outbox
+) -> None:
+    await rows_published_ago(pool, outbox, ["2 days", "2 hours", "1 minute", None])
+    relay = OutboxRelay(pool=pool, outbox=outbox, bus=InMemoryBus(), keep_published_seconds=3600)
+    assert await relay.forget_published() == 2
+    assert await remaining_sequences(pool, outbox) == [3, 4]  # recent, and not yet published
+    assert await relay.forget_published() == 0
+
+
+async def test_a_running_relay_deletes_old_published_rows_by_itself(
+    pool: asyncpg.Pool, outbox: Outbox
+) -> None:
+    await rows_published_ago(pool, outbox, ["2 days", None])
+    async with (
+        InMemoryBus() as bus,
+        OutboxRelay(
+            pool=pool,
+            outbox=outbox,
+            bus=bus,
+            poll_interval_seconds=0.05,
+            keep_published_seconds=3600,
+        ),
+    ):
+        async with asyncio.timeout(10):
+            while await remaining_sequences(pool, outbox) != [2]:  # noqa: ASYNC110 - polling the table
+                await asyncio.sleep(0.02)
+    async with pool.acquire() as connection:
+        assert await outbox.unpublished(connection) == 0  # the new row went out meanwhile

@@ -24,6 +24,11 @@ lock on the table, so one relay publishes at a time and one subject's events kee
 
 The relay wakes on `NOTIFY` (sent by `add`, delivered at commit) and also polls, so a lost
 notification only costs `poll_interval_seconds`.
+
+Retention. The outbox is a hand-over point, not a record (the service's own tables are): the
+relay deletes rows published more than `keep_published_seconds` ago, a bounded batch at a
+time, so the table does not grow with every event ever sent. The window keeps recent rows
+for looking into a delivery question.
 """
 
 from __future__ import annotations
@@ -46,6 +51,9 @@ __all__ = ["Outbox", "OutboxError", "OutboxRelay"]
 _log = logging.getLogger(__name__)
 
 _ERROR_BACKOFF_SECONDS = 1.0
+#: How often a running relay deletes old published rows, and at most how many at a time.
+_FORGET_EVERY_SECONDS = 60.0
+_FORGET_AT_MOST = 10_000
 
 
 class OutboxError(RuntimeError):
@@ -113,14 +121,19 @@ class OutboxRelay:
         bus: EventBus,
         batch_size: int = 100,
         poll_interval_seconds: float = 0.5,
+        keep_published_seconds: float = 24 * 3600,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be positive")
+        if keep_published_seconds < 0:
+            raise ValueError("keep_published_seconds must not be negative")
         self._pool = pool
         self._outbox = outbox
         self._bus = bus
         self._batch_size = batch_size
         self._poll_interval_seconds = poll_interval_seconds
+        self._keep_published_seconds = keep_published_seconds
+        self._next_forget = 0.0
         self._wake = asyncio.Event()
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
@@ -152,6 +165,20 @@ class OutboxRelay:
                 [row["id"] for row in rows],
             )
         return len(rows)
+
+    async def forget_published(self) -> int:
+        """Delete up to `_FORGET_AT_MOST` rows published more than `keep_published_seconds`
+        ago, oldest first; return how many."""
+        table = self._outbox.table
+        async with self._pool.acquire() as connection:
+            status: str = await connection.execute(
+                f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table}"
+                " WHERE published_at < now() - make_interval(secs => $1)"
+                " ORDER BY id LIMIT $2)",
+                self._keep_published_seconds,
+                _FORGET_AT_MOST,
+            )
+        return int(status.rsplit(" ", 1)[-1])
 
     async def start(self) -> None:
         if self._task is not None:
@@ -190,6 +217,16 @@ class OutboxRelay:
         if not task.cancelled() and task.exception() is not None:
             _log.error("outbox relay of %s died", self._outbox.table, exc_info=task.exception())
 
+    async def _forget_now_and_then(self) -> None:
+        now = asyncio.get_running_loop().time()
+        if now < self._next_forget:
+            return
+        self._next_forget = now + _FORGET_EVERY_SECONDS
+        try:
+            await self.forget_published()
+        except Exception:  # noqa: BLE001 - retried at the next turn; publishing goes on
+            _log.exception("deleting old published rows of %s failed", self._outbox.table)
+
     def _on_notify(self, *_: object) -> None:
         self._wake.set()
 
@@ -204,5 +241,6 @@ class OutboxRelay:
                 continue
             if published == self._batch_size:
                 continue  # more is probably waiting
+            await self._forget_now_and_then()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self._poll_interval_seconds)
