@@ -35,11 +35,25 @@ import time
 import uuid
 
 import grpc
+from confluent_kafka.admin import AdminClient
 
 from croupier.joker.v1 import joker_pb2
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 CROUPIER = pathlib.Path(sys.executable).parent / "croupier"
+
+
+def bootstrap() -> str:
+    return os.environ.get("CROUPIER_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
+
+
+def delete_topic(topic: str) -> None:
+    """Drop the run's command-log topic: runs do not pile topics up on the broker."""
+    admin = AdminClient({"bootstrap.servers": bootstrap()})
+    for deleted in admin.delete_topics([topic], operation_timeout=30).values():
+        deleted.result()
+
+
 PLAYERS = ["p1", "p2", "p3", "p4"]
 JOKER_USES = {
     joker_pb2.JOKER_USE_HIGH: "high",
@@ -64,7 +78,7 @@ def random_action(legal: joker_pb2.Legal, rng: random.Random) -> dict[str, objec
     return action
 
 
-def start_server(mode: str) -> tuple[subprocess.Popen[str], int]:
+def start_server(mode: str, topic: str) -> tuple[subprocess.Popen[str], int]:
     env = dict(os.environ)
     env.update(
         CROUPIER_GRPC_HOST="127.0.0.1",
@@ -72,9 +86,9 @@ def start_server(mode: str) -> tuple[subprocess.Popen[str], int]:
         CROUPIER_METRICS_PORT="0",
         CROUPIER_LOG_LEVEL="WARNING",
         CROUPIER_COMMAND_LOG=mode,
-        CROUPIER_TABLE_COMMANDS_TOPIC=f"bench_table_commands_{uuid.uuid4().hex[:8]}",
+        CROUPIER_TABLE_COMMANDS_TOPIC=topic,
+        CROUPIER_KAFKA_BOOTSTRAP=bootstrap(),
     )
-    env.setdefault("CROUPIER_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
     env["CROUPIER_LOG_LEVEL"] = "INFO"  # the "serving" line carries the port
     process = subprocess.Popen(
         [str(CROUPIER), "serve", "table"], env=env, stderr=subprocess.PIPE, text=True
@@ -129,7 +143,8 @@ async def drive_table(
 
 
 async def measure(mode: str, tables: int, actions: int, think_ms: int) -> dict[str, float]:
-    process, port = start_server(mode)
+    topic = f"bench_table_commands_{uuid.uuid4().hex[:8]}"
+    process, port = start_server(mode, topic)
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub: table_pb2_grpc.TableEngineAsyncStub = table_pb2_grpc.TableEngineStub(channel)
@@ -146,6 +161,8 @@ async def measure(mode: str, tables: int, actions: int, think_ms: int) -> dict[s
     finally:
         process.terminate()
         process.wait()
+        if mode == "kafka":
+            delete_topic(topic)
     ordered = sorted(latencies)
     return {
         "actions": len(ordered),
