@@ -420,7 +420,7 @@ def _sheet(sheet: JSON) -> joker_pb2.ScoreSheet:
 
 # id(sheet) -> (sheet, its message, its JSON), most recently used last.
 _SHEET_ENCODINGS: OrderedDict[int, tuple[JSON, joker_pb2.ScoreSheet, str]] = OrderedDict()
-_SHEET_ENCODINGS_SIZE = 4096
+_SHEET_ENCODINGS_SIZE = 1024  # sheets in use: one per table, until its next hand is scored
 COMPACT = (",", ":")
 _encode = json.JSONEncoder(separators=COMPACT).encode  # one encoder, not one per call
 
