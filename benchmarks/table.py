@@ -17,6 +17,11 @@ figures cover the play only: the opening burst (200 OpenTable and 800 SeatPlayer
 each logged; openings go one at a time) is not part of the paced load, and acts timed
 while it still ran measured the burst.
 
+Measure on a broker that has served traffic for a few minutes: right after it starts,
+the JVM's compiler and heap sizing are still at work, and the first runs measured them
+(paced Kafka p99 130-330 ms, against 12-19 ms on a warm broker; an untimed warm-up pass
+of 8,000-20,000 actions was not enough to remove it).
+
     python -m benchmarks.table [--tables 200] [--actions 40]
 """
 

@@ -1,7 +1,7 @@
 """Wallet throughput: transfers/s through the wallet's own code path vs pgbench's TPC-B-like script.
 
     deploy/local/with-infra.sh .venv/bin/python -m benchmarks.wallet \
-        [--transfers 20000] [--batch 100] [--batched N] [--clients 8] [--accounts 10000] \
+        [--transfers 20000] [--batch 100] [--batched 100000] [--clients 8] [--accounts 10000] \
         [--pgbench-seconds 15]
 
 Both run on the same PostgreSQL (CROUPIER_POSTGRES_DSN), with the same number of concurrent
@@ -20,10 +20,11 @@ clients:
 
 Transfers go between `--accounts` funded players, chosen by a seeded RNG. After the run the
 ledger is audited: per currency Σ balances = 0, no negative player, balances = Σ postings,
-every transfer's postings balanced. The issue asks for 1,000,000 transfers: pass
-`--batched 1000000` (about 2 minutes on 2 cores) and/or `--transfers 1000000` (about 8);
-both together took 10 to 12.5 minutes on a busy 2-core machine, the audit 6 s. The defaults
-keep `make bench` under a minute.
+every transfer's postings balanced, and no row names a missing account or transfer. The issue
+asks for 1,000,000 transfers: `--batched 1000000` ran them in 44 s (22,541/s, 3.56x pgbench
+in the same run) and the audit of the 1,050,000 transfers took 7 s. The defaults keep
+`make bench` near a minute; batches run 100,000 transfers (20,000 were over in a second,
+too noisy to compare), at about 18,600/s: the rate climbs as the run goes on.
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ async def main_async(args: argparse.Namespace) -> int:
         ungrouped = await build_wallet(pool=pool, schema=schema, bus=None,
                                        registry=CollectorRegistry(), group_commits=0)  # fmt: skip
         accounts = await _fund(wallet.ledger, args.accounts)
-        batched_total = args.batched or args.transfers
+        batched_total = args.batched
         batches = max(batched_total // args.batch, 1) * args.batch
         single = await _run_wallet(wallet.ledger, accounts, args.transfers, args.clients, 1, "s")
         alone = await _run_wallet(ungrouped.ledger, accounts, args.transfers, args.clients, 1, "u")
@@ -215,7 +216,7 @@ def main() -> int:
     parser.add_argument("--transfers", type=int, default=20_000, help="single transfers to run")
     parser.add_argument("--batch", type=int, default=100, help="transfers per batch")
     parser.add_argument(
-        "--batched", type=int, default=0, help="transfers to run in batches (default: --transfers)"
+        "--batched", type=int, default=100_000, help="transfers to run in batches of --batch"
     )
     parser.add_argument("--clients", type=int, default=8, help="concurrent clients")
     parser.add_argument("--accounts", type=int, default=10_000, help="funded player accounts")
