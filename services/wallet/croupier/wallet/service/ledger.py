@@ -175,7 +175,7 @@ class LedgerService:
         return await self._groups.submit(spec)
 
     async def _transfer_alone(self, spec: TransferSpec) -> tuple[Transfer, bool]:
-        result = await self.execute([Apply(spec)], operation="hold" if spec.pending else "transfer")
+        result = await self.execute([Apply(spec)], operation=_operation_name(spec))
         return result.transfers[0], result.replayed
 
     async def _transfers_together(self, specs: Sequence[TransferSpec]) -> tuple[Transfer, ...]:
@@ -183,11 +183,8 @@ class LedgerService:
         retry and no replay: a refused group is run again one transfer at a time."""
         started = time.perf_counter()
         result = await self._execute_once([Apply(spec) for spec in specs], "", optimistic=True)
-        elapsed = time.perf_counter() - started
-        for spec in specs:
-            self.metrics.operation_finished("hold" if spec.pending else "transfer", elapsed)
-        self.metrics.transfers_posted(
-            [t for t in result.transfers if t.status is TransferStatus.POSTED]
+        self._count_finished(
+            [_operation_name(spec) for spec in specs], time.perf_counter() - started, result
         )
         return result.transfers
 
@@ -219,14 +216,21 @@ class LedgerService:
         except LedgerError as error:
             self.metrics.rejected(error.reason)
             raise
-        self.metrics.operation_finished(operation, time.perf_counter() - started)
+        self._count_finished([operation], time.perf_counter() - started, result)
+        return result
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _count_finished(
+        self, operations: Sequence[str], elapsed: float, result: BatchResult
+    ) -> None:
+        """Metrics of requests that succeeded (one name per request; a group is several)."""
+        for operation in operations:
+            self.metrics.operation_finished(operation, elapsed)
         if not result.replayed:
             self.metrics.transfers_posted(
                 [t for t in result.transfers if t.status is TransferStatus.POSTED]
             )
-        return result
-
-    # -- internals -----------------------------------------------------------------------
 
     @staticmethod
     async def _currency(uow: UnitOfWork, code: str) -> Currency:
@@ -347,3 +351,8 @@ class LedgerService:
             elif isinstance(op, PostHold | VoidHold):
                 transfers.append(resolved[op.transfer_id])
         return BatchResult(transfers=tuple(transfers), replayed=True)
+
+
+def _operation_name(spec: TransferSpec) -> str:
+    """The metrics' name of a single transfer request."""
+    return "hold" if spec.pending else "transfer"
