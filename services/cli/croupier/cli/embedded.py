@@ -18,7 +18,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from croupier.kit import logs
+from croupier.kit import eventloop, logs
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import Service, ServiceHost, StopHook
 from croupier.kit.settings import ServerSettings
@@ -105,5 +105,5 @@ def run_embedded(host: str, port: int) -> int:
     logs.configure("WARNING", service="embedded")
     state_dir = Path(".local").resolve()
     state_dir.mkdir(exist_ok=True)
-    asyncio.run(_run(host, port, state_dir))
+    eventloop.run(_run(host, port, state_dir))
     return 0

@@ -7,12 +7,12 @@ process at once with exit code 2 and a message naming every bad variable.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import importlib
 import sys
 from typing import TYPE_CHECKING, Protocol, cast
 
+from croupier.kit import eventloop
 from croupier.kit.settings import ServerSettings, SettingsError, load
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def _handle(args: argparse.Namespace) -> int:
 
     logs.configure(settings.log_level, service=args.service)
     try:
-        asyncio.run(_serve(args.service, settings))
+        eventloop.run(_serve(args.service, settings))
     except SettingsError as exc:
         print(f"croupier serve {args.service}: {exc}", file=sys.stderr)
         return 2
