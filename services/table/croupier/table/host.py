@@ -841,6 +841,11 @@ class TableHost:
 
     async def _expire_at(self, table: _Table, deadline_ms: int, player: str) -> None:
         await asyncio.sleep(max(0, deadline_ms - self._now_ms()) / 1000)
+        # The loop's timers run on the monotonic clock, the command is stamped with the wall
+        # clock; the first can wake a millisecond before the second reads the deadline, and
+        # a timeout is never stamped before it (CI saw 499 ms for a 500 ms clock).
+        if (early_ms := deadline_ms - self._now_ms()) > 0:
+            await asyncio.sleep((early_ms + 1) / 1000)
         async with table.lock:
             if table.parked:
                 return  # the clock is re-armed when the table is taken back
