@@ -19,11 +19,13 @@ while it still ran measured the burst.
 
 The figures are for a warm broker. For its first minutes the broker's JIT compiler is
 still at work (C2 replacing C1 code, with bursts of deoptimisation), and the round trip
-measures that instead: paced Kafka p99 70-390 ms in the first 1-2 passes after a start,
-12-29 ms in the second. A broker started with C1 only (`-XX:TieredStopAtLevel=1`) showed
+measures that instead: paced Kafka p99 70-390 ms in the first pass after a start, 13-350
+ms in the second. A broker started with C1 only (`-XX:TieredStopAtLevel=1`) showed
 no such phase but spends about 40% more CPU per record for good. So the script first runs
-untimed warm-up passes (the paced load, Kafka, 20 actions per table) until a pass's p99 is
-within 0.8-1.25x the one before (at most 6), and prints them: 2 passes on a warm broker.
+untimed warm-up passes (the paced Kafka pass itself) until a pass's p99 is within
+0.8-1.25x the one before (at most 6), and prints them: 2 passes on a warm broker, 3-4
+after a start. Passes of 20 actions per table settled too early: 163, 12.6, 10.4 ms, then
+15.5 ms measured.
 
     python -m benchmarks.table [--tables 200] [--actions 40]
 """
@@ -180,16 +182,15 @@ async def measure(mode: str, tables: int, actions: int, think_ms: int) -> dict[s
     }
 
 
-WARM_UP_ACTIONS = 20  # per table and pass
 WARM_UP_MAX_PASSES = 6
 WARM_UP_SETTLED = 0.8  # settled: a pass's p99 within 0.8-1.25x the previous one's
 
 
-def warm_up_broker(tables: int, think_ms: int) -> list[float]:
+def warm_up_broker(tables: int, actions: int, think_ms: int) -> list[float]:
     """Untimed paced Kafka passes until the broker's round trip has settled: their p99s."""
     p99s: list[float] = []
     while len(p99s) < WARM_UP_MAX_PASSES:
-        p99s.append(asyncio.run(measure("kafka", tables, WARM_UP_ACTIONS, think_ms))["p99_ms"])
+        p99s.append(asyncio.run(measure("kafka", tables, actions, think_ms))["p99_ms"])
         if len(p99s) >= 2 and WARM_UP_SETTLED <= p99s[-1] / p99s[-2] <= 1 / WARM_UP_SETTLED:
             break
     return p99s
@@ -204,7 +205,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     loads = {"paced": args.think_ms, "closed loop": 0}
-    warm_up = warm_up_broker(args.tables, args.think_ms)
+    warm_up = warm_up_broker(args.tables, args.actions, args.think_ms)
     results = {
         (load, mode): asyncio.run(measure(mode, args.tables, args.actions, think))
         for load, think in loads.items()
