@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 import uvloop
 
 from croupier.kit import eventloop
@@ -27,10 +28,6 @@ def test_run_raises_what_the_coroutine_raises_and_closes_its_loop() -> None:
         loops.append(asyncio.get_running_loop())
         raise LookupError("no such table")
 
-    try:
+    with pytest.raises(LookupError, match=r"^no such table$"):
         eventloop.run(main())
-    except LookupError as exc:
-        assert str(exc) == "no such table"
-    else:
-        raise AssertionError("eventloop.run swallowed the coroutine's exception")
     assert loops[0].is_closed()
