@@ -98,6 +98,32 @@ async def test_metrics_expose_latency_histogram_after_a_call(
     assert f'croupier_grpc_server_in_flight{{method="{ECHO}"}} 0.0' in body
 
 
+async def test_each_call_without_a_request_id_gets_a_new_one(channel: grpc.aio.Channel) -> None:
+    stub = diagnostics_pb2_grpc.DiagnosticsStub(channel)
+    ids = [(await stub.Echo(diagnostics_pb2.EchoRequest(message="x"))).request_id for _ in range(3)]
+    assert len(set(ids)) == 3
+    assert all(ids), ids
+
+
+async def test_metrics_count_each_outcome_under_its_own_code(
+    service: RunningService, channel: grpc.aio.Channel
+) -> None:
+    stub = diagnostics_pb2_grpc.DiagnosticsStub(channel)
+    await stub.Echo(diagnostics_pb2.EchoRequest(message="x"))
+    for _ in range(2):
+        with pytest.raises(grpc.aio.AioRpcError):
+            await stub.Echo(diagnostics_pb2.EchoRequest(delay_ms=999_999))
+    with pytest.raises(grpc.aio.AioRpcError):
+        await channel.unary_unary(ECHO)(b"\xff\xff")
+    url = f"http://127.0.0.1:{service.metrics_port}/metrics"
+    body = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read().decode())
+    count = "croupier_grpc_server_handling_seconds_count"
+    assert f'{count}{{code="OK",method="{ECHO}"}} 1.0' in body
+    assert f'{count}{{code="INVALID_ARGUMENT",method="{ECHO}"}} 3.0' in body
+    assert f'croupier_grpc_server_malformed_requests_total{{method="{ECHO}"}} 1.0' in body
+    assert f'croupier_grpc_server_in_flight{{method="{ECHO}"}} 0.0' in body
+
+
 async def test_malformed_body_is_invalid_argument_and_service_keeps_serving(
     channel: grpc.aio.Channel,
 ) -> None:

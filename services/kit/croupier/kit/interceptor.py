@@ -15,6 +15,7 @@ Every call through a kit server:
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -56,32 +57,55 @@ def _tolerant(
     return decode
 
 
+# A new request id is this process's random prefix and a counter: unique across replicas
+# and restarts like a uuid4, without drawing 16 random bytes from the OS on every call.
+_ID_PREFIX = uuid.uuid4().hex[:16]
+_ID_COUNTER = itertools.count(1)
+
+
 def _request_id(context: Context) -> str:
     for key, value in context.invocation_metadata() or ():
         if key == REQUEST_ID_HEADER and isinstance(value, str) and 0 < len(value) <= 128:
             return value
-    return uuid.uuid4().hex
+    return f"{_ID_PREFIX}-{next(_ID_COUNTER):x}"
+
+
+class _MethodMetrics:
+    """One method's labelled metric children, looked up once instead of on every call."""
+
+    def __init__(self, method: str) -> None:
+        self._method = method
+        self.in_flight = GRPC_IN_FLIGHT.labels(method)
+        self.malformed = GRPC_MALFORMED.labels(method)
+        self._latency: dict[grpc.StatusCode, Any] = {}
+
+    def latency(self, code: grpc.StatusCode) -> Any:
+        """The handling-time histogram of this method's calls that ended with `code`."""
+        child = self._latency.get(code)
+        if child is None:
+            child = self._latency[code] = GRPC_LATENCY.labels(self._method, code.name)
+        return child
 
 
 class _Call:
     """Book-keeping of one call: context binding, metrics, status mapping."""
 
-    def __init__(self, method: str, context: Context) -> None:
+    def __init__(self, method: str, metrics: _MethodMetrics, context: Context) -> None:
         self.method = method
+        self.metrics = metrics
         self.context = context
         self.code = grpc.StatusCode.OK
-        self.started = 0.0
-
-    async def begin(self, request: Any) -> None:
         self.started = time.perf_counter()
-        GRPC_IN_FLIGHT.labels(self.method).inc()
+        metrics.in_flight.inc()
+
+    def begin(self, request: Any) -> None:
         request_id = _request_id(self.context)
         structlog.contextvars.bind_contextvars(request_id=request_id, method=self.method)
         # With the status (trailing metadata), not ahead of the answer: sending initial
         # metadata on its own is one more operation per call for the server.
         self.context.set_trailing_metadata(((REQUEST_ID_HEADER, request_id),))
         if isinstance(request, _Malformed):
-            GRPC_MALFORMED.labels(self.method).inc()
+            self.metrics.malformed.inc()
             raise _MalformedRequest(request.reason)
 
     async def fail(self, exc: BaseException) -> None:
@@ -107,8 +131,8 @@ class _Call:
         )
 
     def end(self) -> None:
-        GRPC_IN_FLIGHT.labels(self.method).dec()
-        GRPC_LATENCY.labels(self.method, self.code.name).observe(time.perf_counter() - self.started)
+        self.metrics.in_flight.dec()
+        self.metrics.latency(self.code).observe(time.perf_counter() - self.started)
         structlog.contextvars.unbind_contextvars("request_id", "method")
 
 
@@ -121,10 +145,12 @@ class _MalformedRequest(Exception):
 def _wrap_unary_response(
     behaviour: Callable[[Any, Context], Awaitable[Any]], method: str
 ) -> Callable[[Any, Context], Awaitable[Any]]:
+    metrics = _MethodMetrics(method)
+
     async def handle(request: Any, context: Context) -> Any:
-        call = _Call(method, context)
+        call = _Call(method, metrics, context)
         try:
-            await call.begin(request)
+            call.begin(request)
             return await behaviour(request, context)
         except BaseException as exc:
             await call.fail(exc)
@@ -138,10 +164,12 @@ def _wrap_unary_response(
 def _wrap_stream_response(
     behaviour: Callable[[Any, Context], AsyncIterator[Any]], method: str
 ) -> Callable[[Any, Context], AsyncIterator[Any]]:
+    metrics = _MethodMetrics(method)
+
     async def handle(request: Any, context: Context) -> AsyncIterator[Any]:
-        call = _Call(method, context)
+        call = _Call(method, metrics, context)
         try:
-            await call.begin(request)
+            call.begin(request)
             async for response in behaviour(request, context):
                 yield response
         except BaseException as exc:
@@ -154,6 +182,11 @@ def _wrap_stream_response(
 
 
 class KitInterceptor(grpc.aio.ServerInterceptor):
+    def __init__(self) -> None:
+        # Per method, the service's handler and its wrapped version: wrapping (and looking
+        # up the method's metrics) once, not on every call.
+        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
+
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
@@ -163,18 +196,27 @@ class KitInterceptor(grpc.aio.ServerInterceptor):
         if handler is None:
             return handler
         method: str = handler_call_details.method
-        decode = _tolerant(handler.request_deserializer, method)
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                _wrap_unary_response(cast(Any, handler.unary_unary), method),
-                request_deserializer=decode,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                _wrap_stream_response(cast(Any, handler.unary_stream), method),
-                request_deserializer=decode,
-                response_serializer=handler.response_serializer,
-            )
-        # Client-streaming methods (reflection) pass through untouched.
-        return handler
+        known = self._wrapped.get(method)
+        if known is not None and known[0] is handler:
+            return known[1]
+        wrapped = _wrap(handler, method)
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+
+def _wrap(handler: Handler, method: str) -> Handler:
+    decode = _tolerant(handler.request_deserializer, method)
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(
+            _wrap_unary_response(cast(Any, handler.unary_unary), method),
+            request_deserializer=decode,
+            response_serializer=handler.response_serializer,
+        )
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(
+            _wrap_stream_response(cast(Any, handler.unary_stream), method),
+            request_deserializer=decode,
+            response_serializer=handler.response_serializer,
+        )
+    # Client-streaming methods (reflection) pass through untouched.
+    return handler
