@@ -9,8 +9,9 @@ actions per table. Both modes run in one script, so the ratio compares like with
 
 The client shares the machine's cores with the server, so it does no more than a bot
 needs: it reads whose turn it is and the legal actions from the views' protobuf member
-(`view.game.joker`) instead of parsing `view_json`. The server builds and sends both, as
-before; the bots draw the same actions as when they read the JSON.
+(`view.game.joker`) instead of parsing `view_json`, and asks for that form alone
+(`view_format=VIEW_FORMAT_PROTO`), as a typed frontend does: the server then does not
+build the JSON form. The bots draw the same actions as when they read the JSON.
 
 Every table is opened and seated (concurrently) before the bots start playing, and the
 figures cover the play only: the opening burst (200 OpenTable and 800 SeatPlayer calls,
@@ -65,6 +66,7 @@ def delete_topic(topic: str) -> None:
 
 
 PLAYERS = ["p1", "p2", "p3", "p4"]
+PROTO = table_pb2.VIEW_FORMAT_PROTO
 JOKER_USES = {
     joker_pb2.JOKER_USE_HIGH: "high",
     joker_pb2.JOKER_USE_TAKE: "take",
@@ -119,7 +121,7 @@ async def open_table(stub: table_pb2_grpc.TableEngineAsyncStub) -> tuple[str, st
         await stub.SeatPlayer(
             table_pb2.SeatPlayerRequest(table_id=table_id, player_id=player, seat=seat)
         )
-    public = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))
+    public = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, view_format=PROTO))
     return table_id, public.view.game.joker.to_act
 
 
@@ -136,12 +138,15 @@ async def drive_table(
     for n in range(actions):
         if think_ms:
             await asyncio.sleep(rng.uniform(0.5, 1.5) * think_ms / 1000)
-        mine = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=to_act))
+        mine = await stub.GetView(
+            table_pb2.GetViewRequest(table_id=table_id, player_id=to_act, view_format=PROTO)
+        )
         request = table_pb2.ActRequest(
             table_id=table_id,
             player_id=to_act,
             command_id=f"b{n}",
             action_json=json.dumps(random_action(mine.view.game.joker.legal, rng)),
+            view_format=PROTO,
         )
         started = time.perf_counter()
         response = await stub.Act(request)

@@ -58,13 +58,16 @@ def random_joker_action(legal: dict[str, Any], rng: random.Random) -> dict[str, 
 
 
 @asynccontextmanager
-async def served_table_host(seeds: str = "") -> AsyncIterator[Any]:
-    """A table host with an in-memory log and bus behind a real gRPC server; yields the
-    client stub (typed Any: the generated aio stub is typed as the sync one)."""
+async def served_table_host(
+    seeds: str = "", engines: dict[str, Any] | None = None
+) -> AsyncIterator[Any]:
+    """A table host with an in-memory log and bus behind a real gRPC server (every game,
+    unless `engines` names others); yields the client stub (typed Any: the generated aio
+    stub is typed as the sync one)."""
     bus = InMemoryBus()
     await bus.start()
     host = TableHost(
-        engines=load_engines(),
+        engines=engines or load_engines(),
         command_log=InMemoryCommandLog(),
         publisher=bus,
         **({"seeds": Seeds(seeds)} if seeds else {}),

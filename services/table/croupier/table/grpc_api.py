@@ -93,6 +93,13 @@ def _translate(exc: Exception) -> ServiceError:
     raise exc
 
 
+def _view_format(value: int) -> table_pb2.ViewFormat.ValueType:
+    if value not in table_pb2.ViewFormat.values():
+        known = ", ".join(table_pb2.ViewFormat.keys())
+        raise InvalidArgument(f"view_format {value} is not one of {known}")
+    return table_pb2.ViewFormat.ValueType(value)
+
+
 def _bounded(value: str, name: str) -> str:
     if len(value) > MAX_ID:
         raise InvalidArgument(f"{name} is limited to {MAX_ID} characters")
@@ -103,12 +110,12 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
     def __init__(self, host: TableHost) -> None:
         self._host = host
 
-    def _view(self, snapshot: ViewSnapshot) -> table_pb2.TableView:
+    def _view(
+        self, snapshot: ViewSnapshot, view_format: table_pb2.ViewFormat.ValueType
+    ) -> table_pb2.TableView:
+        """The answer's view in the forms the caller asked for (`ViewFormat`): a form
+        nobody reads is neither built nor sent."""
         engine = self._host.engine_of(snapshot.table_id)
-        if implements(engine, JsonViewCodec):
-            view_json = cast(JsonViewCodec, engine).view_json(snapshot.view)
-        else:
-            view_json = _COMPACT_JSON(snapshot.view)
         message = table_pb2.TableView(
             table_id=snapshot.table_id,
             version=snapshot.version,
@@ -118,10 +125,15 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             last_finished_hand=snapshot.last_finished_hand,
             disconnected=list(snapshot.disconnected),
             auto_players=list(snapshot.auto_players),
-            view_json=view_json,
         )
-        if implements(engine, ProtoCodec):
+        typed = implements(engine, ProtoCodec)
+        if typed and view_format != table_pb2.VIEW_FORMAT_JSON:
             message.game.CopyFrom(cast(ProtoCodec, engine).view_to_message(snapshot.view))
+        if view_format != table_pb2.VIEW_FORMAT_PROTO or not typed:
+            if implements(engine, JsonViewCodec):
+                message.view_json = cast(JsonViewCodec, engine).view_json(snapshot.view)
+            else:
+                message.view_json = _COMPACT_JSON(snapshot.view)
         return message
 
     async def OpenTable(
@@ -157,6 +169,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
     async def SeatPlayer(
         self, request: table_pb2.SeatPlayerRequest, context: Context
     ) -> table_pb2.SeatPlayerResponse:
+        view_format = _view_format(request.view_format)
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
         if request.stack < 0:
@@ -172,7 +185,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             )
         except (Rejected, TableVoided, LogUnavailable) as exc:
             raise _translate(exc) from exc
-        return table_pb2.SeatPlayerResponse(view=self._view(snapshot))
+        return table_pb2.SeatPlayerResponse(view=self._view(snapshot, view_format))
 
     async def UnseatPlayer(
         self, request: table_pb2.UnseatPlayerRequest, context: Context
@@ -186,6 +199,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         return table_pb2.UnseatPlayerResponse()
 
     async def Act(self, request: table_pb2.ActRequest, context: Context) -> table_pb2.ActResponse:
+        view_format = _view_format(request.view_format)
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
         command_id = _require_id(request.command_id, "command_id")
@@ -194,7 +208,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             snapshot = await self._host.act(table_id, player, command_id, action)
         except (Rejected, TableVoided, LogUnavailable) as exc:
             raise _translate(exc) from exc
-        return table_pb2.ActResponse(view=self._view(snapshot))
+        return table_pb2.ActResponse(view=self._view(snapshot, view_format))
 
     def _action(self, table_id: str, request: table_pb2.ActRequest) -> JSON:
         member = request.action.WhichOneof("game")
@@ -213,34 +227,37 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
     async def GetView(
         self, request: table_pb2.GetViewRequest, context: Context
     ) -> table_pb2.GetViewResponse:
+        view_format = _view_format(request.view_format)
         table_id = _require_id(request.table_id, "table_id")
         try:
             snapshot = self._host.view(table_id, _bounded(request.player_id, "player_id"))
         except (Rejected, TableVoided) as exc:
             raise _translate(exc) from exc
-        return table_pb2.GetViewResponse(view=self._view(snapshot))
+        return table_pb2.GetViewResponse(view=self._view(snapshot, view_format))
 
     async def WatchView(
         self, request: table_pb2.WatchViewRequest, context: Context
     ) -> AsyncIterator[table_pb2.WatchViewResponse]:
+        view_format = _view_format(request.view_format)
         table_id = _require_id(request.table_id, "table_id")
         try:
             stream = self._host.watch(table_id, _bounded(request.player_id, "player_id"))
             async for snapshot in stream:
-                yield table_pb2.WatchViewResponse(view=self._view(snapshot))
+                yield table_pb2.WatchViewResponse(view=self._view(snapshot, view_format))
         except (Rejected, TableVoided) as exc:
             raise _translate(exc) from exc
 
     async def Reconnect(
         self, request: table_pb2.ReconnectRequest, context: Context
     ) -> table_pb2.ReconnectResponse:
+        view_format = _view_format(request.view_format)
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
         try:
             snapshot = await self._host.reconnect(table_id, player)
         except (Rejected, TableVoided) as exc:
             raise _translate(exc) from exc
-        return table_pb2.ReconnectResponse(view=self._view(snapshot))
+        return table_pb2.ReconnectResponse(view=self._view(snapshot, view_format))
 
     async def CloseTable(
         self, request: table_pb2.CloseTableRequest, context: Context
