@@ -11,6 +11,7 @@ import asyncpg  # type: ignore[import-untyped]
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
+from confluent_kafka import KafkaException
 from google.protobuf import wrappers_pb2
 
 from croupier.kit.bus import (
@@ -312,3 +313,11 @@ async def test_consumer_killed_mid_stream_loses_nothing_and_applies_nothing_twic
     assert duplicates == applied_by_first - committed_by_first, (
         f"{applied_by_first=} {committed_by_first=} {duplicates=}"
     )
+
+
+async def test_start_fails_when_the_broker_cannot_be_reached() -> None:
+    bus = KafkaBus(bootstrap_servers="127.0.0.1:9", connect_timeout_seconds=1.0)
+    with pytest.raises(KafkaException):
+        await bus.start()
+    with pytest.raises(RuntimeError, match="the bus is not running"):
+        await bus.publish("croupier.tests", envelope("s", 1))

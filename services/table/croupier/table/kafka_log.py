@@ -14,13 +14,10 @@ end offsets of the moment.
 The partition count is fixed for the topic's life: adding partitions would move table
 ids to other partitions (Kafka's default partitioner, murmur2 of the key).
 
-Appends go through librdkafka (`confluent-kafka`): its own threads encode and send the
-records, so the event loop only queues them (`produce`, a C call) and is handed the
-acknowledgements by `_Appender`'s delivery thread, in one loop callback per batch of
-reports. Up to five requests are in flight per connection (the idempotent producer keeps
-their order), where aiokafka sent one at a time and its Python protocol code ran on the
-loop for every record. The group membership and replays stay on aiokafka (rare, not on
-a command's path).
+Appends go through the kit's `AckedProducer` (librdkafka, idempotent, acks=all; see
+`croupier.kit.kafka_producer` for why librdkafka): the event loop only queues the records
+and is handed their acknowledgements in one callback per batch. The group membership and
+replays stay on aiokafka (rare, not on a command's path).
 
 Known limit: a replica whose group session expired without it noticing (a stall longer
 than the session timeout) may still append after the new owner's replay; it finds out at
@@ -31,116 +28,22 @@ partition (an extra round trip per command), which the latency goal rules out fo
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import threading
 from collections import defaultdict
 from collections.abc import AsyncIterator, Collection, Sequence
-from functools import partial
 
-import confluent_kafka
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.partitioner import murmur2
 
+from croupier.kit.kafka_producer import AckedProducer
 from croupier.table.commandlog import TOPIC, LogEntry, PartitionOwner, ReplayedTable, decode_table
 
 log = structlog.get_logger("croupier.table.kafka_log")
 
 FIRST_ASSIGNMENT_SECONDS = 60.0
-METADATA_SECONDS = 30.0
 # How long librdkafka keeps retrying a record before its append fails (then the host
 # fences the table: the record may be stored all the same).
 DELIVERY_TIMEOUT_MS = 40_000
-STOP_FLUSH_SECONDS = 10.0
-
-
-class _Appender:
-    """An idempotent librdkafka producer (acks=all) whose acknowledgements resolve asyncio
-    futures: a thread serves the delivery reports and hands each batch of them to the
-    loop in one `call_soon_threadsafe`."""
-
-    def __init__(self, bootstrap: str, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._producer = confluent_kafka.Producer(
-            {
-                "bootstrap.servers": bootstrap,
-                "enable.idempotence": True,  # order kept, retries never duplicate
-                "acks": "all",
-                "linger.ms": 0,
-                "socket.nagle.disable": True,
-                "message.timeout.ms": DELIVERY_TIMEOUT_MS,
-            }
-        )
-        # Filled by the delivery callbacks, which run inside `poll` on the thread.
-        self._reports: list[tuple[asyncio.Future[tuple[int, int]], object, int, int]] = []
-        self._closing = False
-        self._thread = threading.Thread(
-            target=self._serve_reports, name="command-log-deliveries", daemon=True
-        )
-        self._thread.start()
-
-    def partitions(self, topic: str) -> int:
-        """The topic's partition count (asking for it creates the topic if needed).
-        Blocking: run it in a thread."""
-        deadline = threading.Event()
-        timer = threading.Timer(METADATA_SECONDS, deadline.set)
-        timer.start()
-        try:
-            while not deadline.is_set():
-                described = self._producer.list_topics(topic, timeout=METADATA_SECONDS)
-                found = described.topics.get(topic)
-                if found is not None and found.error is None and found.partitions:
-                    return len(found.partitions)
-                deadline.wait(0.1)  # the topic is being created
-        finally:
-            timer.cancel()
-        raise RuntimeError(f"no partitions for topic {topic!r} within {METADATA_SECONDS:.0f} s")
-
-    def send(
-        self, topic: str, partition: int, key: bytes, value: bytes
-    ) -> asyncio.Future[tuple[int, int]]:
-        """Queue one record; the future gives (partition, offset) once acknowledged."""
-        future: asyncio.Future[tuple[int, int]] = self._loop.create_future()
-        self._producer.produce(
-            topic, value, key, partition=partition, on_delivery=partial(self._delivered, future)
-        )
-        return future
-
-    def _delivered(
-        self,
-        future: asyncio.Future[tuple[int, int]],
-        error: confluent_kafka.KafkaError | None,
-        message: confluent_kafka.Message,
-    ) -> None:  # on the delivery thread
-        self._reports.append((future, error, message.partition() or 0, message.offset() or 0))
-
-    def _serve_reports(self) -> None:
-        while not self._closing:
-            self._producer.poll(0.5)  # releases the GIL while it waits
-            self._hand_over()
-        self._producer.flush(STOP_FLUSH_SECONDS)
-        self._hand_over()
-
-    def _hand_over(self) -> None:
-        if self._reports:
-            reports, self._reports = self._reports, []
-            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
-                self._loop.call_soon_threadsafe(self._resolve, reports)
-
-    @staticmethod
-    def _resolve(reports: list[tuple[asyncio.Future[tuple[int, int]], object, int, int]]) -> None:
-        for future, error, partition, offset in reports:
-            if future.done():  # the caller went away
-                continue
-            if error is None:
-                future.set_result((partition, offset))
-            else:
-                future.set_exception(confluent_kafka.KafkaException(error))
-
-    async def close(self) -> None:
-        """Deliver what is queued (up to STOP_FLUSH_SECONDS), then stop the thread."""
-        self._closing = True
-        await asyncio.to_thread(self._thread.join)
 
 
 class KafkaCommandLog:
@@ -154,7 +57,7 @@ class KafkaCommandLog:
         self._topic = topic
         self._group_id = group_id or f"{topic}.owners"
         self._instance_id = instance_id or None
-        self._appender: _Appender | None = None
+        self._appender: AckedProducer | None = None
         self._partitions = 0
         self._members: AIOKafkaConsumer | None = None
         self._membership: asyncio.Task[None] | None = None
@@ -164,10 +67,10 @@ class KafkaCommandLog:
         self._next_offset: dict[int, int] = {}
 
     async def start(self) -> None:
-        appender = _Appender(self._bootstrap, asyncio.get_running_loop())
+        appender = AckedProducer(self._bootstrap, {"message.timeout.ms": DELIVERY_TIMEOUT_MS})
         try:
             # The metadata request creates the topic if needed and names its partitions.
-            self._partitions = await asyncio.to_thread(appender.partitions, self._topic)
+            self._partitions = await appender.partition_count(self._topic)
         except BaseException:
             await appender.close()
             raise
@@ -192,14 +95,14 @@ class KafkaCommandLog:
         if self._appender is None:
             raise RuntimeError("KafkaCommandLog.append before start()")
         # Queue every entry first, then wait: the producer sends them together (same key,
-        # same partition, order kept by the idempotent producer). The partition is the
-        # one `partition_of` names (Kafka's default partitioner), not librdkafka's own.
+        # same partition, order kept by the idempotent producer). The partition is given
+        # explicitly: the one `partition_of` names, whatever the producer's partitioner.
         deliveries = [
             self._appender.send(
                 self._topic,
-                self.partition_of(entry.table_id),
                 entry.table_id.encode(),
                 entry.encoded,
+                partition=self.partition_of(entry.table_id),
             )
             for entry in entries
         ]

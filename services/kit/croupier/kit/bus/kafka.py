@@ -1,13 +1,18 @@
-"""The Kafka event bus (aiokafka): the production adapter, also used by the integration tests.
+"""The Kafka event bus: the production adapter, also used by the integration tests.
 
-Producer: idempotent (`enable_idempotence=True`, `acks="all"`), key = the envelope's subject, so
-retries never duplicate a message and one subject's messages stay in order on one partition.
+Producer: the kit's `AckedProducer` (librdkafka; see `croupier.kit.kafka_producer`), idempotent
+with `acks=all`, key = the envelope's subject, so retries never duplicate a message and one
+subject's messages stay in order on one partition (murmur2 of the key, as Kafka's Java client
+and aiokafka partition). Every publish returns once the broker acknowledged each of its
+messages, and raises (`confluent_kafka.KafkaException`) if one could not be delivered within
+the delivery timeout.
 
-Consumers: one `AIOKafkaConsumer` per subscription, auto-commit off. A message's offset is
-committed only after `Delivery.deliver` returned (handled, skipped as a duplicate, or sent to the
-dead-letter topic). After a crash or a rebalance the uncommitted messages come again; the
-deduplicator makes that harmless. An undecodable message is copied to `<topic>.dlq` and then
-committed like any other, so it never blocks its partition.
+Consumers (aiokafka): one `AIOKafkaConsumer` per subscription, auto-commit off. A message's
+offset is committed only after `Delivery.deliver` returned (handled, skipped as a duplicate, or
+sent to the dead-letter topic). After a crash or a rebalance the uncommitted messages come
+again; the deduplicator makes that harmless. An undecodable message is copied to `<topic>.dlq`
+and then committed like any other, so it never blocks its partition. The admin client
+(`create_topics`) is aiokafka's too.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError
 
@@ -27,6 +32,7 @@ from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.dedup import Deduplicator
 from croupier.kit.bus.delivery import TYPE_HEADER, Delivery, RawMessage, delivery_for
 from croupier.kit.bus.interface import Handler, dead_letter_topic
+from croupier.kit.kafka_producer import METADATA_SECONDS, AckedProducer
 
 __all__ = ["KafkaBus"]
 
@@ -150,28 +156,30 @@ class KafkaBus:
         client_id: str = "croupier",
         stop_grace_seconds: float = 30.0,
         consumer_options: Mapping[str, Any] | None = None,
+        connect_timeout_seconds: float = METADATA_SECONDS,
     ) -> None:
         """`consumer_options` go to every `AIOKafkaConsumer` (e.g. `session_timeout_ms`); the
         delivery settings (group, auto-commit off, earliest, read_committed) cannot be overridden.
+        `start` fails if the cluster has not answered within `connect_timeout_seconds`.
         """
+        self._connect_timeout_seconds = connect_timeout_seconds
         self._bootstrap_servers = bootstrap_servers
         self._consumer_options = dict(consumer_options or {})
         self._client_id = client_id
         self._stop_grace_seconds = stop_grace_seconds
-        self._producer: Any = None
+        self._producer: AckedProducer | None = None
         self._subscriptions: list[_KafkaSubscription] = []
         self._stopped = False
 
     async def start(self) -> None:
         if self._producer is not None:
             return
-        producer = AIOKafkaProducer(
-            bootstrap_servers=self._bootstrap_servers,
-            client_id=self._client_id,
-            enable_idempotence=True,
-            acks="all",
-        )
-        await producer.start()
+        producer = AckedProducer(self._bootstrap_servers, {"client.id": self._client_id})
+        try:
+            await producer.connect(self._connect_timeout_seconds)
+        except BaseException:
+            await producer.close(flush_seconds=0)
+            raise
         self._producer = producer
 
     async def stop(self) -> None:
@@ -182,8 +190,7 @@ class KafkaBus:
         for subscription in subscriptions:
             await subscription.stop()
         if self._producer is not None:
-            await self._producer.flush()
-            await self._producer.stop()
+            await self._producer.close()  # delivers what is queued first
 
     async def __aenter__(self) -> KafkaBus:
         await self.start()
@@ -230,16 +237,17 @@ class KafkaBus:
 
     async def publish_many(self, messages: Sequence[tuple[str, Envelope]]) -> None:
         producer = self._require_started()
-        pending = [
-            await producer.send(
+        # Queue them all, then wait: the producer sends them together, in order per key.
+        acknowledged = [
+            producer.send(
                 topic,
-                value=envelope.SerializeToString(),
-                key=envelope.subject.encode(),
-                headers=[(TYPE_HEADER, envelope.type.encode())],
+                envelope.subject.encode(),
+                envelope.SerializeToString(),
+                headers=((TYPE_HEADER, envelope.type.encode()),),
             )
             for topic, envelope in messages
         ]
-        await asyncio.gather(*pending)
+        await asyncio.gather(*acknowledged)
 
     async def publish_raw(
         self,
@@ -250,8 +258,7 @@ class KafkaBus:
         headers: Sequence[tuple[str, bytes]] = (),
     ) -> None:
         """Send arbitrary bytes and wait for the broker's acknowledgement (DLQ copies, tests)."""
-        producer = self._require_started()
-        await producer.send_and_wait(topic, value=value, key=key, headers=list(headers))
+        await self._require_started().send(topic, key, value, headers=headers)
 
     async def subscribe(
         self,
@@ -292,7 +299,7 @@ class KafkaBus:
         self._subscriptions.append(subscription)
         return subscription
 
-    def _require_started(self) -> Any:
+    def _require_started(self) -> AckedProducer:
         if self._producer is None or self._stopped:
             raise RuntimeError("the bus is not running (call start() or use `async with`)")
         return self._producer
