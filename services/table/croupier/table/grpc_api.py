@@ -93,8 +93,11 @@ def _translate(exc: Exception) -> ServiceError:
     raise exc
 
 
+_VIEW_FORMATS = frozenset(table_pb2.ViewFormat.values())  # `values()` builds a list per call
+
+
 def _view_format(value: int) -> table_pb2.ViewFormat.ValueType:
-    if value not in table_pb2.ViewFormat.values():
+    if value not in _VIEW_FORMATS:
         known = ", ".join(table_pb2.ViewFormat.keys())
         raise InvalidArgument(f"view_format {value} is not one of {known}")
     return table_pb2.ViewFormat.ValueType(value)
