@@ -28,6 +28,7 @@ partition (an extra round trip per command), which the latency goal rules out fo
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import defaultdict
 from collections.abc import AsyncIterator, Collection, Sequence
 
@@ -41,9 +42,17 @@ from croupier.table.commandlog import TOPIC, LogEntry, PartitionOwner, ReplayedT
 log = structlog.get_logger("croupier.table.kafka_log")
 
 FIRST_ASSIGNMENT_SECONDS = 60.0
+# Tables whose partition is remembered: murmur2 is pure Python (5-13 us a key), and
+# every append asks for its table's partition.
+PARTITION_CACHE_SIZE = 65_536
 # How long librdkafka keeps retrying a record before its append fails (then the host
 # fences the table: the record may be stored all the same).
 DELIVERY_TIMEOUT_MS = 40_000
+
+
+@functools.lru_cache(maxsize=PARTITION_CACHE_SIZE)
+def _partition_of(table_id: str, partitions: int) -> int:
+    return int(murmur2(table_id.encode()) & 0x7FFFFFFF) % partitions
 
 
 class KafkaCommandLog:
@@ -89,7 +98,7 @@ class KafkaCommandLog:
 
     def partition_of(self, table_id: str) -> int:
         """The partition Kafka's default partitioner puts the table's key in."""
-        return int(murmur2(table_id.encode()) & 0x7FFFFFFF) % self._partitions
+        return _partition_of(table_id, self._partitions)
 
     async def append(self, entries: Sequence[LogEntry]) -> None:
         if self._appender is None:
