@@ -16,6 +16,18 @@ import pytest
 _HOW_TO_RUN = "run the suite with `make test` or `deploy/local/with-infra.sh .venv/bin/pytest ...`"
 
 
+async def create_topic(bootstrap: str, topic: str, partitions: int) -> None:
+    """Create `topic` on the test broker with `partitions` partitions (one replica)."""
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(topic, partitions, 1)])
+    finally:
+        await admin.close()
+
+
 def unique_name(prefix: str) -> str:
     """`prefix` + a random suffix, usable as a topic, group id, schema or table name.
 

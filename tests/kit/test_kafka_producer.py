@@ -13,11 +13,10 @@ from typing import Any
 import confluent_kafka
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.partitioner import murmur2
 
 from croupier.kit.kafka_producer import AckedProducer
-from tests.conftest import unique_name
+from tests.conftest import create_topic, unique_name
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
@@ -27,12 +26,7 @@ NOBODY = "127.0.0.1:9"  # the discard port: nothing listens there
 
 async def new_topic(bootstrap: str) -> str:
     topic = unique_name("producer")
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        await admin.create_topics([NewTopic(topic, PARTITIONS, 1)])
-    finally:
-        await admin.close()
+    await create_topic(bootstrap, topic, PARTITIONS)
     return topic
 
 

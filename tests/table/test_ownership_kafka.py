@@ -12,7 +12,6 @@ import random
 from collections.abc import Callable
 
 import pytest
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.table import metrics
@@ -21,7 +20,7 @@ from croupier.table.clocks import ClockSettings
 from croupier.table.engine import Rejected
 from croupier.table.host import TableHost
 from croupier.table.kafka_log import KafkaCommandLog
-from tests.conftest import unique_name
+from tests.conftest import create_topic, unique_name
 from tests.table.play import random_joker_action
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -29,15 +28,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 PARTITIONS = 4
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
 HOUR = ClockSettings(turn_ms=3_600_000)
-
-
-async def create_topic(bootstrap: str, topic: str) -> None:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        await admin.create_topics([NewTopic(topic, PARTITIONS, 1)])
-    finally:
-        await admin.close()
 
 
 async def until(condition: Callable[[], bool], seconds: float = 60.0) -> None:
@@ -63,7 +53,7 @@ async def test_replicas_split_the_partitions_and_take_tables_over_on_a_rebalance
     kafka_bootstrap: str,
 ) -> None:
     topic = unique_name("table_commands")
-    await create_topic(kafka_bootstrap, topic)
+    await create_topic(kafka_bootstrap, topic, PARTITIONS)
     rng = random.Random(5)
     bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
     await bus.start()
