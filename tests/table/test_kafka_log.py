@@ -11,8 +11,8 @@ import pytest
 
 from croupier.table.commandlog import LogEntry
 from croupier.table.kafka_log import KafkaCommandLog
-from tests.conftest import unique_name
-from tests.table.test_ownership_kafka import PARTITIONS, create_topic
+from tests.conftest import create_topic, unique_name
+from tests.table.test_ownership_kafka import PARTITIONS
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
@@ -35,7 +35,7 @@ async def test_appends_land_in_partition_of_in_order_and_replay_as_appended(
     kafka_bootstrap: str,
 ) -> None:
     topic = unique_name("table_commands")
-    await create_topic(kafka_bootstrap, topic)
+    await create_topic(kafka_bootstrap, topic, PARTITIONS)
     log = KafkaCommandLog(kafka_bootstrap, topic)
     await log.start()
     tables = [str(uuid.uuid4()) for _ in range(24)]
