@@ -9,6 +9,7 @@ import uuid
 
 import pytest
 
+from croupier.kit.bus.kafka import KafkaBus
 from croupier.table.commandlog import LogEntry
 from croupier.table.kafka_log import KafkaCommandLog
 from tests.conftest import create_topic, unique_name
@@ -80,3 +81,19 @@ async def test_a_cancelled_append_does_not_disturb_the_next_ones(kafka_bootstrap
         assert [e.index for e in replayed.entries] == [1, 2, 3]
     finally:
         await log.stop()
+
+
+async def test_a_log_on_the_bus_producer_leaves_it_open_for_the_bus(kafka_bootstrap: str) -> None:
+    """`croupier serve table` runs one producer: the bus's, which the log borrows."""
+    topic = unique_name("table_commands")
+    await create_topic(kafka_bootstrap, topic, PARTITIONS)
+    async with KafkaBus(bootstrap_servers=kafka_bootstrap) as bus:
+        log = KafkaCommandLog(kafka_bootstrap, topic, producer=bus.producer)
+        await log.start()
+        table_id = str(uuid.uuid4())
+        await log.append([entry(table_id, 1)])
+        await log.stop()
+        # Still the bus's to use after the log stopped.
+        await bus.publish_raw(topic, key=table_id.encode(), value=entry(table_id, 2).encoded)
+        (replayed,) = [r async for r in log.replay([log.partition_of(table_id)])]
+        assert [e.index for e in replayed.entries] == [1, 2]

@@ -84,15 +84,20 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
 
         command_log: CommandLog = InMemoryCommandLog()
         bus = InMemoryBus()
+        await bus.start()
     else:
         from croupier.kit.bus.kafka import KafkaBus
         from croupier.table.kafka_log import KafkaCommandLog
 
-        command_log = KafkaCommandLog(
-            settings.kafka_bootstrap, settings.commands_topic, instance_id=settings.instance_id
-        )
         bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap)
-    await bus.start()
+        await bus.start()
+        # One producer for events and commands: the bus closes it after the host stopped.
+        command_log = KafkaCommandLog(
+            settings.kafka_bootstrap,
+            settings.commands_topic,
+            instance_id=settings.instance_id,
+            producer=bus.producer,
+        )
     hooks: list[StopHook] = []
     wallet = None
     if settings.wallet:

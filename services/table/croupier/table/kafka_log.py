@@ -57,11 +57,21 @@ def _partition_of(table_id: str, partitions: int) -> int:
 
 class KafkaCommandLog:
     def __init__(
-        self, bootstrap: str, topic: str = TOPIC, group_id: str = "", instance_id: str = ""
+        self,
+        bootstrap: str,
+        topic: str = TOPIC,
+        group_id: str = "",
+        instance_id: str = "",
+        producer: AckedProducer | None = None,
     ) -> None:
         """`instance_id`: a stable name for this replica (a StatefulSet pod's name). With
         it, a replica restarted under the same name takes its partitions back at once
-        (Kafka's static membership) instead of after the dead one's session timeout."""
+        (Kafka's static membership) instead of after the dead one's session timeout.
+
+        `producer`: append through this started producer (the process's event bus's, so
+        the process runs one librdkafka instance and one delivery thread); its owner
+        closes it. Without it the log makes its own and closes it at `stop`."""
+        self._shared_producer = producer
         self._bootstrap = bootstrap
         self._topic = topic
         self._group_id = group_id or f"{topic}.owners"
@@ -76,12 +86,15 @@ class KafkaCommandLog:
         self._next_offset: dict[int, int] = {}
 
     async def start(self) -> None:
-        appender = AckedProducer(self._bootstrap, {"message.timeout.ms": DELIVERY_TIMEOUT_MS})
+        appender = self._shared_producer or AckedProducer(
+            self._bootstrap, {"message.timeout.ms": DELIVERY_TIMEOUT_MS}
+        )
         try:
             # The metadata request creates the topic if needed and names its partitions.
             self._partitions = await appender.partition_count(self._topic)
         except BaseException:
-            await appender.close()
+            if appender is not self._shared_producer:
+                await appender.close()
             raise
         self._appender = appender
 
@@ -94,7 +107,8 @@ class KafkaCommandLog:
             await members.stop()  # leaves the group: the others take the partitions over
         if self._appender is not None:
             appender, self._appender = self._appender, None
-            await appender.close()
+            if appender is not self._shared_producer:
+                await appender.close()
 
     def partition_of(self, table_id: str) -> int:
         """The partition Kafka's default partitioner puts the table's key in."""

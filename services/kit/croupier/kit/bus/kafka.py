@@ -182,6 +182,13 @@ class KafkaBus:
             raise
         self._producer = producer
 
+    @property
+    def producer(self) -> AckedProducer:
+        """The started bus's producer, for another part of the process that sends to Kafka
+        too (the table host's command log): one librdkafka instance per process. The bus
+        closes it at `stop`."""
+        return self._require_started()
+
     async def stop(self) -> None:
         if self._stopped:
             return
