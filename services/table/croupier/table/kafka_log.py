@@ -45,9 +45,6 @@ FIRST_ASSIGNMENT_SECONDS = 60.0
 # Tables whose partition is remembered: murmur2 is pure Python (5-13 us a key), and
 # every append asks for its table's partition.
 PARTITION_CACHE_SIZE = 65_536
-# How long librdkafka keeps retrying a record before its append fails (then the host
-# fences the table: the record may be stored all the same).
-DELIVERY_TIMEOUT_MS = 40_000
 
 
 @functools.lru_cache(maxsize=PARTITION_CACHE_SIZE)
@@ -86,9 +83,9 @@ class KafkaCommandLog:
         self._next_offset: dict[int, int] = {}
 
     async def start(self) -> None:
-        appender = self._shared_producer or AckedProducer(
-            self._bootstrap, {"message.timeout.ms": DELIVERY_TIMEOUT_MS}
-        )
+        # A failed append (after the producer's delivery timeout) fences the table: the
+        # record may be stored all the same (`TableHost._append`).
+        appender = self._shared_producer or AckedProducer(self._bootstrap)
         try:
             # The metadata request creates the topic if needed and names its partitions.
             self._partitions = await appender.partition_count(self._topic)
