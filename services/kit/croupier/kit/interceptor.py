@@ -26,6 +26,7 @@ import structlog
 from google.protobuf.message import DecodeError
 
 from croupier.kit.errors import ServiceError
+from croupier.kit.limits import OutOfBounds
 from croupier.kit.logs import REQUEST_ID_HEADER
 from croupier.kit.metrics import GRPC_IN_FLIGHT, GRPC_LATENCY, GRPC_MALFORMED
 
@@ -114,6 +115,10 @@ class _Call:
             await self.context.abort(self.code, exc.reason)
         if isinstance(exc, ServiceError):
             self.code = exc.status
+            log.info("call rejected", code=self.code.name, reason=exc.message)
+            await self.context.abort(self.code, exc.message)
+        if isinstance(exc, OutOfBounds):
+            self.code = grpc.StatusCode.INVALID_ARGUMENT
             log.info("call rejected", code=self.code.name, reason=exc.message)
             await self.context.abort(self.code, exc.message)
         if isinstance(exc, asyncio.CancelledError):

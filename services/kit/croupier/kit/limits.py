@@ -1,0 +1,56 @@
+"""The documented bounds of every amount, count and duration a caller can send.
+
+One place for them, so the table host, the engines and the wallet refuse the same absurd
+values, and refuse them before anything is logged or stored. The bounds are chosen so
+that no sum the platform makes can leave a signed 64-bit integer (protobuf int64,
+PostgreSQL bigint): `MAX_AMOUNT` is 10^15 minor units (ten trillion dollars in cents),
+and even a million such amounts added together stay below 2^63 ≈ 9.2 × 10^18.
+
+Stdlib only: pure engines import it. A caller turns `OutOfBounds` into its own refusal
+(an engine's `Rejected("invalid_argument", ...)`, the wallet's `InvalidArgument`); the
+kit's interceptor answers INVALID_ARGUMENT for one that escapes.
+"""
+
+from __future__ import annotations
+
+# Any single amount of money or chips: a stake, a stack, a blind, a top-up, a deposit.
+MAX_AMOUNT = 10**15
+# A clock or window in seconds (turn clocks, time banks, reconnection): one day.
+MAX_CLOCK_SECONDS = 86_400
+# Points to win a match or series (backgammon matches, rummy targets).
+MAX_MATCH_POINTS = 10_000
+# The longest echo of a caller's value in an error message.
+MAX_ECHO = 64
+
+
+class OutOfBounds(Exception):
+    """A value outside its documented bound; `message` names the field and the bound."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def echo(value: object) -> str:
+    """`value` as an error message may quote it: cut to `MAX_ECHO` characters."""
+    text = repr(value)
+    return text if len(text) <= MAX_ECHO else text[: MAX_ECHO - 3] + "..."
+
+
+def check_int(value: object, what: str, low: int, high: int) -> int:
+    """`value` if it is an int (not a bool) in `low..high`, else `OutOfBounds`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OutOfBounds(f"{what} must be a whole number, got {echo(value)}")
+    if not low <= value <= high:
+        raise OutOfBounds(f"{what} must be between {low} and {high}, got {echo(value)}")
+    return value
+
+
+def check_amount(value: object, what: str, *, low: int = 0) -> int:
+    """An amount of money or chips in `low..MAX_AMOUNT`."""
+    return check_int(value, what, low, MAX_AMOUNT)
+
+
+def check_seconds(value: object, what: str, *, low: int = 0) -> int:
+    """A duration in whole seconds in `low..MAX_CLOCK_SECONDS`."""
+    return check_int(value, what, low, MAX_CLOCK_SECONDS)
