@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from croupier.rummy import laydown_game, laydown_queries, rummy51
+from croupier.rummy import laydown_game, laydown_queries, rummy40, rummy51
 from croupier.rummy.cards import parse_card, parse_cards
 from croupier.rummy.conformance import run_scenario
 from croupier.rummy.errors import RummyError
@@ -499,3 +499,74 @@ def test_card_taken_from_the_pile_cannot_go_straight_back() -> None:
     out = run_scenario(doc("rummy51", hands, ["9c", "9d", "9s"], actions))
     assert out["error"]["action_index"] == 6
     assert out["error"]["code"] == "discard_taken_card"
+
+
+# Rummy 40 (Scala 40): p1 opens with 60 and keeps Kc (fits the kings), X1 (fits any meld)
+# and 5d; p2 has not opened and holds Qc, which fits the queens.
+SCALA_HANDS = {
+    "p1": ["Kh", "Kd", "Ks", "Qh", "Qd", "Qs", "Kc", "X1", "5d"],
+    "p2": ["Qc", "2c", "7h", "9s"],
+}
+SCALA_OPENING = [draw("p1"), act("p1", "meld", melds=KINGS_QUEENS)]
+
+
+@pytest.mark.parametrize("card", ["Kc", "X1"])
+def test_rummy40_a_card_that_could_be_laid_off_may_not_be_discarded(card: str) -> None:
+    """Rummy 40 (rummy40.py, after the Scala 40 rule "è vietato scartare carte che leghino
+    con combinazioni … sul tavolo"): once a player may lay off, a discard that fits a meld
+    on the table is refused (a joker fits any meld); another card may go."""
+    refused = run_scenario(
+        doc("rummy40", SCALA_HANDS, ["4c", "8d"], [*SCALA_OPENING, act("p1", "discard", card=card)])
+    )
+    assert refused["error"] == {
+        "action_index": 2,
+        "code": "discard_could_lay_off",
+        "message": f"{card} could be laid off on meld 0: lay it off, or discard another card",
+    }
+    allowed = run_scenario(
+        doc("rummy40", SCALA_HANDS, ["4c", "8d"], [*SCALA_OPENING, act("p1", "discard", card="5d")])
+    )
+    assert allowed["error"] is None and allowed["to_act"] == "p2"
+    # The same discard is legal in Rummy 51 (60 opens there too), which has no such ban.
+    other = run_scenario(
+        doc("rummy51", SCALA_HANDS, ["4c", "8d"], [*SCALA_OPENING, act("p1", "discard", card=card)])
+    )
+    assert other["error"] is None and other["to_act"] == "p2"
+
+
+def test_rummy40_discard_ban_binds_only_a_player_who_may_lay_off_and_not_the_closing_card() -> None:
+    """Rummy 40: p2 has not opened (cannot lay off) and may discard Qc, which fits the
+    queens; the card that closes the round is free even when it fits a meld; the
+    auto-player (seed 000 rule 45) discards the drawn card whatever it fits."""
+    unopened = [*SCALA_OPENING, act("p1", "discard", card="5d"), draw("p2")]
+    out = run_scenario(
+        doc("rummy40", SCALA_HANDS, ["4c", "8d"], [*unopened, act("p2", "discard", card="Qc")])
+    )
+    assert out["error"] is None and out["to_act"] == "p1"
+    closing = {"p1": ["Kh", "Kd", "Ks", "Qh", "Qd", "Qs", "Jc", "Jd", "Js"], "p2": ["2c", "7h"]}
+    out = run_scenario(
+        doc(
+            "rummy40",
+            closing,
+            ["Kc", "8d"],
+            [
+                draw("p1"),
+                act("p1", "out", melds=[*KINGS_QUEENS, ["Jc", "Jd", "Js"]], discard="Kc"),
+            ],
+        )
+    )
+    assert out["error"] is None and (out["ending"], out["winner"]) == ("hand", "p1")
+    state = laydown_game.deal(
+        rummy40.RULES,
+        ["p1", "p2"],
+        "p2",
+        {p: parse_cards(cards) for p, cards in SCALA_HANDS.items()},
+        parse_card("Jh"),
+        parse_cards(["Kc", "8d"]),
+    )
+    state, _ = laydown_game.apply(state, "p1", {"action": "draw", "from": "stock"})
+    state, _ = laydown_game.apply(state, "p1", {"action": "meld", "melds": KINGS_QUEENS})
+    auto = laydown_queries.timeout_action(state, "p1")
+    assert auto == {"action": "discard", "card": "Kc", "auto": True}  # the drawn card
+    state, _ = laydown_game.apply(state, "p1", auto)
+    assert state.discard_pile[-1] == parse_card("Kc") and state.to_act == "p2"

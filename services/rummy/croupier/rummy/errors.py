@@ -34,6 +34,7 @@ _CODES = {
     "invalid_layoff": _PRECONDITION,
     "no_such_meld": _ARGUMENT,
     "discard_taken_card": _PRECONDITION,
+    "discard_could_lay_off": _PRECONDITION,
     "taken_card_not_melded": _PRECONDITION,
     "joker_not_played": _PRECONDITION,
     "cannot_go_out": _PRECONDITION,

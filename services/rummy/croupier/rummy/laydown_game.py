@@ -256,6 +256,24 @@ def _check_turn_end(state: LaydownState) -> None:
         raise RummyError("joker_not_played", "a joker taken back must be played this turn")
 
 
+def _check_layoff_discard(state: LaydownState, card: Card) -> None:
+    """Rummy 40: a player who may lay off does not discard a card that fits a table meld."""
+    if not state.rules.layoff_discard_banned or not (
+        state.opened[state.turn] or state.laid_this_turn
+    ):
+        return
+    for index, meld in enumerate(state.table_melds):
+        try:
+            lay_off(meld, card, None, state.rules.melds)
+        except InvalidMeld:
+            continue
+        raise RummyError(
+            "discard_could_lay_off",
+            f"{card_name(card)} could be laid off on meld {index}: lay it off, or discard "
+            "another card",
+        )
+
+
 def _discard(state: LaydownState, action: Mapping[str, Any]) -> tuple[LaydownState, list[Event]]:
     card = action_card(action)
     return _discard_card(state, card, bool(action.get("auto", False)))
@@ -274,6 +292,8 @@ def _discard_card(
             raise RummyError(
                 "discard_taken_card", "a card taken from the discard pile cannot be discarded"
             )
+        if rest:
+            _check_layoff_discard(state, card)
         _check_turn_end(state)
     player = state.players[state.turn]
     new = replace(state, hands=with_seat(state.hands, state.turn, rest))

@@ -19,9 +19,15 @@ not round the corner); seed 000 rules 28–30 and OQ 11 for scoring. Choices:
   played in the same turn) only after opening.
 - Going out ("closing"): the hand empties, normally by discarding the last card. A Hand
   (closing in one turn without having opened before) is scored as seed rule 29.
+- A player who may lay off (has opened, earlier or in this turn) may not discard a card
+  that could be laid off on a meld on the table; jokers, which fit any meld, are thus
+  discarded only to close. The closing discard (the last card) is free. Source:
+  https://gaetashop.it/scala-40/ ("è vietato scartare carte che leghino con combinazioni
+  proprie o degli avversari che si trovano già sul tavolo": discarding cards that fit
+  one's own or the opponents' melds on the table is forbidden). The auto-player's
+  discard (seed 000 rule 45) is the drawn card whatever it is.
 - An empty stock is replaced by the discard pile but its top card, turned over unshuffled.
-- Not used: the 101-point elimination (a round is settled in chips instead) and the ban
-  on discarding a card that could be laid off.
+- Not used: the 101-point elimination (a round is settled in chips instead).
 - Penalty values (seed rule 28, OQ 11): ace 11, J Q K 10, joker 15 in every case.
 """
 
@@ -45,4 +51,5 @@ RULES = VariantRules(
     opening_minimum=40,
     low_ace_opening_value=1,
     discard_take=DiscardTake.ALWAYS,
+    layoff_discard_banned=True,
 )

@@ -66,6 +66,9 @@ class VariantRules:
     discard_take: DiscardTake = DiscardTake.NEVER
     whole_pile: bool = False
     """Rummy 500: any card of the discard pile may be taken, with every card above it."""
+    layoff_discard_banned: bool = False
+    """Rummy 40: a card the player could lay off on a meld on the table may not be
+    discarded (the last card, which closes the round, excepted)."""
     reuse_discards: bool = True
     """When the stock runs out, the discard pile (but its top card) is turned to form a stock."""
     hand_bonus: int = 25
