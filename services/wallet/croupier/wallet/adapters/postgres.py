@@ -23,6 +23,7 @@ import asyncpg  # type: ignore[import-untyped]
 from croupier.wallet.core.errors import (
     AccountNotFound,
     AlreadyReversed,
+    BalanceOutOfRange,
     CurrencyMismatch,
     InsufficientFunds,
     InvalidRequest,
@@ -439,6 +440,13 @@ def _ledger_error(error: asyncpg.PostgresError) -> Exception:
     domain = _ERRORS.get(getattr(error, "sqlstate", "") or "")
     if domain is not None:
         return domain(error.message)
+    if isinstance(error, asyncpg.NumericValueOutOfRangeError):
+        # Amounts are bounded before the call (MAX_AMOUNT), so only a sum overflows:
+        # a balance, a pending total or a posting count past bigint.
+        return BalanceOutOfRange(
+            "this would take an account's balance past the largest amount the ledger "
+            f"records ({2**63 - 1} minor units); nothing was applied"
+        )
     if isinstance(error, asyncpg.UniqueViolationError):
         return DuplicateTransferId(str(error))
     if isinstance(error, asyncpg.DeadlockDetectedError | asyncpg.SerializationError):

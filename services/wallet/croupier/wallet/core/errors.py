@@ -15,6 +15,7 @@ __all__ = [
     "AccountNotFound",
     "AlreadyReversed",
     "AlreadySettled",
+    "BalanceOutOfRange",
     "CurrencyMismatch",
     "IdempotencyConflict",
     "InsufficientFunds",
@@ -77,6 +78,15 @@ class InsufficientFunds(LedgerError):
 
     category = "precondition"
     reason = "insufficient_funds"
+
+
+class BalanceOutOfRange(LedgerError):
+    """Every amount is within `MAX_AMOUNT`, but the movement would take a balance (or a
+    pending total) past what a signed 64-bit integer holds: a state the ledger cannot
+    record, so FAILED_PRECONDITION (an amount past `MAX_AMOUNT` alone is invalid)."""
+
+    category = "precondition"
+    reason = "balance_out_of_range"
 
 
 class AccountClosed(LedgerError):

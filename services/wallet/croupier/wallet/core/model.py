@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from croupier.kit.limits import OutOfBounds, echo
+from croupier.kit.limits import check_amount as bounded_amount
 from croupier.wallet.core.errors import InvalidRequest
 from croupier.wallet.core.money import CurrencyKind
 
@@ -27,9 +29,21 @@ __all__ = [
     "TransferSpec",
     "TransferStatus",
     "account_id_for",
+    "check_amount",
+    "check_currency",
+    "check_id",
+    "check_metadata",
+    "check_text",
 ]
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}$")
+# Full matches only: `$` also matches before a trailing newline ("alice\n" passed).
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}")
+_CURRENCY = re.compile(r"[A-Z][A-Z0-9]{1,15}")
+# C0 and C1 control characters, NUL included (PostgreSQL text cannot hold NUL at all).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+MAX_METADATA_ENTRIES = 64
+MAX_METADATA_KEY = 64
+MAX_METADATA_VALUE = 1024
 
 
 class AccountKind(StrEnum):
@@ -114,13 +128,62 @@ def account_id_for(kind: AccountKind, owner: str, currency: str) -> str:
 
 
 def check_id(value: str, what: str) -> str:
-    """Ids are 1–200 characters of letters, digits and `._:/@+-`, starting alphanumeric."""
-    if not _ID.match(value):
+    """Ids are 1–200 characters of letters, digits and `._:/@+-`, starting alphanumeric.
+
+    Every id a caller sends (accounts, owners, transfers, tables, players, hands...) passes
+    here before it reaches the database or a log line."""
+    if not isinstance(value, str) or not _ID.fullmatch(value):
         raise InvalidRequest(
-            f"{what} {value!r} is not a valid id: use 1–200 letters, digits or ._:/@+- "
+            f"{what} {echo(value)} is not a valid id: use 1–200 letters, digits or ._:/@+- "
             "starting with a letter or digit"
         )
     return value
+
+
+def check_currency(value: str, what: str = "currency") -> str:
+    """A currency code's shape (upper-case letters and digits: USD, PLAY, CHIP); whether
+    the wallet knows it is the `currencies` table's answer."""
+    if not isinstance(value, str) or not _CURRENCY.fullmatch(value):
+        raise InvalidRequest(
+            f"{what} {echo(value)} is not a currency code: use an ISO 4217 code such as USD, "
+            "PLAY (play money) or CHIP (virtual chips)"
+        )
+    return value
+
+
+def check_text(value: str, what: str, max_length: int) -> str:
+    """Free text (metadata): at most `max_length` characters, no control characters."""
+    if not isinstance(value, str):
+        raise InvalidRequest(f"{what} must be a string")
+    if len(value) > max_length:
+        raise InvalidRequest(f"{what} has {len(value)} characters; at most {max_length}")
+    if _CONTROL.search(value):
+        raise InvalidRequest(f"{what} {echo(value)} contains a control character (NUL, newline...)")
+    return value
+
+
+def check_metadata(metadata: Mapping[str, str]) -> None:
+    """Metadata: at most 64 entries, keys ≤ 64 and values ≤ 1024 characters, no control
+    characters."""
+    if len(metadata) > MAX_METADATA_ENTRIES:
+        raise InvalidRequest(
+            f"metadata has {len(metadata)} entries; at most {MAX_METADATA_ENTRIES}"
+        )
+    for key, value in metadata.items():
+        check_text(key, "metadata key", MAX_METADATA_KEY)
+        check_text(value, f"metadata[{echo(key)}]", MAX_METADATA_VALUE)
+
+
+def check_amount(value: int, what: str, *, low: int = 1) -> int:
+    """An amount in `low..MAX_AMOUNT` (`croupier.kit.limits`). A single amount past the
+    bound is INVALID_ARGUMENT; a movement that would push a balance past what PostgreSQL's
+    bigint holds is FAILED_PRECONDITION (`BalanceOutOfRange`, from the database)."""
+    if low == 1 and isinstance(value, int) and not isinstance(value, bool) and value <= 0:
+        raise InvalidRequest(f"{what} must be greater than zero, got {value}")
+    try:
+        return bounded_amount(value, what, low=low)
+    except OutOfBounds as error:
+        raise InvalidRequest(error.message) from None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -158,6 +221,15 @@ class References:
     table_id: str = ""
     hand_id: str = ""
     tournament_id: str = ""
+
+    def validate(self) -> None:
+        for what, value in (
+            ("references.table_id", self.table_id),
+            ("references.hand_id", self.hand_id),
+            ("references.tournament_id", self.tournament_id),
+        ):
+            if value:
+                check_id(value, what)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -199,22 +271,17 @@ class TransferSpec:
         check_id(self.transfer_id, "transfer_id")
         check_id(self.debit_account_id, "debit_account_id")
         check_id(self.credit_account_id, "credit_account_id")
-        if isinstance(self.amount, bool) or not isinstance(self.amount, int):
-            raise InvalidRequest("amount must be an integer number of minor units")
-        if self.amount <= 0:
-            raise InvalidRequest(f"amount must be greater than zero, got {self.amount}")
-        if self.amount >= 2**63:
-            raise InvalidRequest("amount is too large")
+        check_currency(self.currency)
+        check_amount(self.amount, "amount")
         if self.debit_account_id == self.credit_account_id:
             raise InvalidRequest(
                 f"debit and credit account are both {self.debit_account_id!r}; "
                 "a transfer moves money between two different accounts"
             )
-        for key, value in self.metadata.items():
-            if not isinstance(key, str) or not isinstance(value, str):
-                raise InvalidRequest("metadata keys and values must be strings")
-            if len(key) > 64 or len(value) > 1024:
-                raise InvalidRequest("metadata keys are ≤ 64 and values ≤ 1024 characters")
+        self.references.validate()
+        check_metadata(self.metadata)
+        if self.reversal_of:
+            check_id(self.reversal_of, "reversal_of")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

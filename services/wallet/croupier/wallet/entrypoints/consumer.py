@@ -30,7 +30,13 @@ from croupier.kit.bus.interface import dead_letter_topic
 from croupier.table.v1 import table_pb2
 from croupier.wallet.core.errors import InvalidRequest, LedgerError
 from croupier.wallet.entrypoints import translate as tr
-from croupier.wallet.entrypoints.requests import pay_prizes, required, settle_game
+from croupier.wallet.entrypoints.requests import (
+    optional_currency,
+    pay_prizes,
+    required,
+    required_currency,
+    settle_game,
+)
 from croupier.wallet.service.games import GameMoney
 from croupier.wallet.service.ledger import LedgerService
 from croupier.wallet.service.ports import WalletMetrics
@@ -117,7 +123,7 @@ class WalletRequestHandler:
                 settlement_id=required(settlement.idempotency_key, "idempotency_key"),
                 game=tr.game_from_proto(settlement.game),
                 table_id=required(settlement.table_id, "table_id"),
-                currency=required(settlement.currency, "currency"),
+                currency=required_currency(settlement.currency),
                 deltas=dict(settlement.deltas),
                 commission=dict(settlement.commission),
                 hand_id=str(settlement.hand_number),
@@ -151,7 +157,7 @@ class WalletRequestHandler:
                 await self._games.crash_refund_table(
                     table_id=required(crash.table_id, "table_id"),
                     game=tr.game_from_proto(crash.game, required=False),
-                    currency=crash.currency,
+                    currency=optional_currency(crash.currency),
                 )
             ).replayed
         if which == "refund_crashed_tournament":
@@ -160,7 +166,7 @@ class WalletRequestHandler:
                 await self._games.crash_refund_tournament(
                     tournament_id=required(tournament.tournament_id, "tournament_id"),
                     game=tr.game_from_proto(tournament.game, required=False),
-                    currency=required(tournament.currency, "currency"),
+                    currency=required_currency(tournament.currency),
                 )
             ).replayed
         if which == "refund_tournament_entry":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from croupier.kit.errors import (
@@ -20,9 +20,15 @@ from croupier.kit.errors import (
     ServiceError,
 )
 from croupier.wallet.core.errors import InvalidRequest, LedgerError
-from croupier.wallet.core.model import Transfer
+from croupier.wallet.core.model import Transfer, check_amount, check_id
 from croupier.wallet.entrypoints import translate as tr
-from croupier.wallet.entrypoints.requests import pay_prizes, required, settle_game
+from croupier.wallet.entrypoints.requests import (
+    optional_currency,
+    pay_prizes,
+    required,
+    required_currency,
+    settle_game,
+)
 from croupier.wallet.service.games import CrashRefund, GameMoney
 from croupier.wallet.service.ledger import LedgerService
 from croupier.wallet.service.reports import ReportService
@@ -65,10 +71,6 @@ def _records(transfers: tuple[Transfer, ...] | list[Transfer]) -> list[wallet_pb
     return [tr.transfer_to_proto(t) for t in transfers]
 
 
-def _currency(value: str) -> str:
-    return required(value, "currency")
-
-
 class WalletService(wallet_pb2_grpc.WalletServicer):
     def __init__(self, ledger: LedgerService, games: GameMoney, reports: ReportService) -> None:
         self._ledger = ledger
@@ -84,7 +86,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         account = await self._ledger.open_account(
             tr.account_kind_from_proto(request.kind),
             required(request.owner, "owner"),
-            _currency(request.currency),
+            required_currency(request.currency),
         )
         return wallet_pb2.OpenAccountResponse(account=tr.account_to_proto(account))
 
@@ -214,7 +216,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             table_id=required(request.table_id, "table_id"),
             currency=currency,
             amount=amount,
-            hand_id=request.hand_id,
+            hand_id=check_id(request.hand_id, "hand_id") if request.hand_id else "",
         )
         return wallet_pb2.HoldStakeResponse(
             transfer=tr.transfer_to_proto(transfer), replayed=replayed
@@ -239,16 +241,16 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     async def CashOut(
         self, request: wallet_pb2.CashOutRequest, context: Context
     ) -> wallet_pb2.CashOutResponse:
-        currency = _currency(request.amount.currency)
         if request.amount.amount_minor < 0:
             raise InvalidRequest("amount.amount_minor must be ≥ 0 (0 = the whole seat)")
+        amount, currency = tr.amount_from_proto(request.amount, "amount", low=0)
         transfer, replayed = await self._games.cash_out(
             transfer_id=required(request.transfer_id, "transfer_id"),
             player=required(request.player_id, "player_id"),
             game=tr.game_from_proto(request.game),
             table_id=required(request.table_id, "table_id"),
             currency=currency,
-            amount=request.amount.amount_minor or None,
+            amount=amount or None,
         )
         return wallet_pb2.CashOutResponse(
             transfer=tr.transfer_to_proto(transfer), replayed=replayed
@@ -267,11 +269,12 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     async def EnterTournament(
         self, request: wallet_pb2.EnterTournamentRequest, context: Context
     ) -> wallet_pb2.EnterTournamentResponse:
-        buy_in, currency = request.buy_in.amount_minor, _currency(request.buy_in.currency)
+        if request.buy_in.amount_minor < 0 or request.fee.amount_minor < 0:
+            raise InvalidRequest("buy_in and fee must be ≥ 0")
+        buy_in, currency = tr.amount_from_proto(request.buy_in, "buy_in", low=0)
         if request.fee.currency and request.fee.currency != currency:
             raise InvalidRequest("fee.currency must be the buy-in's currency")
-        if buy_in < 0 or request.fee.amount_minor < 0:
-            raise InvalidRequest("buy_in and fee must be ≥ 0")
+        fee = check_amount(request.fee.amount_minor, "fee.amount_minor", low=0)
         result = await self._games.register(
             entry_id=required(request.entry_id, "entry_id"),
             tournament_id=required(request.tournament_id, "tournament_id"),
@@ -279,7 +282,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             player=required(request.player_id, "player_id"),
             currency=currency,
             buy_in=buy_in,
-            fee=request.fee.amount_minor,
+            fee=fee,
             rebuy=request.rebuy,
         )
         return wallet_pb2.EnterTournamentResponse(
@@ -314,7 +317,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         refund = await self._games.crash_refund_table(
             table_id=required(request.table_id, "table_id"),
             game=tr.game_from_proto(request.game),
-            currency=_currency(request.currency),
+            currency=required_currency(request.currency),
         )
         return wallet_pb2.RefundCrashedTableResponse(**_crash_fields(refund))
 
@@ -325,7 +328,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         refund = await self._games.crash_refund_tournament(
             tournament_id=required(request.tournament_id, "tournament_id"),
             game=tr.game_from_proto(request.game),
-            currency=_currency(request.currency),
+            currency=required_currency(request.currency),
         )
         return wallet_pb2.RefundCrashedTournamentResponse(**_crash_fields(refund))
 
@@ -341,7 +344,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         export = await self._reports.journal(
             tr.datetime_from_proto(getattr(request, "from"), "from"),
             tr.datetime_from_proto(request.to, "to"),
-            currency=request.currency,
+            currency=optional_currency(request.currency),
             fmt=formats[request.format],
         )
         return wallet_pb2.ExportJournalResponse(
@@ -360,7 +363,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             if request.HasField("at")
             else datetime.now(UTC)
         )
-        lines = await self._reports.trial_balance(at, currency=request.currency)
+        lines = await self._reports.trial_balance(at, currency=optional_currency(request.currency))
         totals: dict[str, int] = {}
         for line in lines:
             totals[line.currency] = totals.get(line.currency, 0) + line.balance
@@ -381,12 +384,8 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     async def GetReconciliationReport(
         self, request: wallet_pb2.GetReconciliationReportRequest, context: Context
     ) -> wallet_pb2.GetReconciliationReportResponse:
-        try:
-            day = date.fromisoformat(required(request.day, "day"))
-        except ValueError:
-            raise InvalidRequest(f"day must be YYYY-MM-DD, got {request.day!r}") from None
         text, digest, balanced = await self._reports.reconciliation(
-            day, _currency(request.currency)
+            tr.day_from_text(request.day), required_currency(request.currency)
         )
         return wallet_pb2.GetReconciliationReportResponse(
             report_json=text, sha256=digest, balanced=balanced

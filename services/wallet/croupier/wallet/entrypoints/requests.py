@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+from croupier.kit.limits import MAX_AMOUNT
 from croupier.wallet.core.errors import InvalidRequest
+from croupier.wallet.core.model import check_amount, check_currency, check_id
 from croupier.wallet.entrypoints import translate as tr
 from croupier.wallet.service.games import GameMoney
 from croupier.wallet.service.ledger import BatchResult
 from croupier.wallet.v1 import wallet_pb2
 
-__all__ = ["pay_prizes", "required", "settle_game"]
+__all__ = ["optional_currency", "pay_prizes", "required", "required_currency", "settle_game"]
 
 
 def required(value: str, name: str) -> str:
+    """A required id: present, and valid (`check_id`)."""
     if not value:
         raise InvalidRequest(f"{name} is required")
-    return value
+    return check_id(value, name)
+
+
+def required_currency(value: str, name: str = "currency") -> str:
+    if not value:
+        raise InvalidRequest(f"{name} is required (e.g. USD, PLAY, CHIP)")
+    return check_currency(value, name)
+
+
+def optional_currency(value: str, name: str = "currency") -> str:
+    """A currency filter: empty = every currency."""
+    return check_currency(value, name) if value else ""
 
 
 async def settle_game(games: GameMoney, request: wallet_pb2.SettleGameRequest) -> BatchResult:
@@ -26,13 +40,15 @@ async def settle_game(games: GameMoney, request: wallet_pb2.SettleGameRequest) -
         if player in deltas:
             raise InvalidRequest(f"player {player!r} appears twice in results")
         holds[player] = required(result.hold_transfer_id, f"results[{index}].hold_transfer_id")
-        deltas[player] = result.delta_minor
+        deltas[player] = check_amount(
+            result.delta_minor, f"results[{index}].delta_minor", low=-MAX_AMOUNT
+        )
     return await games.settle_game(
         settlement_id=required(request.settlement_id, "settlement_id"),
         game=tr.game_from_proto(request.game),
         table_id=required(request.table_id, "table_id"),
-        hand_id=request.hand_id,
-        currency=required(request.currency, "currency"),
+        hand_id=check_id(request.hand_id, "hand_id") if request.hand_id else "",
+        currency=required_currency(request.currency),
         holds=holds,
         deltas=deltas,
         commission=tr.commission_from_proto(request.commission),
@@ -47,12 +63,12 @@ async def pay_prizes(
         player = required(prize.player_id, f"prizes[{index}].player_id")
         if player in prizes:
             raise InvalidRequest(f"player {player!r} appears twice in prizes")
-        prizes[player] = prize.amount_minor
+        prizes[player] = check_amount(prize.amount_minor, f"prizes[{index}].amount_minor", low=0)
     return await games.pay_prizes(
         payout_id=required(request.payout_id, "payout_id"),
         tournament_id=required(request.tournament_id, "tournament_id"),
         game=tr.game_from_proto(request.game),
-        currency=required(request.currency, "currency"),
+        currency=required_currency(request.currency),
         prizes=prizes,
         final=request.final,
     )

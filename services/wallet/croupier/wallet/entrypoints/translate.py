@@ -7,11 +7,12 @@ naming the field, so the gRPC layer answers INVALID_ARGUMENT before touching the
 from __future__ import annotations
 
 import functools
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from croupier.common.v1 import common_pb2
+from croupier.kit.limits import echo
 from croupier.wallet.core.commission import FlatRake, PercentRake
 from croupier.wallet.core.errors import InvalidRequest
 from croupier.wallet.core.model import (
@@ -22,6 +23,8 @@ from croupier.wallet.core.model import (
     TransferKind,
     TransferSpec,
     TransferStatus,
+    check_amount,
+    check_currency,
 )
 from croupier.wallet.core.settlement import (
     CommissionRule,
@@ -38,6 +41,7 @@ __all__ = [
     "amount_from_proto",
     "batch_from_proto",
     "commission_from_proto",
+    "day_from_text",
     "fill_transfer",
     "game_from_proto",
     "game_to_proto",
@@ -131,20 +135,48 @@ def timestamp(value: datetime | None) -> Timestamp | None:
     return Timestamp(seconds=seconds, nanos=nanos)
 
 
+#: The instants and days the ledger's reports accept (UTC): 1970-01-01 to 9999-12-30, so
+#: that a report's day after or microsecond before always exists for Python and PostgreSQL.
+FIRST_DAY = date(1970, 1, 1)
+LAST_DAY = date(9999, 12, 30)
+_FIRST_SECOND = 0
+_LAST_SECOND = int(datetime(9999, 12, 31, tzinfo=UTC).timestamp()) - 1
+
+
 def datetime_from_proto(value: Timestamp, field: str) -> datetime:
     if value.seconds == 0 and value.nanos == 0:
         raise InvalidRequest(f"{field} is required")
+    if not 0 <= value.nanos <= 999_999_999:
+        raise InvalidRequest(f"{field}.nanos must be 0–999999999, got {value.nanos}")
+    if not _FIRST_SECOND <= value.seconds <= _LAST_SECOND:
+        raise InvalidRequest(
+            f"{field} must be between {FIRST_DAY}T00:00:00Z and {LAST_DAY}T23:59:59Z "
+            f"(seconds {_FIRST_SECOND}–{_LAST_SECOND}), got seconds={value.seconds}"
+        )
     return value.ToDatetime(tzinfo=UTC)
 
 
-def amount_from_proto(money: common_pb2.Money, field: str) -> tuple[int, str]:
+def day_from_text(value: str, field: str = "day") -> date:
+    """A UTC day, "YYYY-MM-DD", from `FIRST_DAY` to `LAST_DAY`."""
+    if not value:
+        raise InvalidRequest(f"{field} is required (YYYY-MM-DD)")
+    try:
+        # Only the extended form's 10 ASCII characters (fromisoformat takes "20261203" too).
+        if len(value) != 10 or not value.isascii():
+            raise ValueError(value)
+        day = date.fromisoformat(value)
+    except ValueError:
+        raise InvalidRequest(f"{field} must be YYYY-MM-DD, got {echo(value)}") from None
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise InvalidRequest(f"{field} must be between {FIRST_DAY} and {LAST_DAY}, got {day}")
+    return day
+
+
+def amount_from_proto(money: common_pb2.Money, field: str, *, low: int = 1) -> tuple[int, str]:
     if not money.currency:
         raise InvalidRequest(f"{field}.currency is required (e.g. USD, PLAY, CHIP)")
-    if money.amount_minor <= 0:
-        raise InvalidRequest(
-            f"{field}.amount_minor must be greater than zero, got {money.amount_minor}"
-        )
-    return money.amount_minor, money.currency
+    check_currency(money.currency, f"{field}.currency")
+    return check_amount(money.amount_minor, f"{field}.amount_minor", low=low), money.currency
 
 
 def money(amount: int, currency: str) -> common_pb2.Money:
@@ -217,7 +249,7 @@ def batch_from_proto(request: wallet_pb2.TransferBatchRequest) -> list[Operation
 def post_amount(amount_minor: int) -> int | None:
     if amount_minor < 0:
         raise InvalidRequest(f"amount_minor must be ≥ 0 (0 = the whole hold), got {amount_minor}")
-    return amount_minor or None
+    return check_amount(amount_minor, "amount_minor") if amount_minor else None
 
 
 def commission_from_proto(rule: wallet_pb2.CommissionRule) -> CommissionRule:
@@ -225,10 +257,11 @@ def commission_from_proto(rule: wallet_pb2.CommissionRule) -> CommissionRule:
     if which == "backgammon":
         return backgammon_rule
     if which == "percent_rake":
-        cap = rule.percent_rake.cap_minor or None
+        cap = check_amount(rule.percent_rake.cap_minor, "percent_rake.cap_minor", low=0) or None
         return rake_rule(PercentRake(basis_points=rule.percent_rake.basis_points, cap=cap))
     if which == "flat_rake":
-        return rake_rule(FlatRake(amount=rule.flat_rake.amount_minor))
+        amount = check_amount(rule.flat_rake.amount_minor, "flat_rake.amount_minor", low=0)
+        return rake_rule(FlatRake(amount=amount))
     if which == "none":
         return no_commission
     raise InvalidRequest("commission is required: backgammon, percent_rake, flat_rake or none")

@@ -30,7 +30,10 @@ from croupier.wallet.core.model import (
     TransferSpec,
     TransferStatus,
     account_id_for,
+    check_amount,
+    check_currency,
     check_id,
+    check_metadata,
 )
 from croupier.wallet.core.money import Currency
 from croupier.wallet.service.grouping import TransferGroups
@@ -53,6 +56,7 @@ __all__ = ["BatchResult", "LedgerService", "Statement"]
 
 MAX_BATCH = 1000
 MAX_PAGE = 500
+_MAX_TOKEN_DIGITS = len(str(2**63 - 1))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,6 +107,8 @@ class LedgerService:
     async def open_account(self, kind: AccountKind, owner: str, currency_code: str) -> Account:
         """Open the account (or return it if it exists): its id is derived from the three."""
         check_id(owner, "owner")
+        # The derived id must be a valid id too, or the account could never be named again.
+        account_id = check_id(account_id_for(kind, owner, currency_code), "account id")
         async with self._uow() as uow:
             currency = await self._currency(uow, currency_code)
             if not kind.allows(currency.kind):
@@ -110,7 +116,7 @@ class LedgerService:
                     f"a {kind.value} account cannot hold {currency.code} ({currency.kind.value})"
                 )
             account = Account(
-                account_id=account_id_for(kind, owner, currency.code),
+                account_id=account_id,
                 kind=kind,
                 currency=currency.code,
                 owner=owner,
@@ -121,6 +127,7 @@ class LedgerService:
         return stored
 
     async def account(self, account_id: str) -> Account:
+        check_id(account_id, "account_id")
         async with self._uow() as uow:
             found = await uow.ledger.get_account(account_id)
         if found is None:
@@ -132,6 +139,7 @@ class LedgerService:
             return await self._currency(uow, code)
 
     async def transfer_record(self, transfer_id: str) -> Transfer:
+        check_id(transfer_id, "transfer_id")
         async with self._uow() as uow:
             found = await uow.ledger.get_transfers([transfer_id])
         if transfer_id not in found:
@@ -147,7 +155,14 @@ class LedgerService:
 
     async def statement(self, account_id: str, *, page_size: int, page_token: str) -> Statement:
         """Posted movements of one account, oldest first, `page_size` at a time."""
-        if page_token and not page_token.isdigit():
+        check_id(account_id, "account_id")
+        # A token is a posting id: decimal ASCII digits of a bigint.
+        if page_token and not (
+            len(page_token) <= _MAX_TOKEN_DIGITS
+            and page_token.isascii()
+            and page_token.isdigit()
+            and int(page_token) < 2**63
+        ):
             raise InvalidRequest("page_token is not one this service returned")
         after = int(page_token) if page_token else 0
         limit = min(max(page_size, 1), MAX_PAGE) if page_size else 100
@@ -234,7 +249,7 @@ class LedgerService:
 
     @staticmethod
     async def _currency(uow: UnitOfWork, code: str) -> Currency:
-        currency = await uow.ledger.currency(code)
+        currency = await uow.ledger.currency(check_currency(code))
         if currency is None:
             raise UnknownCurrency(
                 f"currency {code!r} is unknown: use an ISO 4217 code the wallet supports, "
@@ -259,9 +274,12 @@ class LedgerService:
             elif isinstance(op, Reverse):
                 check_id(op.transfer_id, "transfer_id")
                 check_id(op.original_id, "original transfer_id")
+                check_metadata(op.metadata)
                 new_id = op.transfer_id
             elif isinstance(op, PostHold | VoidHold):
                 check_id(op.transfer_id, "transfer_id")
+                if isinstance(op, PostHold) and op.amount is not None:
+                    check_amount(op.amount, "amount to post")
             if new_id:
                 if new_id in seen:
                     raise InvalidRequest(f"transfer id {new_id!r} appears twice in the batch")
@@ -296,14 +314,16 @@ class LedgerService:
             repo = uow.ledger
             existing = await repo.get_transfers(new_ids) if new_ids and not optimistic else {}
             if existing:
-                return await self._replay(uow, operations, existing)
-            # The rules that depend on stored state (funds, holds, reversals...) are the
-            # repository's: in PostgreSQL they run next to the data, under row locks.
-            transfers, replayed = await repo.execute(
-                operations, batch_id=batch_id, now=self._clock()
-            )
-            await uow.commit()
-        return BatchResult(transfers=tuple(transfers), replayed=replayed)
+                result = await self._replay(uow, operations, existing)
+            else:
+                # The rules that depend on stored state (funds, holds, reversals...) are the
+                # repository's: in PostgreSQL they run next to the data, under row locks.
+                transfers, replayed = await repo.execute(
+                    operations, batch_id=batch_id, now=self._clock()
+                )
+                await uow.commit()
+                result = BatchResult(transfers=tuple(transfers), replayed=replayed)
+        return result
 
     @staticmethod
     async def _replay(

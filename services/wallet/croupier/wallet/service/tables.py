@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from croupier.kit.limits import MAX_AMOUNT, echo
 from croupier.wallet.core.errors import InvalidRequest, TransferNotFound, UnbalancedSettlement
 from croupier.wallet.core.model import (
     AccountKind,
@@ -14,6 +15,7 @@ from croupier.wallet.core.model import (
     TransferSpec,
     TransferStatus,
     account_id_for,
+    check_amount,
     check_id,
 )
 from croupier.wallet.core.settlement import (
@@ -135,6 +137,9 @@ class TableMoney(GameAccounts):
         against the wallet's own calculator (seed 001).
         """
         check_id(settlement_id, "settlement_id")
+        for what, amounts in (("deltas", deltas), ("commission", commission)):
+            for player, amount in amounts.items():
+                check_amount(amount, f"{what}[{echo(player)}]", low=-MAX_AMOUNT)
         currency_info = await self.ledger.currency(currency)
         expected = backgammon_rule if game == "backgammon" else None
         check_engine_result(deltas, commission, currency_info, expected)
