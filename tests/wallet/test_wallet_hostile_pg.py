@@ -289,3 +289,30 @@ async def test_error_messages_cut_what_they_echo(
         "day",
     )
     assert await ledger_state(wallet_pool[0]) == before
+
+
+async def test_post_hold_of_an_ordinary_transfer_is_refused(
+    stub: wallet_pb2_grpc.WalletStub, wallet_pool: tuple[asyncpg.Pool, str]
+) -> None:
+    """PostHold of a transfer that was never a hold answered OK with `replayed=true`."""
+    await funded(stub, "alice", 1000)
+    before = await ledger_state(wallet_pool[0])
+    await refused(
+        stub.PostHold(wallet_pb2.PostHoldRequest(transfer_id="deposit-alice")),
+        PRECONDITION,
+        "not a hold",
+    )
+    await refused(
+        stub.TransferBatch(
+            wallet_pb2.TransferBatchRequest(
+                operations=[
+                    wallet_pb2.BatchOperation(
+                        post_hold=wallet_pb2.PostHoldRequest(transfer_id="deposit-alice")
+                    )
+                ]
+            )
+        ),
+        PRECONDITION,
+        "not a hold",
+    )
+    assert await ledger_state(wallet_pool[0]) == before

@@ -21,6 +21,7 @@ from croupier.wallet.core.errors import (
     InvalidRequest,
     LedgerError,
     TransferNotFound,
+    TransferNotPending,
     UnknownCurrency,
 )
 from croupier.wallet.core.model import (
@@ -323,6 +324,8 @@ class LedgerService:
                 )
                 await uow.commit()
                 result = BatchResult(transfers=tuple(transfers), replayed=replayed)
+        if result.replayed:
+            _refuse_posting_non_holds(operations, result.transfers)
         return result
 
     @staticmethod
@@ -371,6 +374,22 @@ class LedgerService:
             elif isinstance(op, PostHold | VoidHold):
                 transfers.append(resolved[op.transfer_id])
         return BatchResult(transfers=tuple(transfers), replayed=True)
+
+
+def _refuse_posting_non_holds(
+    operations: Sequence[Operation], transfers: Sequence[Transfer]
+) -> None:
+    """A posted transfer that was never a hold looks like a hold already posted in full,
+    so posting it passed for a replay. Only a replay needs the check: a batch that applies
+    anything is refused by `ledger_execute` for a target that is not pending, and a replay
+    wrote nothing, so refusing it now leaves the ledger as it was."""
+    targets = {op.transfer_id for op in operations if isinstance(op, PostHold)}
+    for transfer in transfers:
+        if transfer.transfer_id in targets and not transfer.is_hold:
+            raise TransferNotPending(
+                f"transfer {transfer.transfer_id!r} is not a hold: only holds (Hold, "
+                "HoldStake) can be posted; reverse a posted transfer to undo it"
+            )
 
 
 def _operation_name(spec: TransferSpec) -> str:
