@@ -19,7 +19,10 @@ from croupier.backgammon.sample import describe, random_positions
 
 from .helpers import board
 
-PUBLIC = pathlib.Path("/work/shared/conformance/backgammon")
+PUBLIC = pathlib.Path(__file__).resolve().parents[1] / "conformance" / "public" / "backgammon"
+PUBLIC_EXAMPLES = sorted(p for p in PUBLIC.glob("*.json") if not p.name.endswith(".expected.json"))
+# An empty list would parametrise nothing and pass: the 12 public legal-move examples.
+assert len(PUBLIC_EXAMPLES) == 12, f"public backgammon examples missing from {PUBLIC}"
 
 
 def ids(positions: list[Board]) -> list[str]:
@@ -77,9 +80,7 @@ def test_plays_are_one_per_distinct_position_and_parse_back() -> None:
             assert match_play(s.board, s.d1, s.d2, p.notation) == p.board
 
 
-@pytest.mark.parametrize(
-    "path", sorted(p for p in PUBLIC.glob("*.json") if not p.name.endswith(".expected.json"))
-)
+@pytest.mark.parametrize("path", PUBLIC_EXAMPLES, ids=[p.stem for p in PUBLIC_EXAMPLES])
 def test_public_conformance_examples(path: pathlib.Path) -> None:
     expected = json.loads(path.with_name(path.stem + ".expected.json").read_text())
     out = run_scenario(json.loads(path.read_text()))

@@ -1,8 +1,8 @@
 """Our own conformance vectors (tests/backgammon/vectors) through `croupier conformance`.
 
-They are run the way ../shared/conformance/check.py runs the public ones: all files in one
-call (one JSON object per line), exact values for the keys a backgammon game is judged on,
-and only the `action_index` when an illegal action is expected.
+They are run the way the public checker runs the public ones (docs/conformance.md): all
+files in one call (one JSON object per line), exact values for the keys a backgammon game is
+judged on, and only the `action_index` when an illegal action is expected.
 """
 
 from __future__ import annotations

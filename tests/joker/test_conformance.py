@@ -15,6 +15,8 @@ from croupier.kit.scenario import MalformedScenario
 
 VECTORS = pathlib.Path(__file__).parent / "vectors"
 EXAMPLES = sorted(p for p in VECTORS.glob("*.json") if not p.name.endswith(".expected.json"))
+# An empty list would parametrise nothing and pass: the 10 public examples at least.
+assert len(EXAMPLES) >= 10, f"joker vectors missing from {VECTORS}"
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])

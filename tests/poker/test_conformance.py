@@ -1,6 +1,7 @@
-"""Conformance vectors (public examples + our own) replayed through `run_scenario`.
+"""Conformance vectors (the public examples in tests/conformance/public/poker + our own in
+vectors/) replayed through `run_scenario`.
 
-Compared the way ../shared/conformance/check.py compares: exact JSON values of the keys
+Compared the way docs/conformance.md ("Judging") compares: exact JSON values of the keys
 status, stacks, board, pots, returned, winnings (or the error's action index).
 """
 
@@ -10,6 +11,7 @@ import json
 import pathlib
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -17,15 +19,31 @@ from croupier.kit.scenario import MalformedScenario
 from croupier.poker.conformance import run_scenario
 
 VECTORS = pathlib.Path(__file__).parent / "vectors"
-NAMES = sorted(p.name[:-5] for p in VECTORS.glob("*.json") if not p.name.endswith(".expected.json"))
+PUBLIC = pathlib.Path(__file__).resolve().parents[1] / "conformance" / "public" / "poker"
+PATHS = sorted(
+    (
+        p
+        for folder in (PUBLIC, VECTORS)
+        for p in folder.glob("*.json")
+        if not p.name.endswith(".expected.json")
+    ),
+    key=lambda p: p.name,
+)
+# An empty list would parametrise nothing and pass: 12 public examples + our own.
+assert len(PATHS) >= 22, f"poker vectors missing: {len(PATHS)} found"
 KEYS = ("status", "stacks", "board", "pots", "returned", "winnings")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_vector(name: str) -> None:
-    document = json.loads((VECTORS / f"{name}.json").read_text())
-    expected = json.loads((VECTORS / f"{name}.expected.json").read_text())
+def answer(path: pathlib.Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(path.with_name(f"{path.stem}.expected.json").read_text())
+    return loaded
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
+def test_vector(path: pathlib.Path) -> None:
+    document = json.loads(path.read_text())
+    expected = answer(path)
     out = run_scenario(document)
     if isinstance(expected.get("error"), dict):
         assert out["error"] is not None
@@ -44,8 +62,8 @@ def test_vector(name: str) -> None:
 
 def test_vectors_pass_through_the_command() -> None:
     """All vectors in one `croupier conformance A.json B.json ...` call (JSON Lines), the way
-    ../shared/conformance/check.py runs the public examples and the unseen vectors."""
-    paths = [str(VECTORS / f"{name}.json") for name in NAMES]
+    the public checker runs the public examples and the unseen vectors."""
+    paths = [str(p) for p in PATHS]
     proc = subprocess.run(
         [sys.executable, "-m", "croupier.cli.main", "conformance", *paths],
         cwd=ROOT,
@@ -56,8 +74,9 @@ def test_vectors_pass_through_the_command() -> None:
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     assert len(lines) == len(paths)
-    for name, out in zip(NAMES, lines, strict=True):
-        expected = json.loads((VECTORS / f"{name}.expected.json").read_text())
+    for path, out in zip(PATHS, lines, strict=True):
+        expected = answer(path)
+        name = path.stem
         if isinstance(expected.get("error"), dict):
             assert out["error"]["action_index"] == expected["error"]["action_index"], name
         else:
