@@ -316,3 +316,74 @@ async def test_post_hold_of_an_ordinary_transfer_is_refused(
         "not a hold",
     )
     assert await ledger_state(wallet_pool[0]) == before
+
+
+async def test_refused_game_requests_open_no_accounts(
+    stub: wallet_pb2_grpc.WalletStub, wallet_pool: tuple[asyncpg.Pool, str]
+) -> None:
+    """wallet.proto: any error leaves the ledger untouched. A buy-in of a player without an
+    account opened `table_escrow:<t>/<p>:USD` (zero balance) before the transfer failed."""
+    await funded(stub, "alice", 100)
+    before = await ledger_state(wallet_pool[0])
+    poker = common_pb2.GAME_POKER
+    await refused(
+        stub.BuyIn(
+            wallet_pb2.BuyInRequest(
+                transfer_id="b1", player_id="ghost", game=poker, table_id="t1",
+                amount=common_pb2.Money(amount_minor=50, currency="USD"),
+            )
+        ),
+        grpc.StatusCode.NOT_FOUND,
+        "player_cash:ghost:USD",
+    )  # fmt: skip
+    await refused(
+        stub.BuyIn(
+            wallet_pb2.BuyInRequest(
+                transfer_id="b2", player_id="alice", game=poker, table_id="t2",
+                amount=common_pb2.Money(amount_minor=500, currency="USD"),
+            )
+        ),
+        PRECONDITION,
+        "available",
+    )  # fmt: skip
+    await refused(
+        stub.HoldStake(
+            wallet_pb2.HoldStakeRequest(
+                transfer_id="h1", player_id="ghost", game=poker, table_id="t3",
+                amount=common_pb2.Money(amount_minor=5, currency="USD"),
+            )
+        ),
+        grpc.StatusCode.NOT_FOUND,
+        "ghost",
+    )  # fmt: skip
+    await refused(
+        stub.CashOut(
+            wallet_pb2.CashOutRequest(
+                transfer_id="c1", player_id="alice", game=poker, table_id="t4",
+                amount=common_pb2.Money(amount_minor=0, currency="USD"),
+            )
+        ),
+        PRECONDITION,
+        "nothing to cash out",
+    )  # fmt: skip
+    await refused(
+        stub.EnterTournament(
+            wallet_pb2.EnterTournamentRequest(
+                entry_id="e1", tournament_id="cup", game=poker, player_id="ghost",
+                buy_in=common_pb2.Money(amount_minor=10, currency="USD"),
+                fee=common_pb2.Money(amount_minor=1, currency="USD"),
+            )
+        ),
+        grpc.StatusCode.NOT_FOUND,
+        "ghost",
+    )  # fmt: skip
+    assert await ledger_state(wallet_pool[0]) == before
+    # The same buy-in, once the player has money, opens the seat and moves it.
+    await funded(stub, "ghost", 100)
+    bought = await stub.BuyIn(
+        wallet_pb2.BuyInRequest(
+            transfer_id="b1", player_id="ghost", game=poker, table_id="t1",
+            amount=common_pb2.Money(amount_minor=50, currency="USD"),
+        )
+    )  # fmt: skip
+    assert bought.transfer.credit_account_id == "table_escrow:t1/ghost:USD"

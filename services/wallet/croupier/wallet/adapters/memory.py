@@ -80,9 +80,17 @@ class InMemoryLedger:
         return found
 
     async def execute(
-        self, operations: Sequence[Operation], *, batch_id: str, now: datetime
+        self,
+        operations: Sequence[Operation],
+        *,
+        batch_id: str,
+        now: datetime,
+        accounts: Sequence[Account] = (),
     ) -> tuple[list[Transfer], bool]:
         state = self._state
+        # The unit of work's copy: dropped, with these accounts, if the batch is refused.
+        for account in accounts:
+            state.accounts.setdefault(account.account_id, account)
         referenced = sorted(
             {op.transfer_id for op in operations if isinstance(op, PostHold | VoidHold)}
             | {op.original_id for op in operations if isinstance(op, Reverse)}

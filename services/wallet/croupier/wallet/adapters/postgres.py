@@ -131,6 +131,22 @@ def _account(row: Mapping[str, Any]) -> Account:
     )
 
 
+_INSERT_ACCOUNT_SQL = """INSERT INTO accounts
+    (account_id, kind, currency, owner, may_go_negative, opened_at)
+    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (account_id) DO NOTHING"""
+
+
+def _account_row(account: Account) -> tuple[object, ...]:
+    return (
+        account.account_id,
+        account.kind.value,
+        account.currency,
+        account.owner,
+        account.may_go_negative,
+        account.opened_at,
+    )
+
+
 def _transfer(row: Mapping[str, Any], prefix: str = "") -> Transfer:
     """A transfer from a row of `transfers`, or from what `ledger_execute` returns (its
     columns prefixed `r_`)."""
@@ -194,16 +210,7 @@ class PostgresLedger:
         return None if row is None else _account(row)
 
     async def add_account(self, account: Account) -> Account:
-        await self._db.execute(
-            """INSERT INTO accounts (account_id, kind, currency, owner, may_go_negative, opened_at)
-               VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (account_id) DO NOTHING""",
-            account.account_id,
-            account.kind.value,
-            account.currency,
-            account.owner,
-            account.may_go_negative,
-            account.opened_at,
-        )
+        await self._db.execute(_INSERT_ACCOUNT_SQL, *_account_row(account))
         stored = await self.get_account(account.account_id)
         assert stored is not None
         return stored
@@ -235,7 +242,12 @@ class PostgresLedger:
         return [_transfer(row) for row in rows]
 
     async def execute(
-        self, operations: Sequence[Operation], *, batch_id: str, now: datetime
+        self,
+        operations: Sequence[Operation],
+        *,
+        batch_id: str,
+        now: datetime,
+        accounts: Sequence[Account] = (),
     ) -> tuple[list[Transfer], bool]:
         count = len(operations)
         kinds: list[str] = []
@@ -311,22 +323,19 @@ class PostgresLedger:
             metadata if optional else None, refs if optional else None,
             events if topic else None, batch_id, now, topic,
         )  # fmt: skip
+        events_after = encode if needs_events_after else None
         try:
-            if needs_events_after and encode is not None:
-                # The events of posted holds and reversals are encoded from what the call
-                # returns, and written in the same transaction.
+            if events_after is not None or accounts:
+                # New accounts, and the events of posted holds and reversals (encoded from
+                # what the call returns), are written in the batch's transaction.
                 async with self._db.transaction():
-                    rows = await self._db.fetch(_EXECUTE_SQL, *args)
-                    outbox = [
-                        encode(_transfer(row, "r_"), row["r_sequence"])
-                        for row in rows
-                        if row["r_status"] == "posted" and row["r_sequence"] is not None
-                    ]
-                    if outbox:
+                    if accounts:
                         await self._db.executemany(
-                            "INSERT INTO outbox (topic, key, envelope) VALUES ($1, $2, $3)",
-                            outbox,
+                            _INSERT_ACCOUNT_SQL, [_account_row(a) for a in accounts]
                         )
+                    rows = await self._db.fetch(_EXECUTE_SQL, *args)
+                    if events_after is not None:
+                        await self._write_events(rows, events_after)
             else:
                 rows = await self._db.fetch(_EXECUTE_SQL, *args)
         except asyncpg.PostgresError as error:
@@ -337,6 +346,17 @@ class PostgresLedger:
                 results[row["r_op"] - 1] = _transfer(row, "r_")
             replayed = replayed or row["r_replayed"]
         return [t for t in results if t is not None], replayed
+
+    async def _write_events(self, rows: Sequence[Mapping[str, Any]], encode: OutboxEncoder) -> None:
+        outbox = [
+            encode(_transfer(row, "r_"), row["r_sequence"])
+            for row in rows
+            if row["r_status"] == "posted" and row["r_sequence"] is not None
+        ]
+        if outbox:
+            await self._db.executemany(
+                "INSERT INTO outbox (topic, key, envelope) VALUES ($1, $2, $3)", outbox
+            )
 
     async def statement(
         self, account_id: str, *, after_posting_id: int, limit: int

@@ -7,6 +7,7 @@ Every helper derives its transfer ids from the caller's request id, so a retried
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from croupier.wallet.core.errors import TransferNotFound
@@ -21,8 +22,8 @@ from croupier.wallet.core.model import (
     check_id,
 )
 from croupier.wallet.core.money import CurrencyKind
-from croupier.wallet.service.ledger import LedgerService
-from croupier.wallet.service.operations import Apply, Operation, Reverse, VoidHold
+from croupier.wallet.service.ledger import BatchResult, LedgerService
+from croupier.wallet.service.operations import Apply, OpenAccount, Operation, Reverse, VoidHold
 
 __all__ = ["CrashRefund", "GameAccounts"]
 
@@ -37,18 +38,46 @@ class CrashRefund:
 
 
 class GameAccounts:
-    """Opening the accounts games use (once per process), and shared look-ups."""
+    """Opening the accounts games use, and shared look-ups.
+
+    An account a request needs is opened in the same transaction as the request's
+    transfers (`OpenAccount`), so a refused request leaves none behind (a refused buy-in
+    opened the player's seat before). Accounts this process has seen opened are not asked
+    for again: their batches need no transaction around the ledger's one statement."""
 
     def __init__(self, ledger: LedgerService) -> None:
         self.ledger = ledger
         self._opened: set[str] = set()
 
-    async def _account(self, kind: AccountKind, owner: str, currency: str) -> str:
-        account_id = account_id_for(kind, owner, currency)
-        if account_id not in self._opened:
-            await self.ledger.open_account(kind, owner, currency)
-            self._opened.add(account_id)
-        return account_id
+    def _account(
+        self, opening: list[OpenAccount], kind: AccountKind, owner: str, currency: str
+    ) -> str:
+        """The account's id; unless known to exist, added to `opening`."""
+        wanted = OpenAccount(kind=kind, owner=owner, currency=currency)
+        if wanted.account_id not in self._opened and wanted not in opening:
+            opening.append(wanted)
+        return wanted.account_id
+
+    async def _execute(
+        self,
+        ops: Sequence[Operation],
+        opening: Sequence[OpenAccount],
+        *,
+        operation: str,
+        batch_id: str = "",
+    ) -> BatchResult:
+        result = await self.ledger.execute(
+            ops, batch_id=batch_id, operation=operation, opening=opening
+        )
+        self._opened.update(wanted.account_id for wanted in opening)
+        return result
+
+    async def _transfer_opening(
+        self, spec: TransferSpec, opening: Sequence[OpenAccount]
+    ) -> tuple[Transfer, bool]:
+        result = await self.ledger.transfer(spec, opening=opening)
+        self._opened.update(wanted.account_id for wanted in opening)
+        return result
 
     async def _player(self, player: str, currency: str) -> str:
         kind = AccountKind.PLAYER_CASH
@@ -56,10 +85,12 @@ class GameAccounts:
             kind = AccountKind.PLAYER_CHIPS
         return account_id_for(kind, check_id(player, "player"), currency)
 
-    async def _crash(self, ops: list[Operation], game: str, currency: str) -> CrashRefund:
+    async def _crash(
+        self, ops: list[Operation], opening: Sequence[OpenAccount], game: str, currency: str
+    ) -> CrashRefund:
         if not any(isinstance(op, Apply | VoidHold | Reverse) for op in ops):
             return CrashRefund(voided=(), refunds=(), replayed=True)
-        result = await self.ledger.execute(ops, operation="crash_refund")
+        result = await self._execute(ops, opening, operation="crash_refund")
         voided = tuple(t for t in result.transfers if t.status is TransferStatus.VOIDED)
         refunds = tuple(t for t in result.transfers if t.kind is TransferKind.CRASH_REFUND)
         if not result.replayed:

@@ -30,7 +30,6 @@ from croupier.wallet.core.model import (
     Transfer,
     TransferSpec,
     TransferStatus,
-    account_id_for,
     check_amount,
     check_currency,
     check_id,
@@ -40,6 +39,7 @@ from croupier.wallet.core.money import Currency
 from croupier.wallet.service.grouping import TransferGroups
 from croupier.wallet.service.operations import (
     Apply,
+    OpenAccount,
     Operation,
     PostHold,
     Reverse,
@@ -107,25 +107,30 @@ class LedgerService:
 
     async def open_account(self, kind: AccountKind, owner: str, currency_code: str) -> Account:
         """Open the account (or return it if it exists): its id is derived from the three."""
-        check_id(owner, "owner")
-        # The derived id must be a valid id too, or the account could never be named again.
-        account_id = check_id(account_id_for(kind, owner, currency_code), "account id")
         async with self._uow() as uow:
-            currency = await self._currency(uow, currency_code)
-            if not kind.allows(currency.kind):
-                raise InvalidRequest(
-                    f"a {kind.value} account cannot hold {currency.code} ({currency.kind.value})"
-                )
-            account = Account(
-                account_id=account_id,
-                kind=kind,
-                currency=currency.code,
-                owner=owner,
-                opened_at=self._clock(),
+            account = await self._new_account(
+                uow, OpenAccount(kind=kind, owner=owner, currency=currency_code)
             )
             stored = await uow.ledger.add_account(account)
             await uow.commit()
         return stored
+
+    async def _new_account(self, uow: UnitOfWork, wanted: OpenAccount) -> Account:
+        check_id(wanted.owner, "owner")
+        # The derived id must be a valid id too, or the account could never be named again.
+        account_id = check_id(wanted.account_id, "account id")
+        currency = await self._currency(uow, wanted.currency)
+        if not wanted.kind.allows(currency.kind):
+            raise InvalidRequest(
+                f"a {wanted.kind.value} account cannot hold {currency.code} ({currency.kind.value})"
+            )
+        return Account(
+            account_id=account_id,
+            kind=wanted.kind,
+            currency=currency.code,
+            owner=wanted.owner,
+            opened_at=self._clock(),
+        )
 
     async def account(self, account_id: str) -> Account:
         check_id(account_id, "account_id")
@@ -179,8 +184,16 @@ class LedgerService:
 
     # -- transfers -----------------------------------------------------------------------
 
-    async def transfer(self, spec: TransferSpec) -> tuple[Transfer, bool]:
-        """One transfer (posted, or a hold if `spec.pending`); returns it and `replayed`."""
+    async def transfer(
+        self, spec: TransferSpec, *, opening: Sequence[OpenAccount] = ()
+    ) -> tuple[Transfer, bool]:
+        """One transfer (posted, or a hold if `spec.pending`); returns it and `replayed`.
+        `opening`: accounts it needs, opened with it (or not at all if it is refused)."""
+        if opening:
+            result = await self.execute(
+                [Apply(spec)], operation=_operation_name(spec), opening=opening
+            )
+            return result.transfers[0], result.replayed
         if self._groups is None:
             return await self._transfer_alone(spec)
         try:
@@ -198,7 +211,7 @@ class LedgerService:
         """New transfers in one transaction, all or none, counted as single transfers. No
         retry and no replay: a refused group is run again one transfer at a time."""
         started = time.perf_counter()
-        result = await self._execute_once([Apply(spec) for spec in specs], "", optimistic=True)
+        result = await self._execute_once([Apply(spec) for spec in specs], "", (), optimistic=True)
         self._count_finished(
             [_operation_name(spec) for spec in specs], time.perf_counter() - started, result
         )
@@ -222,13 +235,19 @@ class LedgerService:
         return result.transfers[0], result.replayed
 
     async def execute(
-        self, operations: Sequence[Operation], *, batch_id: str = "", operation: str = "batch"
+        self,
+        operations: Sequence[Operation],
+        *,
+        batch_id: str = "",
+        operation: str = "batch",
+        opening: Sequence[OpenAccount] = (),
     ) -> BatchResult:
-        """Run `operations` in one transaction: all apply, or none (and the error is raised)."""
+        """Run `operations` in one transaction: all apply, or none (and the error is raised).
+        `opening`: accounts the batch needs, opened (unless they exist) in that transaction."""
         started = time.perf_counter()
         try:
             self._validate(operations, batch_id)
-            result = await self._with_retries(operations, batch_id)
+            result = await self._with_retries(operations, batch_id, opening)
         except LedgerError as error:
             self.metrics.rejected(error.reason)
             raise
@@ -286,17 +305,19 @@ class LedgerService:
                     raise InvalidRequest(f"transfer id {new_id!r} appears twice in the batch")
                 seen.add(new_id)
 
-    async def _with_retries(self, operations: Sequence[Operation], batch_id: str) -> BatchResult:
+    async def _with_retries(
+        self, operations: Sequence[Operation], batch_id: str, opening: Sequence[OpenAccount]
+    ) -> BatchResult:
         # First attempt is optimistic: no look-up of the new ids, since a reused id makes the
         # insert fail (unique key) and a refused request is looked at again below. A replay
         # or an error therefore costs a second transaction; a first-time request does not.
         try:
-            return await self._execute_once(operations, batch_id, optimistic=True)
+            return await self._execute_once(operations, batch_id, opening, optimistic=True)
         except (LedgerError, RetryableConflict):
             pass
         for attempt in range(self._max_attempts):
             try:
-                return await self._execute_once(operations, batch_id, optimistic=False)
+                return await self._execute_once(operations, batch_id, opening, optimistic=False)
             except RetryableConflict:
                 if attempt == self._max_attempts - 1:
                     raise
@@ -304,7 +325,12 @@ class LedgerService:
         raise AssertionError("unreachable")
 
     async def _execute_once(
-        self, operations: Sequence[Operation], batch_id: str, *, optimistic: bool
+        self,
+        operations: Sequence[Operation],
+        batch_id: str,
+        opening: Sequence[OpenAccount],
+        *,
+        optimistic: bool,
     ) -> BatchResult:
         new_ids = [
             op.spec.transfer_id if isinstance(op, Apply) else op.transfer_id
@@ -319,8 +345,9 @@ class LedgerService:
             else:
                 # The rules that depend on stored state (funds, holds, reversals...) are the
                 # repository's: in PostgreSQL they run next to the data, under row locks.
+                accounts = [await self._new_account(uow, wanted) for wanted in opening]
                 transfers, replayed = await repo.execute(
-                    operations, batch_id=batch_id, now=self._clock()
+                    operations, batch_id=batch_id, now=self._clock(), accounts=accounts
                 )
                 await uow.commit()
                 result = BatchResult(transfers=tuple(transfers), replayed=replayed)

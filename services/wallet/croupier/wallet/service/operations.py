@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from croupier.wallet.core.model import TransferKind, TransferSpec
+from croupier.wallet.core.model import AccountKind, TransferKind, TransferSpec, account_id_for
 
-__all__ = ["Apply", "ExpectPosted", "Operation", "PostHold", "Reverse", "VoidHold"]
+__all__ = ["Apply", "ExpectPosted", "OpenAccount", "Operation", "PostHold", "Reverse", "VoidHold"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,3 +50,17 @@ class ExpectPosted:
 
 
 Operation = Apply | PostHold | VoidHold | Reverse | ExpectPosted
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OpenAccount:
+    """An account a batch needs, opened (unless it exists) in the batch's own transaction:
+    a refused batch leaves no account behind (a refused buy-in opened the seat before)."""
+
+    kind: AccountKind
+    owner: str
+    currency: str
+
+    @property
+    def account_id(self) -> str:
+        return account_id_for(self.kind, self.owner, self.currency)

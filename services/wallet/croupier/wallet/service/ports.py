@@ -59,11 +59,17 @@ class LedgerRepository(Protocol):
     ) -> list[Transfer]: ...
 
     async def execute(
-        self, operations: Sequence[Operation], *, batch_id: str, now: datetime
+        self,
+        operations: Sequence[Operation],
+        *,
+        batch_id: str,
+        now: datetime,
+        accounts: Sequence[Account] = (),
     ) -> tuple[list[Transfer], bool]:
         """Apply the (validated) operations all-or-nothing, in order; return the transfers in
         operation order (post/void: the hold after the change) and whether the batch was a
         replay (only post/void operations, every hold already in the requested state).
+        `accounts` are opened first (unless they exist), in the same transaction.
 
         Checks every rule that depends on stored state, raising the `core.errors` error of
         the first operation that breaks one: accounts exist and hold the transfer's

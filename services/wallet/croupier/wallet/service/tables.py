@@ -6,7 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from croupier.kit.limits import MAX_AMOUNT, echo
-from croupier.wallet.core.errors import InvalidRequest, TransferNotFound, UnbalancedSettlement
+from croupier.wallet.core.errors import (
+    AccountNotFound,
+    InvalidRequest,
+    TransferNotFound,
+    UnbalancedSettlement,
+)
 from croupier.wallet.core.model import (
     AccountKind,
     References,
@@ -30,6 +35,7 @@ from croupier.wallet.service.ledger import BatchResult
 from croupier.wallet.service.operations import (
     Apply,
     ExpectPosted,
+    OpenAccount,
     Operation,
     PostHold,
     VoidHold,
@@ -51,7 +57,8 @@ class TableMoney(GameAccounts):
         hand_id: str = "",
     ) -> tuple[Transfer, bool]:
         """Hold a stake (pending) from the player towards the table escrow before play."""
-        escrow = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        opening: list[OpenAccount] = []
+        escrow = self._account(opening, AccountKind.TABLE_ESCROW, table_id, currency)
         spec = TransferSpec(
             transfer_id=transfer_id,
             debit_account_id=await self._player(player, currency),
@@ -62,7 +69,7 @@ class TableMoney(GameAccounts):
             pending=True,
             references=References(game=game, table_id=table_id, hand_id=hand_id),
         )
-        return await self.ledger.transfer(spec)
+        return await self._transfer_opening(spec, opening)
 
     def _seat(self, table_id: str, player: str) -> str:
         return f"{table_id}/{player}"
@@ -71,8 +78,12 @@ class TableMoney(GameAccounts):
         self, *, transfer_id: str, player: str, game: str, table_id: str, currency: str, amount: int
     ) -> tuple[Transfer, bool]:
         """Move money onto a table (posted): player → their seat account at the table."""
-        seat = await self._account(
-            AccountKind.TABLE_ESCROW, self._seat(table_id, check_id(player, "player")), currency
+        opening: list[OpenAccount] = []
+        seat = self._account(
+            opening,
+            AccountKind.TABLE_ESCROW,
+            self._seat(table_id, check_id(player, "player")),
+            currency,
         )
         spec = TransferSpec(
             transfer_id=transfer_id,
@@ -83,7 +94,7 @@ class TableMoney(GameAccounts):
             kind=TransferKind.BUY_IN,
             references=References(game=game, table_id=table_id),
         )
-        return await self.ledger.transfer(spec)
+        return await self._transfer_opening(spec, opening)
 
     async def cash_out(
         self,
@@ -96,7 +107,8 @@ class TableMoney(GameAccounts):
         amount: int | None = None,
     ) -> tuple[Transfer, bool]:
         """Move money off a table: seat → player; `amount=None` takes the whole seat."""
-        seat = await self._account(
+        # No seat is opened: one that does not exist has nothing to cash out.
+        seat = account_id_for(
             AccountKind.TABLE_ESCROW, self._seat(table_id, check_id(player, "player")), currency
         )
         if amount is None:
@@ -104,7 +116,10 @@ class TableMoney(GameAccounts):
                 return (await self.ledger.transfer_record(transfer_id)), True
             except TransferNotFound:
                 pass
-            amount = (await self.ledger.account(seat)).available
+            try:
+                amount = (await self.ledger.account(seat)).available
+            except AccountNotFound:
+                amount = 0
             if amount <= 0:
                 raise UnbalancedSettlement(f"{player!r} has nothing to cash out at {table_id!r}")
         spec = TransferSpec(
@@ -143,7 +158,8 @@ class TableMoney(GameAccounts):
         currency_info = await self.ledger.currency(currency)
         expected = backgammon_rule if game == "backgammon" else None
         check_engine_result(deltas, commission, currency_info, expected)
-        pot = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        opening: list[OpenAccount] = []
+        pot = self._account(opening, AccountKind.TABLE_ESCROW, table_id, currency)
         refs = References(game=game, table_id=table_id, hand_id=hand_id)
         seats = {
             p: account_id_for(
@@ -169,8 +185,8 @@ class TableMoney(GameAccounts):
                 )
         for player, delta in sorted(deltas.items()):
             if delta > 0:
-                seat = await self._account(
-                    AccountKind.TABLE_ESCROW, self._seat(table_id, player), currency
+                seat = self._account(
+                    opening, AccountKind.TABLE_ESCROW, self._seat(table_id, player), currency
                 )
                 ops.append(
                     Apply(
@@ -186,7 +202,7 @@ class TableMoney(GameAccounts):
                     )
                 )
         if any(commission.values()):
-            house = await self._account(AccountKind.HOUSE_COMMISSION, game, currency)
+            house = self._account(opening, AccountKind.HOUSE_COMMISSION, game, currency)
             for player, fee in sorted(commission.items()):
                 if fee:
                     ops.append(
@@ -206,7 +222,7 @@ class TableMoney(GameAccounts):
             # A hand with no money moving (everyone broke even): nothing to record.
             return BatchResult(transfers=(), replayed=True)
         ops.append(ExpectPosted(account_id=pot, posted=0))
-        return await self.ledger.execute(ops, batch_id=settlement_id, operation="settle_result")
+        return await self._execute(ops, opening, batch_id=settlement_id, operation="settle_result")
 
     async def settle_game(
         self,
@@ -227,7 +243,8 @@ class TableMoney(GameAccounts):
         commission, and the commission goes to `house_commission:<game>`.
         """
         check_id(settlement_id, "settlement_id")
-        escrow = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        opening: list[OpenAccount] = []
+        escrow = self._account(opening, AccountKind.TABLE_ESCROW, table_id, currency)
         currency_info = await self.ledger.currency(currency)
         held: dict[str, Transfer] = {}
         for player, hold_id in holds.items():
@@ -253,7 +270,7 @@ class TableMoney(GameAccounts):
                 ops.append(VoidHold(transfer_id=hold_id))
         house = ""
         if amounts.commission:
-            house = await self._account(AccountKind.HOUSE_COMMISSION, game, currency)
+            house = self._account(opening, AccountKind.HOUSE_COMMISSION, game, currency)
         for player, (paid, fee) in sorted(amounts.winnings.items()):
             target = await self._player(player, currency)
             if paid:
@@ -284,7 +301,7 @@ class TableMoney(GameAccounts):
                         )
                     )
                 )
-        return await self.ledger.execute(ops, batch_id=settlement_id, operation="settle_game")
+        return await self._execute(ops, opening, batch_id=settlement_id, operation="settle_game")
 
     async def crash_refund_table(
         self, *, table_id: str, game: str, currency: str = ""
@@ -307,7 +324,8 @@ class TableMoney(GameAccounts):
                 refunds=tuple(t for p in parts for t in p.refunds),
                 replayed=all(p.replayed for p in parts),
             )
-        pot = await self._account(AccountKind.TABLE_ESCROW, table_id, currency)
+        opening: list[OpenAccount] = []
+        pot = self._account(opening, AccountKind.TABLE_ESCROW, table_id, currency)
         transfers = await self._find(table_id=table_id)
         ops: list[Operation] = []
         seats: dict[str, str] = {}  # seat account → player account
@@ -342,4 +360,4 @@ class TableMoney(GameAccounts):
             ops.append(ExpectPosted(account_id=seat, posted=0))
         if ops:
             ops.append(ExpectPosted(account_id=pot, posted=0))
-        return await self._crash(ops, game, currency)
+        return await self._crash(ops, opening, game, currency)

@@ -24,6 +24,7 @@ from croupier.wallet.service.ledger import BatchResult
 from croupier.wallet.service.operations import (
     Apply,
     ExpectPosted,
+    OpenAccount,
     Operation,
     Reverse,
     VoidHold,
@@ -57,7 +58,8 @@ class TournamentMoney(GameAccounts):
         split = split_entry_price(
             buy_in=buy_in, fee=fee, currency=await self.ledger.currency(currency)
         )
-        pool = await self._account(AccountKind.TOURNAMENT_POOL, tournament_id, currency)
+        opening: list[OpenAccount] = []
+        pool = self._account(opening, AccountKind.TOURNAMENT_POOL, tournament_id, currency)
         source = await self._player(player, currency)
         refs = References(game=game, tournament_id=tournament_id)
         entry_kind = TransferKind.TOURNAMENT_REBUY if rebuy else TransferKind.TOURNAMENT_ENTRY
@@ -78,7 +80,7 @@ class TournamentMoney(GameAccounts):
                 )
             )
         if split.fee:
-            house = await self._account(AccountKind.HOUSE_COMMISSION, game, currency)
+            house = self._account(opening, AccountKind.HOUSE_COMMISSION, game, currency)
             ops.append(
                 Apply(
                     self._spec(
@@ -86,8 +88,11 @@ class TournamentMoney(GameAccounts):
                     )
                 )
             )
-        return await self.ledger.execute(
-            ops, batch_id=entry_id, operation="tournament_rebuy" if rebuy else "tournament_entry"
+        return await self._execute(
+            ops,
+            opening,
+            batch_id=entry_id,
+            operation="tournament_rebuy" if rebuy else "tournament_entry",
         )
 
     async def unregister(self, *, entry_id: str, refund_id: str) -> BatchResult:
@@ -118,7 +123,8 @@ class TournamentMoney(GameAccounts):
     ) -> BatchResult:
         """Pay prizes from the prize pool; with `final`, the pool must end empty."""
         check_id(payout_id, "payout_id")
-        pool = await self._account(AccountKind.TOURNAMENT_POOL, tournament_id, currency)
+        opening: list[OpenAccount] = []
+        pool = self._account(opening, AccountKind.TOURNAMENT_POOL, tournament_id, currency)
         refs = References(game=game, tournament_id=tournament_id)
         ops: list[Operation] = []
         for player, amount in sorted(prizes.items()):
@@ -142,13 +148,14 @@ class TournamentMoney(GameAccounts):
             ops.append(ExpectPosted(account_id=pool, posted=0))
         if not ops:
             raise UnbalancedSettlement("no prizes to pay")
-        return await self.ledger.execute(ops, batch_id=payout_id, operation="tournament_payout")
+        return await self._execute(ops, opening, batch_id=payout_id, operation="tournament_payout")
 
     async def crash_refund_tournament(
         self, *, tournament_id: str, game: str, currency: str
     ) -> CrashRefund:
         """Refund every entry, fee and rebuy not yet refunded (seed 000 §13, OQ 28)."""
-        pool = await self._account(AccountKind.TOURNAMENT_POOL, tournament_id, currency)
+        opening: list[OpenAccount] = []
+        pool = self._account(opening, AccountKind.TOURNAMENT_POOL, tournament_id, currency)
         transfers = await self._find(tournament_id=tournament_id)
         paid = [t for t in transfers if t.kind is TransferKind.TOURNAMENT_PAYOUT]
         if paid and currency in {t.currency for t in paid}:
@@ -175,4 +182,4 @@ class TournamentMoney(GameAccounts):
                     )
         if ops:
             ops.append(ExpectPosted(account_id=pool, posted=0))
-        return await self._crash(ops, game, currency)
+        return await self._crash(ops, opening, game, currency)
