@@ -17,6 +17,7 @@ from itertools import chain
 from typing import Any
 
 from croupier.kit.fairness import FairStream, shuffled
+from croupier.kit.limits import echo
 from croupier.poker import cards as C
 from croupier.poker import naiko
 from croupier.poker.betting import ROTATIONS, Options, compute_options, next_actor, options
@@ -515,7 +516,8 @@ def _check_bet_to(s: HandState, p: int, kind: str, to: int, o: Options) -> None:
         )
     if to > o.all_in_to:
         raise IllegalAction(
-            "exceeds_stack", f"{kind} to {to} is more than the stack allows: at most {o.all_in_to}"
+            "exceeds_stack",
+            f"{kind} to {echo(to)} is more than the stack allows: at most {o.all_in_to}",
         )
     if to > o.max_to:
         raise IllegalAction(
@@ -525,7 +527,7 @@ def _check_bet_to(s: HandState, p: int, kind: str, to: int, o: Options) -> None:
         word = "bet" if kind == "bet" else "raise-to"
         raise IllegalAction(
             "below_minimum",
-            f"{kind} to {to} is below the minimum {word} of {s.current_bet + s.last_full}"
+            f"{kind} to {echo(to)} is below the minimum {word} of {s.current_bet + s.last_full}"
             " (only an all-in may be smaller)",
         )
 

@@ -62,11 +62,16 @@ host reads (`currency`, `decision_seconds`, `seal_window_seconds` (default 8; sh
 views), `bots_allowed`, `reconnect_seconds`), or the `croupier.poker.v1.Options` message as
 JSON (enum names, int64 as text). `bots_allowed` absent: public tables allow bots, private
 ones do not; present (JSON, or the protobuf field set, `optional`): as said.
+
+Bounds (`croupier.kit.limits`, so that no view overflows a protobuf int64): every amount
+(blinds, ante, buy-in limits, a seat's stack, the stack a top-up makes) is at most
+`MAX_AMOUNT`, every clock option at most `MAX_CLOCK_SECONDS`; past them a command is
+refused with INVALID_ARGUMENT before anything is logged.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -74,6 +79,7 @@ from google.protobuf.message import Message
 
 from croupier.common.v1 import common_pb2
 from croupier.kit.fairness import shuffled
+from croupier.kit.limits import OutOfBounds, check_amount, check_int, check_seconds, echo
 from croupier.poker import cards as C
 from croupier.poker import engine, history
 from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, TableConfig
@@ -136,16 +142,35 @@ def _invalid(message: str) -> Rejected:
     return Rejected("invalid_argument", message)
 
 
-def _amount(raw: JSON, name: str, default: int) -> int:
-    value = raw.get(name, default)
-    if isinstance(value, str) and value.strip().isdigit():  # protobuf JSON: int64 as text
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise _invalid(f"options.{name} must be a non-negative integer, got {value!r}")
+def _number(value: object) -> object:
+    """protobuf JSON writes int64 as text: digits become the int they spell (up to 4000 of
+    them: Python refuses longer conversions, and such a value is out of bounds anyway)."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 4000:
+        return int(value)
     return value
 
 
+def _bounded(check: Callable[[object, str], int], value: object, what: str) -> int:
+    """`value` checked against its bound in `croupier.kit.limits`; else INVALID_ARGUMENT."""
+    try:
+        return check(_number(value), what)
+    except OutOfBounds as exc:
+        raise _invalid(exc.message) from None
+
+
+def _amount(raw: JSON, name: str, default: int) -> int:
+    return _bounded(check_amount, raw.get(name, default), f"options.{name}")
+
+
+def _seat_count(value: object, what: str) -> int:
+    """A table's number of seats: 0 (unset in protobuf: the default) or 2 to 9 (OQ 13)."""
+    if type(value) is int and value == 0:
+        return 0
+    return check_int(value, what, MIN_PLAYERS, MAX_PLAYERS)
+
+
 DEFAULT_SEAL_WINDOW_SECONDS = 8  # §9.4 "at present 8 seconds"
+CLOCK_OPTIONS = ("decision_seconds", "turn_seconds", "reconnect_seconds")
 
 
 @dataclass(frozen=True)
@@ -178,12 +203,13 @@ def table_options(raw: JSON) -> TableOptions:
         blinds = raw["blinds"]
         if not isinstance(blinds, list) or len(blinds) != 2:
             raise _invalid("options.blinds is [small, big]")
-        small, big = _amount({"s": blinds[0]}, "s", 0), _amount({"b": blinds[1]}, "b", 0)
+        small = _bounded(check_amount, blinds[0], "options.blinds[0]")
+        big = _bounded(check_amount, blinds[1], "options.blinds[1]")
     else:
         small, big = _amount(raw, "small_blind", 1), _amount(raw, "big_blind", 2)
-    seats = _amount(raw, "seats", MAX_PLAYERS) or MAX_PLAYERS
-    if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
-        raise _invalid(f"options.seats is {MIN_PLAYERS} to {MAX_PLAYERS}, got {seats}")
+    seats = _bounded(_seat_count, raw.get("seats", 0), "options.seats") or MAX_PLAYERS
+    for clock in CLOCK_OPTIONS:  # read by the host; bounded here before the table opens
+        _bounded(check_seconds, raw.get(clock, 0), f"options.{clock}")
     try:
         config = TableConfig(
             variant=VARIANTS[variant],
@@ -194,7 +220,9 @@ def table_options(raw: JSON) -> TableOptions:
         )
     except ValueError as exc:
         raise _invalid(str(exc)) from None
-    seal_window = _amount(raw, "seal_window_seconds", DEFAULT_SEAL_WINDOW_SECONDS)
+    seal_window = _bounded(
+        check_seconds, raw.get("seal_window_seconds", 0), "options.seal_window_seconds"
+    )
     invite_code = raw.get("invite_code", "")
     if not isinstance(invite_code, str):
         raise _invalid("options.invite_code is text")
@@ -400,8 +428,8 @@ class PokerEngine:
         invited = command.is_bot or command.player in opts.invited or holds_code
         if opts.private and not invited:
             raise Rejected("permission_denied", "this private table is for invited players only")
-        stack = command.stack
-        if stack < 0 or (stack and stack < opts.min_buy_in):
+        stack = _bounded(check_amount, command.stack, "stack")
+        if stack and stack < opts.min_buy_in:
             raise _invalid(f"the buy-in is at least {opts.min_buy_in}")
         if opts.max_buy_in and stack > opts.max_buy_in:
             raise _invalid(f"the buy-in is at most {opts.max_buy_in}")
@@ -494,10 +522,11 @@ class PokerEngine:
         `max_buy_in` (its stack at the start of the hand in play, plus what is pending); a
         busted player's top-up is a rebuy of at least `min_buy_in`."""
         if not isinstance(raw, int) or isinstance(raw, bool) or raw <= 0:
-            raise _invalid(f"a top-up needs a positive integer amount, got {raw!r}")
+            raise _invalid(f"a top-up needs a positive integer amount, got {echo(raw)}")
         opts = state.options
         pending = dict(state.top_ups)
         stack = state.chips(player) + pending.get(player, 0)
+        _bounded(check_amount, stack + raw, "the stack after the top-up")
         if opts.max_buy_in and stack + raw > opts.max_buy_in:
             room = max(0, opts.max_buy_in - stack)
             raise Rejected(
@@ -777,7 +806,7 @@ def _check_target(hand: HandState, action: JSON) -> None:
     if action.get("action") == "power" and action.get("power") == "anchor":
         target = action.get("target")
         if isinstance(target, str) and target and target not in hand.ids:
-            raise Rejected("not_found", f"no player {target!r} in this hand to anchor")
+            raise Rejected("not_found", f"no player {echo(target)} in this hand to anchor")
 
 
 def _remove(state: PokerTable, player: str) -> PokerTable:
