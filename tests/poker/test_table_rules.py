@@ -268,3 +268,23 @@ def test_oq_17_section_9_4_seal_window_allowance_and_paused_anchorer() -> None:
     assert ENGINE.to_act(state) == [actor]
     assert ENGINE.turn_key(state, actor) == key  # his turn resumes, it is not a new one
     assert ENGINE.turn_ms(state, target) is None
+
+
+def test_rule_50_a_seat_is_taken_with_chips_and_a_busted_player_keeps_his() -> None:
+    """Seating with 0 chips was accepted and no hand ever started (only a player who went
+    broke at the table watches from his seat, rule 50); it is refused, the table unchanged."""
+    state = ENGINE.open({"variant": "nlhe", "blinds": [1, 2]})
+    state = seat(state, "a", 0)
+    with pytest.raises(Rejected) as empty:
+        ENGINE.apply(state, SeatPlayer("b", 1, 0))
+    assert (empty.value.code, empty.value.message) == (
+        "invalid_argument",
+        "the buy-in is at least 1",
+    )
+    assert [p for _, p, _ in state.seats] == ["a"]
+    buy_in = ENGINE.open({"variant": "nlhe", "blinds": [1, 2], "min_buy_in": 40})
+    with pytest.raises(Rejected) as short:
+        ENGINE.apply(buy_in, SeatPlayer("b", 1, 0))
+    assert short.value.message == "the buy-in is at least 40"
+    state = seat(state, "b", 1, 1)
+    assert ENGINE.can_start_hand(state)

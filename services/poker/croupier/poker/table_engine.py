@@ -4,9 +4,10 @@ The rules live in `engine` (a hand) and `naiko` (powers); this module keeps what
 between hands (seats, stacks, the button, Naiko Destello balances) and turns host commands
 into engine calls:
 
-- `SeatPlayer` takes a free seat with a buy-in (stack); a seat with 0 chips watches and is
-  not dealt in (§6). A new player waits for the big blind (`PokerTable.deal_plan`, OQ 22),
-  unless fewer than two players are playing. `is_bot=True` labels the seat BOT (rule 59;
+- `SeatPlayer` takes a free seat with a buy-in (stack) of at least 1 chip and
+  `min_buy_in`; a player who goes broke keeps his seat and watches (§6, rule 50). A new
+  player waits for the big blind (`PokerTable.deal_plan`, OQ 22), unless fewer than two
+  players are playing. `is_bot=True` labels the seat BOT (rule 59;
   refused when `bots_allowed` is false). A private table (`invite_code`, `invited`) seats
   only invited players.
 - `UnseatPlayer` between hands frees the seat; during a hand the player is marked as
@@ -429,8 +430,11 @@ class PokerEngine:
         if opts.private and not invited:
             raise Rejected("permission_denied", "this private table is for invited players only")
         stack = _bounded(check_amount, command.stack, "stack")
-        if stack and stack < opts.min_buy_in:
-            raise _invalid(f"the buy-in is at least {opts.min_buy_in}")
+        # A seat needs chips: one taken with none would never be dealt in (only a player
+        # who went broke at the table stays seated to watch, rule 50).
+        least = max(1, opts.min_buy_in)
+        if stack < least:
+            raise _invalid(f"the buy-in is at least {least}")
         if opts.max_buy_in and stack > opts.max_buy_in:
             raise _invalid(f"the buy-in is at most {opts.max_buy_in}")
         seats = tuple(sorted((*state.seats, (command.seat, command.player, stack))))
