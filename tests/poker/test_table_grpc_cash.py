@@ -111,3 +111,17 @@ async def test_rule_50_top_up_and_oq_22_post_blind_as_protobuf_actions(stub: Stu
         await act(stub, table_id, "bob", zero, "z1")
     assert empty.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert empty.value.details() == "a top-up needs a positive integer amount, got 0"
+
+
+async def test_rules_50_55_a_naiko_table_in_a_real_currency_is_refused(stub: Stub) -> None:
+    options = poker_pb2.Options(
+        variant=poker_pb2.VARIANT_NAIKO, small_blind=1, big_blind=2, currency="USD"
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as money:
+        await open_table(stub, options)
+    assert money.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "a Naiko table plays for virtual chips that are never money" in (
+        money.value.details() or ""
+    )
+    options.currency = "CHIP"
+    assert await open_table(stub, options)

@@ -288,3 +288,21 @@ def test_rule_50_a_seat_is_taken_with_chips_and_a_busted_player_keeps_his() -> N
     assert short.value.message == "the buy-in is at least 40"
     state = seat(state, "b", 1, 1)
     assert ENGINE.can_start_hand(state)
+
+
+@pytest.mark.parametrize("variant", ["naiko", "VARIANT_NAIKO"])
+def test_rules_50_55_a_naiko_table_never_plays_for_money(variant: str) -> None:
+    """Naiko's cash tables use virtual chips, never money (rules 50, 55, §10.8): a real
+    currency is refused; play currencies (or none: the host's default) open. Hold'em may
+    still be opened for money, as its opener chooses."""
+    for currency in ("USD", "EUR"):
+        with pytest.raises(Rejected) as money:
+            ENGINE.open({"variant": variant, "blinds": [1, 2], "currency": currency})
+        assert money.value.code == "invalid_argument"
+        assert money.value.message == (
+            "a Naiko table plays for virtual chips that are never money (rules 50, 55): "
+            f"options.currency is one of CHIP, PLAY, not {currency!r}"
+        )
+    for currency in ("CHIP", "PLAY", ""):
+        ENGINE.open({"variant": variant, "blinds": [1, 2], "currency": currency})
+    assert ENGINE.open({"variant": "nlhe", "currency": "USD"}).options.config.variant == "nlhe"

@@ -59,10 +59,13 @@ to zero, and the public record (pots, returned, winnings, shown hands) in `detai
 
 Options: JSON in the conformance notation (`variant`, `blinds` or `small_blind`/`big_blind`,
 `ante`, `limit`, `seats`, `min_buy_in`, `max_buy_in`, `invite_code`, `invited`) plus what the
-host reads (`currency`, `decision_seconds`, `seal_window_seconds` (default 8; shown in Naiko
-views), `bots_allowed`, `reconnect_seconds`), or the `croupier.poker.v1.Options` message as
+host reads (`currency`, `decision_seconds`, `seal_window_seconds` (default 8; shown in
+Naiko views), `bots_allowed`, `reconnect_seconds`), or the `croupier.poker.v1.Options` message as
 JSON (enum names, int64 as text). `bots_allowed` absent: public tables allow bots, private
-ones do not; present (JSON, or the protobuf field set, `optional`): as said.
+ones do not; present (JSON, or the protobuf field set, `optional`): as said. A table whose
+`currency` is not a play currency (`croupier.table.buyins`) plays for money: a Hold'em or
+Omaha table may, as its opener chooses; a Naiko table plays for virtual chips that are
+never money (rules 50, 55) and refuses such a currency.
 
 Bounds (`croupier.kit.limits`, so that no view overflows a protobuf int64): every amount
 (blinds, ante, buy-in limits, a seat's stack, the stack a top-up makes) is at most
@@ -86,6 +89,7 @@ from croupier.poker import engine, history
 from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, TableConfig
 from croupier.poker.state import HandState
 from croupier.poker.v1 import poker_pb2
+from croupier.table.buyins import PLAY_CURRENCIES
 from croupier.table.engine import (
     JSON,
     Act,
@@ -230,6 +234,15 @@ def table_options(raw: JSON) -> TableOptions:
     invited = raw.get("invited", [])
     if not isinstance(invited, list) or not all(isinstance(p, str) and p for p in invited):
         raise _invalid("options.invited is a list of player ids")
+    currency = raw.get("currency", "")
+    if not isinstance(currency, str):
+        raise _invalid(f"options.currency is a currency code, got {echo(currency)}")
+    if VARIANTS[variant] == "naiko" and currency and currency not in PLAY_CURRENCIES:
+        raise _invalid(
+            "a Naiko table plays for virtual chips that are never money (rules 50, 55): "
+            f"options.currency is one of {', '.join(sorted(PLAY_CURRENCIES))}, "
+            f"not {echo(currency)}"
+        )
     # Bots fill public tables unless switched off; a private table has them only when its
     # host switched them on (absent: the default for the kind of table).
     private = bool(invite_code or invited)
