@@ -152,7 +152,7 @@ def test_deployment_is_configured_by_environment(name: str) -> None:
     ],
 )
 def test_stores_follow_the_architecture(name: str, kafka: bool, postgres: bool) -> None:
-    """ARCHITECTURE.md §5: wallet, tournament, lobby on PostgreSQL; engines on Kafka only."""
+    """docs/architecture.md §5: wallet, tournament, lobby on PostgreSQL; engines on Kafka only."""
     env = env_of(name)
     assert ("CROUPIER_KAFKA_BOOTSTRAP" in env) is kafka
     assert ("CROUPIER_POSTGRES_DSN" in env) is postgres

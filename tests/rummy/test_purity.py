@@ -1,4 +1,5 @@
-"""The rummy engine is pure: no I/O, clock or randomness inside (TEAM.md, STYLE.md)."""
+"""The rummy engine is pure: no I/O, clock or randomness inside (.notes/TEAM.md,
+docs/architecture.md §2)."""
 
 from __future__ import annotations
 

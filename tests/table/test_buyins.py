@@ -1,7 +1,7 @@
 """Cash tables through the table host with an in-memory wallet (`croupier.table.buyins`):
 the wallet moves a seat's buy-in and a top-up before the command is logged, a refusal
 leaves the table unchanged, play-chip tables never call it, and leaving asks for the
-stack back after the hand's settlement (seed 002 §6, rule 50; ARCHITECTURE.md §4)."""
+stack back after the hand's settlement (seed 002 §6, rule 50; docs/architecture.md §4)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 consumer): buy-in and top-up move money from the player to his seat before the table logs
 them, a refused buy-in changes nothing, hands settle between the seats, leaving gives the
 stack back (and so does closing the table), and the books balance (seed 002 §6,
-rule 50; ARCHITECTURE.md §4)."""
+rule 50; docs/architecture.md §4)."""
 
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ async def wallet_pool(
     pool = await create_pool(wallet_dsn, schema, min_size=1, max_size=20)
     try:
         yield pool, schema
-        # Every scenario ends with balanced books (ARCHITECTURE.md §4 invariants).
+        # Every scenario ends with balanced books (docs/architecture.md §4 invariants).
         async with pool.acquire() as connection:
             report = await audit_ledger(connection)
         assert report.ok, f"ledger invariants broken after the test: {report}"

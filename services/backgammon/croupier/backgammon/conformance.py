@@ -1,4 +1,4 @@
-"""`run_scenario` for backgammon documents (../shared/conformance/README.md, backgammon).
+"""`run_scenario` for backgammon documents (docs/conformance.md, backgammon).
 
 Kinds:
 - `legal_moves`: `position` (Position ID, mover on roll) and `dice` -> the sorted distinct

@@ -1,6 +1,6 @@
 """`croupier conformance` for Joker: the `hand` and `score_pulka` kinds.
 
-Format: ../shared/conformance/README.md (Joker section). A `hand` document replays one
+Format: docs/conformance.md (Joker section). A `hand` document replays one
 hand from an explicit deal; a `score_pulka` document scores one pulka from each hand's
 bid and tricks. Malformed documents raise `MalformedScenario`; an illegal action stops the
 replay and is reported in `error` with the state just before it.

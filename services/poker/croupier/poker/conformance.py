@@ -1,4 +1,4 @@
-"""`run_scenario(document)` for `"game": "poker"` (../shared/conformance/README.md, poker).
+"""`run_scenario(document)` for `"game": "poker"` (docs/conformance.md, poker).
 
 Variants `nlhe`, `plo` and `naiko` (no-limit Hold'em with powers: `destellos` carried in and
 the hand's `carousel`; output adds `destellos` after the hand and `private`).

@@ -1,4 +1,4 @@
-"""`croupier conformance` for `"game": "rummy"` (../shared/conformance/README.md, rummy section).
+"""`croupier conformance` for `"game": "rummy"` (docs/conformance.md, rummy section).
 
 The deal is explicit (hands, up-card, stock top first); actions are replayed through the
 same pure engine the tables run. A malformed document raises `MalformedScenario`; an

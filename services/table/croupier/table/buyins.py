@@ -1,5 +1,5 @@
 """Cash tables' money: buy-ins confirmed by the wallet before they are logged, and the stack
-given back when a player leaves (ARCHITECTURE.md §4: gRPC for what must be confirmed before
+given back when a player leaves (docs/architecture.md §4: gRPC for what must be confirmed before
 play; Kafka requests for what follows from the log).
 
 A table is a *money table* when its currency (`options.currency`, else the host's default)

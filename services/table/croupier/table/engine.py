@@ -11,7 +11,7 @@ runs the clocks, draws the seeds and routes views; the engine is a pure function
 - an illegal command raises `Rejected` and leaves the state untouched (states are
   immutable values, or the engine copies before changing).
 
-Actions travel in the game's conformance notation (../shared/conformance/README.md),
+Actions travel in the game's conformance notation (docs/conformance.md),
 e.g. `{"action": "raise", "to": 6}`, so the conformance replayer, the bots and the gRPC
 adapter all drive the engine the same way.
 """

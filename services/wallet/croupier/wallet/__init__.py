@@ -1,4 +1,5 @@
-"""The wallet: Croupier's double-entry ledger and the only writer of money (ARCHITECTURE.md §4).
+"""The wallet: Croupier's double-entry ledger and the only writer of money
+(docs/architecture.md §4).
 
 Layers, dependencies pointing inwards:
 

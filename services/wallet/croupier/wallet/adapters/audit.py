@@ -44,7 +44,7 @@ class LedgerAudit:
 
 
 async def audit_ledger(connection: asyncpg.Connection) -> LedgerAudit:
-    """Check the invariants of ARCHITECTURE.md §4 over the whole ledger (one snapshot)."""
+    """Check the invariants of docs/architecture.md §4 over the whole ledger (one snapshot)."""
     async with connection.transaction(isolation="repeatable_read", readonly=True):
         sums = await connection.fetch(
             """SELECT currency, sum(posted)::bigint AS posted,
