@@ -306,3 +306,30 @@ def test_rules_50_55_a_naiko_table_never_plays_for_money(variant: str) -> None:
     for currency in ("CHIP", "PLAY", ""):
         ENGINE.open({"variant": variant, "blinds": [1, 2], "currency": currency})
     assert ENGINE.open({"variant": "nlhe", "currency": "USD"}).options.config.variant == "nlhe"
+
+
+@pytest.mark.parametrize("leaver", ["button", "small", "big"])
+def test_rule_9_oq_22_going_heads_up_the_big_blind_moves_forward(leaver: str) -> None:
+    """3 players become 2 (rule 9: heads-up the button posts the small blind). The big
+    blind moves forward: it goes to the player after the last big blind, never to the
+    same player twice running (the standard heads-up rule; OQ 22). With the button
+    leaving, the plain one-seat button move made the last big blind the big blind again."""
+    state = ENGINE.open({"variant": "nlhe", "blinds": [1, 2]})
+    for player, number in (("a", 0), ("b", 1), ("c", 2)):
+        state = seat(state, player, number)
+    state = start(state)
+    while positions(state)[0] != "a":
+        state = start(fold_around(state))
+    state = fold_around(state)
+    assert positions(state) == ("a", "b", "c")
+    gone = {"button": "a", "small": "b", "big": "c"}[leaver]
+    state, _ = ENGINE.apply(state, UnseatPlayer(gone))
+    state = start(state)
+    button, small, big = positions(state)
+    assert big != "c" and button == small  # heads-up: the button posts the small blind
+    assert (button, big) == {"button": ("c", "b"), "small": ("c", "a"), "big": ("b", "a")}[leaver]
+    bigs = [big]
+    for _ in range(3):  # then the blinds alternate
+        state = start(fold_around(state))
+        bigs.append(positions(state)[2])
+    assert all(x != y for x, y in zip(bigs, bigs[1:], strict=False))

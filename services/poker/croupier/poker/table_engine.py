@@ -24,7 +24,9 @@ into engine calls:
 Entering and missed blinds (OQ 22, the standard online rules; choices written down here):
 
 - The button moves one seat clockwise per hand among the players who play on; blinds are
-  never skipped backwards and there is no dead button.
+  never skipped backwards and there is no dead button. Heads-up (rule 9: the button posts
+  the small blind) the big blind goes to the player after the last big blind, so that
+  nobody has it twice running when a table goes from 3 players to 2.
 - A new player waits for his big blind (dealt in on the hand whose big blind falls on his
   seat, posting just that blind), or sends `post_blind`: he is then dealt in on the next
   hand with one big blind posted live, wherever he sits, except between the button and
@@ -267,6 +269,7 @@ class PokerTable:
     seats: tuple[tuple[int, str, int], ...] = ()  # (seat number, player, chips), by seat
     destellos: tuple[tuple[str, int], ...] = ()  # Naiko balances kept while seated (§5)
     button: int = -1  # seat number of the last hand's button
+    big_blind: int = -1  # ... and of its big blind
     hand: HandState | None = None
     hand_number: int = 0
     leaving: frozenset[str] = field(default_factory=frozenset)
@@ -311,7 +314,9 @@ class PokerTable:
     def deal_plan(self) -> DealPlan:
         """Who the next hand deals in, and where the button goes (OQ 22, standard online).
 
-        - The button moves one seat clockwise among the players who play on.
+        - The button moves one seat clockwise among the players who play on; heads-up,
+          the big blind moves to the player after the last big blind (the button takes
+          the other seat).
         - A player who sat down while a game runs, or came back after missing his blinds,
           waits for the big blind: he is dealt in on the hand whose big blind falls on his
           seat (the second seat after the button among the playing seats and him). When
@@ -334,7 +339,14 @@ class PokerTable:
         if len(playing) < MIN_PLAYERS:
             return DealPlan([], -1)
         numbers = [n for n, _, _ in playing]
-        button = _after(numbers, self.button)
+        if len(numbers) == MIN_PLAYERS and self.big_blind >= 0:
+            # Heads-up the button posts the small blind (rule 9), and the big blind moves
+            # forward to the player after the last one: going from 3 players to 2 (the
+            # button left), moving the button one seat would give the last big blind the
+            # big blind again.
+            button = _after(numbers, _after(numbers, self.big_blind))
+        else:
+            button = _after(numbers, self.button)
         first = _after(numbers, button)  # the small blind's seat among the playing
         second = _after(numbers, first)
 
@@ -403,8 +415,9 @@ def _events(raw: Sequence[dict[str, Any]]) -> list[Event]:
 class PokerEngine:
     name = "poker"
     # 2: posts to enter, missed blinds owed by busted players, top-ups capped when they
-    # land (logs written by version 1 are not replayed under these rules).
-    version = "2"
+    # land (logs written by version 1 are not replayed under these rules). 3: going
+    # heads-up, the big blind moves forward (the button may not move one seat).
+    version = "3"
 
     def open(self, options: JSON) -> PokerTable:
         return PokerTable(options=table_options(options))
@@ -608,7 +621,13 @@ class PokerEngine:
             {ids.index(p): post for p, post in plan.posts.items()} or None,
         )
         number = state.hand_number + 1
-        new = replace(state, hand=hand, button=button_seat, hand_number=number)
+        new = replace(
+            state,
+            hand=hand,
+            button=button_seat,
+            big_blind=numbers[hand.bb_seat],
+            hand_number=number,
+        )
         events = [
             Event(
                 "hand_started",
@@ -797,6 +816,7 @@ class PokerEngine:
             "seats": [list(s) for s in state.seats],
             "destellos": dict(state.destellos),
             "button": state.button,
+            "big_blind": state.big_blind,
             "hand_number": state.hand_number,
             "leaving": sorted(state.leaving),
             "bots": sorted(state.bots),
