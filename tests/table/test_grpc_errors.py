@@ -9,7 +9,9 @@ from typing import Any
 import grpc
 import pytest
 
+from croupier.joker.v1 import joker_pb2
 from croupier.kit.bus.memory import InMemoryBus
+from croupier.kit.limits import MAX_AMOUNT, MAX_CLOCK_SECONDS, MAX_ECHO
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import build_host, table_service
@@ -189,3 +191,75 @@ async def test_shutdown_ends_view_streams_instead_of_waiting_out_the_grace() -> 
         await server.stop()
         assert time.monotonic() - started < 5
         await asyncio.sleep(0)
+
+
+async def test_errors_cut_the_values_they_echo(stub: table_pb2_grpc.TableEngineStub) -> None:
+    """A 60 KB value in an error message overflowed gRPC's metadata (RESOURCE_EXHAUSTED
+    instead of the error): echoes are cut to `croupier.kit.limits.MAX_ECHO`."""
+    huge = "x" * 60_000
+    options = table_pb2.GameOptions(joker=joker_pb2.Options())
+    cases = [
+        (stub.OpenTable(table_pb2.OpenTableRequest(game=huge)), "unknown game 'xxx"),
+        (
+            stub.OpenTable(table_pb2.OpenTableRequest(game=huge, options=options)),
+            "does not match options.joker",
+        ),
+    ]
+    table_id = await open_table(stub)
+    unseated = table_pb2.ActRequest(
+        table_id=table_id, player_id="m" * 128, command_id="c", action_json="{}"
+    )
+    cases.append((stub.Act(unseated), "is not seated at this table"))
+    for call, expected in cases:
+        code, details = await status_of(call)
+        assert code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND), details
+        assert expected in details and "..." in details
+        assert len(details) < 2 * MAX_ECHO
+
+
+async def test_clock_seconds_beyond_the_documented_bound_are_refused(
+    stub: table_pb2_grpc.TableEngineStub,
+) -> None:
+    """Turn, time-bank and reconnection seconds (TableClock or the game's options) are
+    whole numbers up to `MAX_CLOCK_SECONDS`; anything else is INVALID_ARGUMENT."""
+    too_long = MAX_CLOCK_SECONDS + 1
+    clocks = [
+        table_pb2.TableClock(turn_seconds=too_long),
+        table_pb2.TableClock(turn_seconds=30, reserve_seconds=too_long),
+        table_pb2.TableClock(turn_seconds=30, reconnect_seconds=4_000_000_000),
+    ]
+    for clock in clocks:
+        request = table_pb2.OpenTableRequest(game="joker", options_json="{}", clock=clock)
+        code, details = await status_of(stub.OpenTable(request))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, details
+        assert f"between 0 and {MAX_CLOCK_SECONDS}" in details
+    for options in (
+        {"turn_seconds": "\u00b2"},  # a digit to str.isdigit, not to int()
+        {"turn_seconds": 30, "reconnect_seconds": too_long},
+        {"turn_seconds": "9" * 5000},
+        {"turn_seconds": -5},
+    ):
+        request = table_pb2.OpenTableRequest(game="joker", options_json=json.dumps(options))
+        code, details = await status_of(stub.OpenTable(request))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, details
+        assert "seconds" in details and len(details) < 2 * MAX_ECHO
+    fine = table_pb2.TableClock(turn_seconds=MAX_CLOCK_SECONDS, reconnect_seconds=60)
+    opened = await stub.OpenTable(table_pb2.OpenTableRequest(game="joker", clock=fine))
+    assert opened.table_id
+
+
+async def test_a_stack_beyond_max_amount_seats_nobody(
+    stub: table_pb2_grpc.TableEngineStub,
+) -> None:
+    opened = await stub.OpenTable(table_pb2.OpenTableRequest(game="joker", options_json="{}"))
+    request = table_pb2.SeatPlayerRequest(
+        table_id=opened.table_id, player_id="ana", seat=0, stack=MAX_AMOUNT + 1
+    )
+    code, details = await status_of(stub.SeatPlayer(request))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert details == f"stack must be between 0 and {MAX_AMOUNT}, got {MAX_AMOUNT + 1}"
+    request.stack = -1
+    code, _ = await status_of(stub.SeatPlayer(request))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    view = await stub.GetView(table_pb2.GetViewRequest(table_id=opened.table_id))
+    assert list(view.view.seated) == [] and view.view.version == 1

@@ -23,9 +23,15 @@ from croupier.kit.errors import (
     ServiceError,
     Unavailable,
 )
-from croupier.table.clocks import ClockSettings
+from croupier.kit.limits import echo
 from croupier.table.engine import JSON, Rejected, implements
-from croupier.table.host import LogUnavailable, TableHost, TableVoided, ViewSnapshot
+from croupier.table.host import (
+    LogUnavailable,
+    TableHost,
+    TableVoided,
+    ViewSnapshot,
+    clock_from_options,
+)
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 if TYPE_CHECKING:
@@ -145,7 +151,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         member = request.options.WhichOneof("game")
         if member is not None:
             if request.game and request.game != member:
-                raise InvalidArgument(f"game {request.game!r} does not match options.{member}")
+                raise InvalidArgument(f"game {echo(request.game)} does not match options.{member}")
             game: str = member
             options: JSON = json_format.MessageToDict(
                 getattr(request.options, member), preserving_proto_field_name=True
@@ -155,14 +161,14 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             options = _parse_json(request.options_json or "{}", "options_json")
         else:
             raise InvalidArgument("say which game: set one member of options, or game")
-        clock = None
-        if request.clock.turn_seconds:
-            clock = ClockSettings(
-                turn_ms=request.clock.turn_seconds * 1000,
-                reserve_ms=request.clock.reserve_seconds * 1000,
-                reconnect_ms=request.clock.reconnect_seconds * 1000,  # 0: the game's default
-            )
         try:
+            clock = clock_from_options(
+                {
+                    "turn_seconds": request.clock.turn_seconds,
+                    "reserve_seconds": request.clock.reserve_seconds,
+                    "reconnect_seconds": request.clock.reconnect_seconds,
+                }
+            )
             request_key = _bounded(request.request_key, "request_key")
             table_id = await self._host.open_table(game, options, clock, request_key)
         except (Rejected, TableVoided, LogUnavailable) as exc:
@@ -175,8 +181,6 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         view_format = _view_format(request.view_format)
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
-        if request.stack < 0:
-            raise InvalidArgument("stack cannot be negative")
         try:
             snapshot = await self._host.seat(
                 table_id,

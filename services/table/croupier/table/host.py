@@ -33,6 +33,7 @@ import structlog
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.envelope import make_envelope
 from croupier.kit.fairness import new_seed
+from croupier.kit.limits import OutOfBounds, check_amount, check_seconds, echo
 from croupier.table import history, metrics
 from croupier.table.buyins import Buyins
 from croupier.table.clocks import ClockSettings
@@ -76,10 +77,13 @@ def _checked(check: Callable[[], T]) -> T:
 
     Engines raise `Rejected` for what the rules forbid; a malformed value slipping past
     their parsing (a number too large, a list where a word was expected) surfaces as one
-    of these, which the state never saw, so the answer is INVALID_ARGUMENT, not INTERNAL.
+    of these, which the state never saw, so the answer is INVALID_ARGUMENT, not INTERNAL;
+    so is a value outside its documented bound (`croupier.kit.limits`).
     """
     try:
         return check()
+    except OutOfBounds as exc:
+        raise Rejected("invalid_argument", exc.message) from exc
     except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as exc:
         raise Rejected("invalid_argument", f"malformed input: {type(exc).__name__}") from exc
 
@@ -155,9 +159,11 @@ class _Table:
 def clock_from_options(options: JSON) -> ClockSettings | None:
     """A table's clock as its game options state it, when they do.
 
-    Games name their clock fields alike: `turn_seconds` (poker: `decision_seconds`) for
-    each decision, `reserve_seconds` (backgammon: `main_clock_seconds`, which runs only
-    once the turn clock is at 0) for the time bank, `reconnect_seconds` for the window.
+    Also read for the API's `TableClock` (the same names). Each value is a whole number
+    of seconds up to `croupier.kit.limits.MAX_CLOCK_SECONDS`. Games name their clock
+    fields alike: `turn_seconds` (poker: `decision_seconds`) for each decision,
+    `reserve_seconds` (backgammon: `main_clock_seconds`, which runs only once the turn
+    clock is at 0) for the time bank, `reconnect_seconds` for the window.
     """
 
     def seconds(*names: str) -> int:
@@ -165,9 +171,11 @@ def clock_from_options(options: JSON) -> ClockSettings | None:
             value = options.get(name)
             if value in (None, "", 0, "0"):
                 continue
-            if isinstance(value, bool) or not str(value).isdigit() or int(value) > 86_400:
-                raise Rejected("invalid_argument", f"{name} must be a whole number of seconds")
-            return int(value) * 1000
+            # Protobuf's JSON form writes 64-bit integers as text ("300"); longer text
+            # stays text (refused as such) rather than feeding int() thousands of digits.
+            if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 19:
+                value = int(value)
+            return _checked(partial(check_seconds, value, name)) * 1000
         return 0
 
     turn = seconds("turn_seconds", "decision_seconds")
@@ -432,6 +440,7 @@ class TableHost:
         invite_code: str = "",
     ) -> ViewSnapshot:
         table = self._table(table_id)
+        _checked(partial(check_amount, stack, "stack"))
         body: JSON = {"seat": seat, "stack": stack, "is_bot": is_bot}
         if invite_code:
             body["invite_code"] = invite_code
@@ -1017,7 +1026,9 @@ class TableHost:
         engine = self._engines.get(game)
         if engine is None:
             known = ", ".join(sorted(self._engines)) or "none"
-            raise Rejected("invalid_argument", f"unknown game {game!r}; this host runs: {known}")
+            raise Rejected(
+                "invalid_argument", f"unknown game {echo(game)}; this host runs: {known}"
+            )
         return engine
 
     def _table(self, table_id: str) -> _Table:
@@ -1029,7 +1040,7 @@ class TableHost:
                 )
             if self._log.partition_of(table_id) not in self._owned:
                 raise self._elsewhere(table_id)
-            raise Rejected("not_found", f"no table with id {table_id!r}")
+            raise Rejected("not_found", f"no table with id {echo(table_id)}")
         return table
 
     def _elsewhere(self, table_id: str) -> Rejected:
@@ -1059,4 +1070,4 @@ class TableHost:
     @staticmethod
     def _require_seated(table: _Table, player: str) -> None:
         if player not in table.state.seated:
-            raise Rejected("not_found", f"player {player!r} is not seated at this table")
+            raise Rejected("not_found", f"player {echo(player)} is not seated at this table")
