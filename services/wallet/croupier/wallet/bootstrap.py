@@ -4,12 +4,22 @@ consumer → gRPC service.
 `croupier serve wallet` calls `create_services()`; tests, the embedded mode and the CLI
 call `build_wallet` with their own pool, bus and registry, so every configuration is wired
 the same way.
+
+Start-up order: gRPC serves as soon as PostgreSQL is reachable and migrated (every RPC is
+PostgreSQL only). The Kafka side (the outbox relay, the request consumer) connects in the
+background and retries while the broker cannot be reached; the outbox keeps the events and
+the requests topic keeps the settlements meanwhile. The consumer is a static member of its
+group when `CROUPIER_WALLET_INSTANCE_ID` is set, so a restarted wallet takes its partitions
+back at once instead of after the dead process's session timeout.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -20,10 +30,9 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from croupier.kit.bus.interface import EventBus, Subscription
 from croupier.kit.outbox import Outbox, OutboxRelay
 from croupier.kit.server import Service, StopHook
-from croupier.kit.settings import choice, env, load, positive_int
+from croupier.kit.settings import choice, env, load, positive_float, positive_int
 from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
 from croupier.wallet.adapters.migrations import migrate
-from croupier.wallet.adapters.parquet import journal_parquet
 from croupier.wallet.adapters.postgres import PostgresUnitOfWork, create_pool
 from croupier.wallet.adapters.reports_pg import PostgresReportSource
 from croupier.wallet.adapters.requests_pg import PostgresRequestLog
@@ -32,7 +41,7 @@ from croupier.wallet.entrypoints.events import TRANSFERS_TOPIC, encode_transfer_
 from croupier.wallet.entrypoints.grpc_api import SERVICE_NAME, WalletService
 from croupier.wallet.service.games import GameMoney
 from croupier.wallet.service.ledger import LedgerService
-from croupier.wallet.service.reports import ReportService
+from croupier.wallet.service.reports import JournalRow, ReportService
 from croupier.wallet.v1 import wallet_pb2_grpc
 
 __all__ = ["Wallet", "WalletSettings", "build_wallet", "create_services", "open_database"]
@@ -44,7 +53,11 @@ def _schema(text: str) -> str:
     return text
 
 
+_log = logging.getLogger(__name__)
+
 _RELAY_POLL_SECONDS = 0.1
+#: Pause between two attempts to reach the broker at start-up (after a failed one).
+_RECONNECT_SECONDS = 1.0
 #: Concurrent single transfers share transactions, at most this many at a time (grouping.py).
 DEFAULT_GROUP_COMMITS = 4
 
@@ -67,6 +80,18 @@ class WalletSettings:
     requests_topic: str = env("CROUPIER_WALLET_REQUESTS_TOPIC", str, REQUESTS_TOPIC)
     transfers_topic: str = env("CROUPIER_WALLET_TRANSFERS_TOPIC", str, TRANSFERS_TOPIC)
     consumer_group: str = env("CROUPIER_WALLET_CONSUMER_GROUP", str, "croupier-wallet")
+    instance_id: str = env(
+        "CROUPIER_WALLET_INSTANCE_ID",
+        str,
+        "",
+        doc="stable replica name (a pod's name): a restart rejoins the consumer group at once",
+    )
+    kafka_connect_seconds: float = env(
+        "CROUPIER_WALLET_KAFKA_CONNECT_SECONDS",
+        positive_float,
+        30.0,
+        doc="how long one attempt to reach the broker waits (then it is retried)",
+    )
 
 
 @dataclass
@@ -82,6 +107,7 @@ class Wallet:
     relay: OutboxRelay | None
     subscription: Subscription | None = None
     stop_hooks: list[StopHook] = field(default_factory=list)
+    connecting: asyncio.Task[None] | None = None
 
     def service(self) -> Service:
         servicer = WalletService(self.ledger, self.games, self.reports)
@@ -91,10 +117,60 @@ class Wallet:
         )
 
     async def stop(self) -> None:
-        """Stop consuming, flush the outbox relay, close the pool. Safe to call twice."""
+        """Stop connecting or consuming, flush the outbox relay. Safe to call twice."""
+        if self.connecting is not None:
+            connecting, self.connecting = self.connecting, None
+            connecting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await connecting
         hooks, self.stop_hooks = self.stop_hooks, []
         for hook in hooks:
             await hook()
+
+    async def attach(
+        self, bus: EventBus, *, schema: str, requests_topic: str, consumer_group: str, consume: bool
+    ) -> None:
+        """Relay the outbox to the started `bus` and (with `consume`) consume requests."""
+        relay = OutboxRelay(
+            pool=self.pool, outbox=Outbox(schema=schema), bus=bus,
+            poll_interval_seconds=_RELAY_POLL_SECONDS,
+        )  # fmt: skip
+        await relay.start()
+        self.relay = relay
+        if consume:
+            try:
+                self.subscription = await bus.subscribe(
+                    requests_topic, group=consumer_group, handler=self.handler, max_attempts=None
+                )
+            except BaseException:
+                await relay.stop()
+                self.relay = None
+                raise
+            self.stop_hooks.append(self.subscription.stop)
+        self.stop_hooks.append(relay.stop)
+        self.metrics.kafka_connected.set(1)
+
+    def attach_in_background(self, bus: EventBus, **options: Any) -> None:
+        """`start` the bus and `attach`, retrying until the broker answers; returns at once."""
+        self.metrics.kafka_connected.set(0)
+        self.connecting = asyncio.create_task(self._connect(bus, options), name="wallet:kafka")
+
+    async def _connect(self, bus: EventBus, options: dict[str, Any]) -> None:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                await bus.start()
+                await self.attach(bus, **options)
+            except Exception as error:  # noqa: BLE001 - any failure to connect is retried
+                _log.warning(
+                    "wallet: Kafka not reachable (attempt %d), retrying in %.0f s: %s",
+                    attempt, _RECONNECT_SECONDS, error,
+                )  # fmt: skip
+                await asyncio.sleep(_RECONNECT_SECONDS)
+                continue
+            _log.info("wallet: Kafka connected, consuming requests (attempt %d)", attempt)
+            return
 
 
 async def open_database(dsn: str, schema: str, *, pool_size: int = 10) -> asyncpg.Pool:
@@ -105,6 +181,13 @@ async def open_database(dsn: str, schema: str, *, pool_size: int = 10) -> asyncp
     finally:
         await connection.close()
     return await create_pool(dsn, schema, min_size=min(2, pool_size), max_size=pool_size)
+
+
+def _journal_parquet(rows: Sequence[JournalRow]) -> bytes:
+    # pyarrow takes most of a second to import: at the first Parquet export, not at start-up.
+    from croupier.wallet.adapters.parquet import journal_parquet
+
+    return journal_parquet(rows)
 
 
 def utc_now() -> datetime:
@@ -123,9 +206,10 @@ async def build_wallet(
     consumer_group: str = "croupier-wallet",
     consume: bool = True,
     group_commits: int = DEFAULT_GROUP_COMMITS,
+    connect_in_background: bool = False,
 ) -> Wallet:
-    """Wire the wallet on `pool`. With a bus: relay the outbox and consume requests."""
-    outbox = Outbox(schema=schema)
+    """Wire the wallet on `pool`. With a bus: relay the outbox and consume requests, on the
+    started bus now, or (`connect_in_background`) once the bus could be started."""
     metrics = PrometheusWalletMetrics(registry)
     encoder = functools.partial(encode_transfer_posted, topic=transfers_topic)
     # No NOTIFY per transfer: PostgreSQL serializes the commits of notifying transactions
@@ -136,7 +220,7 @@ async def build_wallet(
         unit_of_work=uow, clock=clock, metrics=metrics, group_commits=group_commits
     )
     games = GameMoney(ledger)
-    reports = ReportService(PostgresReportSource(pool), parquet_writer=journal_parquet)
+    reports = ReportService(PostgresReportSource(pool), parquet_writer=_journal_parquet)
     dead_letters: Any = bus
     handler = WalletRequestHandler(
         ledger=ledger,
@@ -157,17 +241,16 @@ async def build_wallet(
         relay=None,
     )
     if bus is not None:
-        relay = OutboxRelay(
-            pool=pool, outbox=outbox, bus=bus, poll_interval_seconds=_RELAY_POLL_SECONDS
-        )
-        await relay.start()
-        wallet.relay = relay
-        if consume:
-            wallet.subscription = await bus.subscribe(
-                requests_topic, group=consumer_group, handler=handler, max_attempts=None
-            )
-            wallet.stop_hooks.append(wallet.subscription.stop)
-        wallet.stop_hooks.append(relay.stop)
+        options: dict[str, Any] = {
+            "schema": schema,
+            "requests_topic": requests_topic,
+            "consumer_group": consumer_group,
+            "consume": consume,
+        }
+        if connect_in_background:
+            wallet.attach_in_background(bus, **options)
+        else:
+            await wallet.attach(bus, **options)
     return wallet
 
 
@@ -182,8 +265,16 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
     else:
         from croupier.kit.bus.kafka import KafkaBus
 
-        bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-wallet")
-    await bus.start()
+        # Static membership: a restart under the same name rejoins with its partitions.
+        consumer_options = (
+            {"group_instance_id": settings.instance_id} if settings.instance_id else {}
+        )
+        bus = KafkaBus(
+            bootstrap_servers=settings.kafka_bootstrap,
+            client_id="croupier-wallet",
+            consumer_options=consumer_options,
+            connect_timeout_seconds=settings.kafka_connect_seconds,
+        )
     wallet = await build_wallet(
         pool=pool,
         schema=settings.schema,
@@ -193,5 +284,6 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         transfers_topic=settings.transfers_topic,
         consumer_group=settings.consumer_group,
         group_commits=settings.group_commits,
+        connect_in_background=True,
     )
     return [wallet.service()], [wallet.stop, bus.stop, pool.close]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from croupier.wallet.core.model import Transfer
 
@@ -53,6 +53,12 @@ class PrometheusWalletMetrics:
             "croupier_crash_refunds",
             "Refunds made because a game or tournament crashed, by game and currency.",
             ["game", "currency"],
+            registry=registry,
+        )
+        self.kafka_connected = Gauge(
+            "croupier_wallet_kafka_connected",
+            "1 once the event bus is connected and the request consumer joined its group; 0 "
+            "while they connect (ledger calls are served meanwhile; settlements wait).",
             registry=registry,
         )
         # Label children, looked up once (`labels()` costs microseconds on every transfer).
