@@ -263,3 +263,42 @@ async def test_a_stack_beyond_max_amount_seats_nobody(
     assert code == grpc.StatusCode.INVALID_ARGUMENT
     view = await stub.GetView(table_pb2.GetViewRequest(table_id=opened.table_id))
     assert list(view.view.seated) == [] and view.view.version == 1
+
+
+async def test_a_reused_command_id_with_another_action_is_already_exists(
+    stub: table_pb2_grpc.TableEngineStub,
+) -> None:
+    """The same command id with the same action is an idempotent OK; with another action
+    it is ALREADY_EXISTS naming what differs (as the wallet answers a reused transfer id),
+    and nothing is applied."""
+    table_id = await open_table(stub)
+    view = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))
+    to_act = json.loads(view.view.view_json)["hand"]["to_act"]
+    mine = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=to_act))
+    legal = json.loads(mine.view.view_json)["legal"]
+    assert legal["actions"] == ["bid"]
+    bids = legal["tricks"]
+    assert len(bids) >= 2
+
+    def bid(tricks: int) -> object:
+        return stub.Act(
+            table_pb2.ActRequest(
+                table_id=table_id,
+                player_id=to_act,
+                command_id="bid-1",
+                action_json=json.dumps({"action": "bid", "tricks": tricks}),
+            )
+        )
+
+    first = await bid(bids[0])
+    again = await bid(bids[0])
+    assert again.view.version == first.view.version
+    code, details = await status_of(bid(bids[1]))
+    assert code == grpc.StatusCode.ALREADY_EXISTS
+    assert details == (
+        "command_id 'bid-1' was used for another command (differs in 'tricks'): "
+        "use a new command_id for a new command"
+    )
+    after = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=to_act))
+    assert after.view.version == first.view.version
+    assert after.view.view_json == first.view.view_json

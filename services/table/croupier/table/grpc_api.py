@@ -16,6 +16,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from croupier.kit.errors import (
+    AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -46,6 +47,7 @@ REJECTION_STATUS: dict[str, type[ServiceError]] = {
     "not_found": NotFound,
     "permission_denied": PermissionDenied,
     "unavailable": Unavailable,  # the table is served by another replica
+    "already_exists": AlreadyExists,  # a command id reused for another command
 }
 
 

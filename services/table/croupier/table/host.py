@@ -532,6 +532,8 @@ class TableHost:
                 raise self._elsewhere(table.state.table_id)
             await self._confirm_unconfirmed(table)
             if command_id in table.seen_commands:
+                if not evaluate:  # an evaluated command's logged body has the evaluation too
+                    self._require_same_command(table, command_id, body)
                 return False
             if evaluate:
                 body = {**body, **await self._evaluation(table, player)}
@@ -541,6 +543,23 @@ class TableHost:
             time.perf_counter() - accepted
         )
         return True
+
+    @staticmethod
+    def _require_same_command(table: _Table, command_id: str, body: JSON) -> None:
+        """A repeated command id must repeat its command: one that carries something else
+        is refused (ALREADY_EXISTS), naming what differs, instead of a silent OK."""
+        index = table.seen_commands[command_id]
+        logged = LogEntry.from_envelope_bytes(table.log[index - 1]).body
+        if logged == body:
+            return
+        if isinstance(logged.get("action"), dict) and isinstance(body.get("action"), dict):
+            logged, body = logged["action"], body["action"]
+        differs = sorted(k for k in logged.keys() | body.keys() if logged.get(k) != body.get(k))
+        raise Rejected(
+            "already_exists",
+            f"command_id {echo(command_id.split(':', 2)[-1])} was used for another command "
+            f"(differs in {echo(', '.join(differs))}): use a new command_id for a new command",
+        )
 
     def _entry(
         self, table: _Table, index: int, kind: str, player: str, body: JSON, command_id: str
