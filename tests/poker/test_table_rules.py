@@ -5,6 +5,7 @@ private tables. Pure: `PokerEngine` without the host."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -332,4 +333,4 @@ def test_rule_9_oq_22_going_heads_up_the_big_blind_moves_forward(leaver: str) ->
     for _ in range(3):  # then the blinds alternate
         state = start(fold_around(state))
         bigs.append(positions(state)[2])
-    assert all(x != y for x, y in zip(bigs, bigs[1:], strict=False))
+    assert all(x != y for x, y in itertools.pairwise(bigs))
