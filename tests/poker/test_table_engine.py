@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 
-from croupier.poker.table_engine import ENGINE, PokerTable, action_from_message, view_message
+from croupier.poker.table_engine import (
+    ENGINE,
+    TABLE_ACTIONS,
+    PokerTable,
+    action_from_message,
+    view_message,
+)
 from croupier.poker.v1 import poker_pb2
 from croupier.table.engine import Act, GameEngine, Rejected, SeatPlayer, StartHand, UnseatPlayer
 
@@ -31,7 +37,7 @@ def play_hand(state: PokerTable, rng: random.Random) -> PokerTable:
     while actors := ENGINE.to_act(state):
         player = actors[0]
         legal = ENGINE.legal_actions(state, player)
-        kind = rng.choice([a for a in legal["actions"] if a != "power"])
+        kind = rng.choice([a for a in legal["actions"] if a not in ("power", *TABLE_ACTIONS)])
         action: dict[str, Any] = {"action": kind}
         if kind in ("bet", "raise"):
             action["to"] = rng.randint(legal["min_raise_to"], legal["max_raise_to"])

@@ -555,3 +555,27 @@ def test_oq_22_a_busted_player_cannot_dodge_a_big_blind_by_sitting_out_and_in() 
         return owed
 
     assert busted_player_owes(trick=True) == busted_player_owes(trick=False) == (2, 1)
+
+
+def test_oq_22_rule_50_legal_actions_list_post_blind_and_top_up_when_they_are_legal() -> None:
+    """`legal_actions` (and the player's view, `table_actions`) list the table actions he
+    may take now, during a hand or between hands, and each listed one is accepted."""
+    state = start(table({"a": 0, "b": 1, "c": 2}, {"max_buy_in": 600}))
+    state, _ = ENGINE.apply(state, SeatPlayer("new", 3, 500))  # waits for his big blind
+    state, _ = ENGINE.apply(state, SeatPlayer("full", 4, 600))  # at the max buy-in
+    assert ENGINE.legal_actions(state, "new")["actions"] == ["sit_out", "post_blind", "top_up"]
+    assert ENGINE.legal_actions(state, "full")["actions"] == ["sit_out", "post_blind"]
+    assert ENGINE.view(state, "new")["table_actions"] == ["sit_out", "post_blind", "top_up"]
+    actor = ENGINE.to_act(state)[0]
+    assert state.hand is not None
+    hand_actions = engine.legal_actions(state.hand, actor)["actions"]
+    assert ENGINE.legal_actions(state, actor)["actions"] == [*hand_actions, "sit_out", "top_up"]
+    for action in ({"action": "post_blind"}, {"action": "top_up", "amount": 100}):
+        state = act(state, "new", **action)
+    assert ENGINE.legal_actions(state, "new")["actions"] == ["sit_out"]  # posting, at 600
+    state = act(state, "full", action="sit_out")
+    assert ENGINE.legal_actions(state, "full")["actions"] == ["sit_in"]
+    with pytest.raises(Rejected):
+        act(state, "full", action="post_blind")  # not listed: refused
+    assert ENGINE.legal_actions(state, "nobody")["actions"] == []
+    assert "table_actions" not in ENGINE.public_view(state)

@@ -85,7 +85,14 @@ from google.protobuf.message import Message
 
 from croupier.common.v1 import common_pb2
 from croupier.kit.fairness import shuffled
-from croupier.kit.limits import OutOfBounds, check_amount, check_int, check_seconds, echo
+from croupier.kit.limits import (
+    MAX_AMOUNT,
+    OutOfBounds,
+    check_amount,
+    check_int,
+    check_seconds,
+    echo,
+)
 from croupier.poker import cards as C
 from croupier.poker import engine, history
 from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, TableConfig
@@ -283,6 +290,29 @@ class PokerTable:
 
     def chips(self, player: str) -> int:
         return next(st for _, p, st in self.seats if p == player)
+
+    def top_up_range(self, player: str) -> tuple[int, int]:
+        """(least, most) chips `player` may top up now (§6, rule 50): the stack he has
+        (as the hand in play started, plus top-ups pending) reaches at most `max_buy_in`
+        (else `MAX_AMOUNT`); a busted player buys in again with at least `min_buy_in`.
+        Nothing fits when least > most."""
+        opts = self.options
+        stack = self.chips(player) + dict(self.top_ups).get(player, 0)
+        least = max(1, opts.min_buy_in) if stack == 0 else 1
+        return least, max(0, (opts.max_buy_in or MAX_AMOUNT) - stack)
+
+    def table_actions(self, player: str) -> list[str]:
+        """The table actions (`TABLE_ACTIONS`) `player` may take now: none when he is not
+        seated or is leaving."""
+        if player in self.leaving or not any(p == player for _, p, _ in self.seats):
+            return []
+        out = ["sit_in" if player in self.sitting_out else "sit_out"]
+        if player in self.waiting and player not in self.posting | self.sitting_out:
+            out.append("post_blind")
+        least, most = self.top_up_range(player)
+        if least <= most:
+            out.append("top_up")
+        return out
 
     def owed(self, player: str) -> tuple[int, int]:
         """(live, dead) the player owes for blinds missed while out: the big blind live
@@ -557,14 +587,14 @@ class PokerEngine:
         pending = dict(state.top_ups)
         stack = state.chips(player) + pending.get(player, 0)
         _bounded(check_amount, stack + raw, "the stack after the top-up")
-        if opts.max_buy_in and stack + raw > opts.max_buy_in:
-            room = max(0, opts.max_buy_in - stack)
+        least, most = state.top_up_range(player)
+        if raw > most:  # past max_buy_in (MAX_AMOUNT was refused above)
             raise Rejected(
                 "failed_precondition",
                 f"a top-up may bring the stack to at most {opts.max_buy_in}: "
-                + (f"at most {room} more" if room else "it is there already"),
+                + (f"at most {most} more" if most else "it is there already"),
             )
-        if stack == 0 and raw < opts.min_buy_in:
+        if raw < least:
             raise Rejected(
                 "failed_precondition",
                 f"a busted player buys in again with at least {opts.min_buy_in}",
@@ -755,9 +785,12 @@ class PokerEngine:
         return None
 
     def legal_actions(self, state: PokerTable, player: str) -> JSON:
-        if state.hand is None or not state.running:
-            return {"actions": []}
-        return engine.legal_actions(state.hand, player)
+        """The hand's legal actions (rule 18) when one is running, then the table actions
+        the player may take now (also between hands)."""
+        legal: JSON = {"actions": []}
+        if state.hand is not None and state.running:
+            legal = engine.legal_actions(state.hand, player)
+        return {**legal, "actions": [*legal["actions"], *state.table_actions(player)]}
 
     def view(self, state: PokerTable, player: str) -> JSON:
         return self._view(state, player)
@@ -785,6 +818,8 @@ class PokerEngine:
                 for n, p, st in state.seats
             ],
         }
+        if player is not None:
+            out["table_actions"] = state.table_actions(player)
         if state.options.config.variant == "naiko":
             out["table_destellos"] = dict(state.destellos)
             out["seal_window_seconds"] = state.options.seal_window_seconds
@@ -948,6 +983,7 @@ def view_message(view: JSON) -> poker_pb2.View:
         )
     message.seal_window_seconds = view.get("seal_window_seconds", 0)
     message.table_destellos.update(view.get("table_destellos", {}))
+    message.table_actions.extend(KIND_ENUMS[a] for a in view.get("table_actions", []))
     hand = view.get("hand")
     if hand is None:
         for seat in view.get("table", []):
