@@ -125,3 +125,41 @@ async def test_rules_50_55_a_naiko_table_in_a_real_currency_is_refused(stub: Stu
     )
     options.currency = "CHIP"
     assert await open_table(stub, options)
+
+
+async def fold_hand(stub: Stub, table_id: str) -> None:
+    """Fold the running hand away (the host deals the next one)."""
+    request = table_pb2.GetViewRequest(table_id=table_id)
+    finished = (await stub.GetView(request)).view.last_finished_hand
+    while (view := (await stub.GetView(request)).view).last_finished_hand == finished:
+        player = view.game.poker.to_act
+        fold = poker_pb2.Action(kind=poker_pb2.ACTION_KIND_FOLD)
+        await act(stub, table_id, player, fold, f"fold-{view.version}")
+
+
+async def test_oq_22_sit_in_with_post_and_the_table_actions_as_protobuf(stub: Stub) -> None:
+    """SIT_IN carries `post` (post what is owed at once, instead of waiting for the big
+    blind), and the viewer's protobuf view lists the table actions he may take now."""
+    options = poker_pb2.Options(
+        variant=poker_pb2.VARIANT_NLHE, small_blind=1, big_blind=2, max_buy_in=100
+    )
+    table_id = await open_table(stub, options)
+    for number, player in enumerate(("ann", "bob", "cat", "dan")):
+        await seat(stub, table_id, player, number)
+    sit_out = poker_pb2.Action(kind=poker_pb2.ACTION_KIND_SIT_OUT)
+    await act(stub, table_id, "dan", sit_out, "out")
+    for _ in range(8):
+        dan = await table_seat(stub, table_id, "dan")
+        if dan.owes_big_blind:
+            break
+        await fold_hand(stub, table_id)
+    else:
+        raise AssertionError("dan never missed his big blind")
+    view = (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id="dan"))).view
+    assert list(view.game.poker.table_actions) == [poker_pb2.ACTION_KIND_SIT_IN]
+    sit_in = poker_pb2.Action(kind=poker_pb2.ACTION_KIND_SIT_IN, post=True)
+    await act(stub, table_id, "dan", sit_in, "in")
+    dan = await table_seat(stub, table_id, "dan")
+    assert not dan.sitting_out and dan.waiting_for_big_blind and dan.posting_blind
+    view = (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id="dan"))).view
+    assert list(view.game.poker.table_actions) == [poker_pb2.ACTION_KIND_SIT_OUT]  # 100: full

@@ -945,6 +945,8 @@ def action_from_message(message: Message) -> JSON:
         action["to"] = message.to
     if kind == "top_up":
         action["amount"] = message.amount
+    if kind == "sit_in" and message.post:
+        action["post"] = True
     if kind == "power":
         power = POWERS.get(message.power)
         if power is None:
