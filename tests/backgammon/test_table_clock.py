@@ -22,6 +22,7 @@ import pytest
 from croupier.backgammon import table_engine
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.memory import InMemoryBus
+from croupier.table.buyins import Buyins
 from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import InMemoryCommandLog, LogEntry
 from croupier.table.engine import Act, SeatPlayer, StartHand
@@ -71,7 +72,12 @@ async def started_host(
     log = InMemoryCommandLog()
     extra: dict[str, Any] = {} if now_ms is None else {"now_ms": now_ms}
     host = TableHost(
-        engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds(label), **extra
+        engines=load_engines(),
+        command_log=log,
+        publisher=bus,
+        seeds=Seeds(label),
+        buyins=Buyins(play_currencies=()),  # CHIP kept in the wallet: hands settle
+        **extra,
     )
     await host.start()
     return host, log, bus

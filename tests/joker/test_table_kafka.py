@@ -38,6 +38,7 @@ from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import table_service
+from croupier.table.buyins import Buyins
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.kafka_log import KafkaCommandLog
@@ -73,6 +74,7 @@ async def kafka_service(
         command_log=KafkaCommandLog(kafka_bootstrap, unique_name("table_commands")),
         publisher=bus,
         seeds=Seeds(seeds),
+        buyins=Buyins(play_currencies=()),  # CHIP kept in the wallet: hands settle
     )
     await host.start()
     server = ServiceHost(

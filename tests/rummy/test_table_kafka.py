@@ -34,6 +34,7 @@ from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.table import history
 from croupier.table.bootstrap import table_service
+from croupier.table.buyins import Buyins
 from croupier.table.clocks import ClockSettings
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
@@ -72,7 +73,13 @@ async def kafka_service(
     bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
     await bus.start()
     log = KafkaCommandLog(kafka_bootstrap, unique_name("rummy_table_commands"))
-    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds(seeds))
+    host = TableHost(
+        engines=load_engines(),
+        command_log=log,
+        publisher=bus,
+        seeds=Seeds(seeds),
+        buyins=Buyins(play_currencies=()),  # CHIP kept in the wallet: hands settle
+    )
     await host.start()
     server = ServiceHost(
         settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
@@ -251,6 +258,7 @@ async def test_a_host_rebuilt_from_the_log_mid_round_goes_on(kafka_bootstrap: st
                 command_log=KafkaCommandLog(kafka_bootstrap, topic, unique_name("lost")),
                 publisher=bus,
                 seeds=Seeds("rebuild"),
+                buyins=Buyins(play_currencies=()),
             )
             hosts.append(lost)
             await lost.start()
@@ -269,6 +277,7 @@ async def test_a_host_rebuilt_from_the_log_mid_round_goes_on(kafka_bootstrap: st
                 command_log=KafkaCommandLog(kafka_bootstrap, topic, unique_name("new")),
                 publisher=bus,
                 seeds=Seeds("rebuilt"),
+                buyins=Buyins(play_currencies=()),
             )
             hosts.append(rebuilt)
             await rebuilt.start()

@@ -43,6 +43,7 @@ from croupier.rummy.v1 import rummy_pb2
 from croupier.rummy.variant import Family, VariantRules
 from croupier.rummy.variants import VARIANTS
 from croupier.table.bootstrap import table_service
+from croupier.table.buyins import Buyins
 from croupier.table.commandlog import CommandLog, InMemoryCommandLog, LogEntry
 from croupier.table.games import load_engines
 from croupier.table.history import initial_state
@@ -83,7 +84,13 @@ async def running_service(seeds: str = "rummy") -> AsyncIterator[Service]:
     bus = InMemoryBus()
     await bus.start()
     log = InMemoryCommandLog()
-    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds(seeds))
+    host = TableHost(
+        engines=load_engines(),
+        command_log=log,
+        publisher=bus,
+        seeds=Seeds(seeds),
+        buyins=Buyins(play_currencies=()),  # CHIP kept in the wallet: hands settle
+    )
     await host.start()
     server = ServiceHost(
         settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),

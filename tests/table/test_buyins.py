@@ -134,6 +134,30 @@ async def test_play_chip_hands_ask_no_settlement_of_a_configured_wallet(
     assert [r.currency for r in settled] == ["USD"]
 
 
+async def test_play_chip_hands_ask_no_settlement_when_no_wallet_is_configured() -> None:
+    """The default deployment (no wallet here) sent play-chip settlements all the same,
+    and the wallet dead-lettered every one. A real-currency table still settles: its
+    seats are funded by whoever seated the players (the lobby, a tournament)."""
+    bus = InMemoryBus()
+    await bus.start()
+    table_host = TableHost(
+        engines=load_engines(), command_log=InMemoryCommandLog(), publisher=bus, seeds=Seeds("n")
+    )
+    await table_host.start()
+    for currency in ("CHIP", "PLAY", "USD"):
+        table_id = await table_host.open_table("poker", {**CASH, "currency": currency}, None)
+        await table_host.seat(table_id, "ann", 0, 100)
+        await table_host.seat(table_id, "bob", 1, 100)
+        to_act = table_host.view(table_id, "").view["hand"]["to_act"]
+        await table_host.act(table_id, to_act, "fold", {"action": "fold"})
+        assert table_host.view(table_id, "").last_finished_hand == 1
+    await table_host.flush()
+    settled = [r for r in requests(bus) if isinstance(r, table_pb2.SettlementRequested)]
+    assert [r.currency for r in settled] == ["USD"]
+    await table_host.stop()
+    await bus.stop()
+
+
 async def test_rule_50_leaving_asks_the_wallet_for_the_stack_after_the_settlement(
     host: tuple[TableHost, InMemoryBus], wallet: InMemoryWallet
 ) -> None:

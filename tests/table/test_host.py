@@ -466,7 +466,9 @@ async def test_closing_during_a_hand_lets_it_settle_and_deals_no_other(bus: InMe
     host = make_host(InMemoryCommandLog(), bus, FakeClock())
     await host.start()
     table_id = await host.open_table(
-        "poker", {"variant": "nlhe", "blinds": [1, 2]}, ClockSettings(turn_ms=3_600_000)
+        "poker",
+        {"variant": "nlhe", "blinds": [1, 2], "currency": "USD"},
+        ClockSettings(turn_ms=3_600_000),
     )
     for seat, player in enumerate(("ann", "bob")):
         await host.seat(table_id, player, seat, 100)
@@ -541,7 +543,9 @@ async def test_money_requests_keep_the_tables_order_when_the_bus_fails(
     )
     await host.start()
     table_id = await host.open_table(
-        "poker", {"variant": "nlhe", "blinds": [1, 2]}, ClockSettings(turn_ms=3_600_000)
+        "poker",
+        {"variant": "nlhe", "blinds": [1, 2], "currency": "USD"},
+        ClockSettings(turn_ms=3_600_000),
     )
     for seat, player in enumerate(("ann", "bob")):
         await host.seat(table_id, player, seat, 100)

@@ -18,7 +18,8 @@ is not one of the play currencies (`CHIP`, `PLAY` by default): there
   stack, on `croupier.wallet.requests`, keyed by the table, after the hand's settlement
   (same key, same order), with ids derived from the log entry (redelivery applies once).
 
-Play-chip tables never call the wallet (`NoWallet` when no wallet is configured at all).
+Play-chip tables never call the wallet nor ask it to settle (`NoWallet` when no wallet is
+configured at all).
 Adapters of the `Wallet` port: `GrpcWallet` (the wallet service), `InMemoryWallet` (a tiny
 ledger for unit tests and the embedded mode without PostgreSQL), `NoWallet`.
 """
@@ -213,11 +214,12 @@ class Buyins:
         return not isinstance(self.wallet, NoWallet) and self.currency(options) not in self._play
 
     def settles(self, options: JSON) -> bool:
-        """Whether the wallet is asked to settle the table's hands: for money tables, whose
-        chips it holds in the seats; never for play-chip tables once a wallet is
-        configured (their seats hold nothing: the requests could only be dead-lettered).
-        Without a wallet every table's settlements go out (seats funded another way)."""
-        return isinstance(self.wallet, NoWallet) or self.is_money_table(options)
+        """Whether the wallet is asked to settle the table's hands: never at a play-chip
+        table, wallet or not (nobody funds its seats: the wallet could only dead-letter
+        the requests); at a real-currency table always, its seats funded by the host's
+        buy-ins or, without a wallet configured here, by whoever seated the players (the
+        lobby, a tournament)."""
+        return self.currency(options) not in self._play
 
     @staticmethod
     def chips_brought(kind: str, body: JSON) -> int:
