@@ -49,6 +49,12 @@ class PrometheusWalletMetrics:
             ["reason"],
             registry=registry,
         )
+        self.ignored_requests = Counter(
+            "croupier_wallet_ignored_requests_total",
+            "Kafka requests about no money of the wallet's (a play-chip table's settlement).",
+            ["reason"],
+            registry=registry,
+        )
         self.crash_refunds = Counter(
             "croupier_crash_refunds",
             "Refunds made because a game or tournament crashed, by game and currency.",
@@ -102,6 +108,9 @@ class PrometheusWalletMetrics:
     def crash_refund(self, game: str, currency: str, amount: int) -> None:
         self.crash_refunds.labels(game or "unknown", currency).inc()
         self.crash_refund_amount.labels(game or "unknown", currency).inc(amount)
+
+    def ignored(self, reason: str) -> None:
+        self.ignored_requests.labels(reason).inc()
 
     def dead_lettered(self, reason: str) -> None:
         self.dead_letters.labels(reason).inc()

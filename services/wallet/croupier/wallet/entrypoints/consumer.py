@@ -11,6 +11,10 @@ no money. Failures are sorted in two:
 - anything else (database down, deadlock) is raised, so the bus retries the same message
   until it applies: a settlement is never dropped because of an outage.
 
+A settlement of a play-chip table the wallet never funded (play currency, no seat of any of
+its players: the table host keeps such chips itself) is about none of the wallet's money: it
+is logged and counted in `croupier_wallet_ignored_requests_total{reason}`, not dead-lettered.
+
 Payloads: `croupier.table.v1.SettlementRequested` and `CrashRefundRequested` (what the
 table host sends), and `croupier.wallet.v1.WalletRequest` (any other service).
 """
@@ -62,6 +66,14 @@ class RawPublisher(Protocol):
     ) -> None: ...
 
 
+class _NotOurs(Exception):
+    """A request about none of the wallet's money (see the module docstring)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class RequestLog(Protocol):
     """Where handled requests are recorded (the `handled_requests` table)."""
 
@@ -104,6 +116,10 @@ class WalletRequestHandler:
             return
         try:
             replayed = await self._apply(envelope)
+        except _NotOurs as ignored:
+            _log.info("ignoring wallet request %s (%s): %s", envelope.id, envelope.type, ignored)
+            self._metrics.ignored(ignored.reason)
+            return
         except LedgerError as error:
             await self._dead_letter(envelope, f"{error.reason}: {error.message}", record=True)
             return
@@ -119,11 +135,20 @@ class WalletRequestHandler:
         if payload.Is(table_pb2.SettlementRequested.DESCRIPTOR):
             settlement = table_pb2.SettlementRequested()
             payload.Unpack(settlement)
+            table_id = required(settlement.table_id, "table_id")
+            currency = required_currency(settlement.currency)
+            if await self._games.is_unfunded_play_table(
+                table_id=table_id, currency=currency, players=settlement.deltas
+            ):
+                raise _NotOurs(
+                    "unfunded_play_table",
+                    f"{currency} table {table_id!r}: none of its players has a seat here",
+                )
             result = await self._games.settle_result(
                 settlement_id=required(settlement.idempotency_key, "idempotency_key"),
                 game=tr.game_from_proto(settlement.game),
-                table_id=required(settlement.table_id, "table_id"),
-                currency=required_currency(settlement.currency),
+                table_id=table_id,
+                currency=currency,
                 deltas=dict(settlement.deltas),
                 commission=dict(settlement.commission),
                 hand_id=str(settlement.hand_number),

@@ -3,7 +3,7 @@ games from engine results, and crash refunds of a table."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from croupier.kit.limits import MAX_AMOUNT, echo
 from croupier.wallet.core.errors import (
@@ -23,6 +23,7 @@ from croupier.wallet.core.model import (
     check_amount,
     check_id,
 )
+from croupier.wallet.core.money import CurrencyKind
 from croupier.wallet.core.settlement import (
     CommissionRule,
     backgammon_rule,
@@ -302,6 +303,26 @@ class TableMoney(GameAccounts):
                     )
                 )
         return await self._execute(ops, opening, batch_id=settlement_id, operation="settle_game")
+
+    async def is_unfunded_play_table(
+        self, *, table_id: str, currency: str, players: Iterable[str]
+    ) -> bool:
+        """Whether a table's settlement is about none of the wallet's money: a play currency
+        (PLAY, CHIP) and no seat of any of its players. Play-chip tables keep their chips in
+        the table host (no buy-in reaches the wallet); a real-money table without seats is
+        an error the caller must hear about."""
+        if (await self.ledger.currency(currency)).kind is CurrencyKind.REAL:
+            return False
+        for player in players:
+            seat = account_id_for(
+                AccountKind.TABLE_ESCROW, self._seat(table_id, check_id(player, "player")), currency
+            )
+            try:
+                await self.ledger.account(seat)
+            except AccountNotFound:
+                continue
+            return False
+        return True
 
     async def crash_refund_table(
         self, *, table_id: str, game: str, currency: str = ""
