@@ -236,7 +236,8 @@ async def test_rule_12_a_disconnection_is_settled_from_gnubg_on_the_wallet_topic
         connected = next(p for p in PLAYERS if p != leaver)
         watch = stub.WatchView(table_pb2.WatchViewRequest(table_id=table_id, player_id=leaver))
         await watch.read()
-        watch.cancel()  # the connection drops and never comes back
+        watch.cancel()  # the connection drops and never comes back: the gateway says so
+        await stub.Disconnect(table_pb2.DisconnectRequest(table_id=table_id, player_id=leaver))
         (settlement,) = await settled(wallet, table_id, 1)
         after = await get_view(stub, table_id)
 

@@ -166,8 +166,9 @@ async def test_disconnected_player_keeps_seat_is_timed_out_and_reconnects() -> N
             for call in streams.values():
                 await call.read()  # the server has the watcher once the first view came
             assert not host.is_disconnected(table_id, first)
-            streams[first].cancel()  # the connection drops
-            await until(lambda: host.is_disconnected(table_id, first))
+            streams[first].cancel()  # the connection drops: the gateway says so
+            await stub.Disconnect(table_pb2.DisconnectRequest(table_id=table_id, player_id=first))
+            assert host.is_disconnected(table_id, first)
             assert host.view(table_id, "").view["hand"]["bids"] == {}  # not timed out yet
 
             # Nobody acts: the disconnected player's clock runs out as anybody's would.

@@ -227,10 +227,9 @@ async def test_disconnected_player_keeps_the_seat_within_the_window(bus: InMemor
     )
     await host.start()
     table_id = await open_full_table(host, ClockSettings(turn_ms=3_600_000, reconnect_ms=100))
-    stream = host.watch(table_id, "nika")
-    first = await anext(stream)
+    first = host.view(table_id, "nika")
     assert first.view["hand"]["own_cards"]
-    await stream.aclose()  # the connection drops
+    host.disconnect(table_id, "nika")  # her session ends
     assert host.is_disconnected(table_id, "nika")
     back = await host.reconnect(table_id, "nika")
     assert not host.is_disconnected(table_id, "nika")
@@ -245,9 +244,7 @@ async def test_after_the_window_the_game_decides_what_leaving_means(bus: InMemor
     host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("w"))
     await host.start()
     table_id = await open_full_table(host, ClockSettings(turn_ms=3_600_000, reconnect_ms=50))
-    stream = host.watch(table_id, "ana")
-    await anext(stream)
-    await stream.aclose()
+    host.disconnect(table_id, "ana")
     await asyncio.sleep(0.2)
     # A Joker game cannot lose a player: the engine refuses, the seat stays, nothing logged.
     assert "ana" in host.view(table_id, "").seated
@@ -274,9 +271,7 @@ async def test_others_see_who_is_disconnected(bus: InMemoryBus) -> None:
     host = make_host(InMemoryCommandLog(), bus, FakeClock())
     await host.start()
     table_id = await open_full_table(host)
-    stream = host.watch(table_id, "levan")
-    await anext(stream)
-    await stream.aclose()
+    host.disconnect(table_id, "levan")
     assert host.view(table_id, "giorgi").disconnected == ("levan",)
     await host.reconnect(table_id, "levan")
     assert host.view(table_id, "giorgi").disconnected == ()

@@ -268,6 +268,17 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             raise _translate(exc) from exc
         return table_pb2.ReconnectResponse(view=self._view(snapshot, view_format))
 
+    async def Disconnect(
+        self, request: table_pb2.DisconnectRequest, context: Context
+    ) -> table_pb2.DisconnectResponse:
+        table_id = _require_id(request.table_id, "table_id")
+        player = _require_id(request.player_id, "player_id")
+        try:
+            self._host.disconnect(table_id, player)
+        except (Rejected, TableVoided) as exc:
+            raise _translate(exc) from exc
+        return table_pb2.DisconnectResponse()
+
     async def CloseTable(
         self, request: table_pb2.CloseTableRequest, context: Context
     ) -> table_pb2.CloseTableResponse:

@@ -462,6 +462,7 @@ class TableHost:
         await self._submit(
             table, "act", player, {"action": action}, command_id=f"act:{player}:{command_id}"
         )
+        self._present(table, player)  # his own accepted action: he is back
         return self.view(table_id, player)
 
     async def _money_in(self, table: _Table, entry: LogEntry) -> None:
@@ -681,6 +682,8 @@ class TableHost:
         table.log.append(entry.encoded)
         if entry.kind == "seat":
             table.seats_taken[entry.player] = table.seats_taken.get(entry.player, 0) + 1
+        if entry.kind in ("seat", "unseat"):  # a new seat, or gone: no longer away
+            table.disconnected_at_ms.pop(entry.player, None)
         table.seen_commands[entry.command_id] = entry.index
         money_requests = self._cash_outs(table, entry, outcome)
         if outcome.settlement is not None and self._buyins.settles(table.state.options):
@@ -929,7 +932,6 @@ class TableHost:
         table = self._table(table_id)
         queue: asyncio.Queue[ViewSnapshot | None] = asyncio.Queue()
         table.watchers.setdefault(player, set()).add(queue)
-        table.disconnected_at_ms.pop(player, None)
         try:
             first = self._snapshot(table, player)
             yield first
@@ -940,17 +942,21 @@ class TableHost:
                 if snapshot.closed:
                     return
         finally:
+            # Opening or closing a stream says nothing of presence: anybody may watch as
+            # any player (a spectator, a second tab); presence is `disconnect`/`reconnect`.
             table.watchers[player].discard(queue)
-            if player in table.state.seated and not table.watchers[player]:
-                self._disconnected(table, player)
 
-    def _disconnected(self, table: _Table, player: str) -> None:
-        """The player's last view stream closed: the seat is kept for the reconnection
-        window (the clock keeps running meanwhile); then the game decides what leaving
-        means (the engine's `UnseatPlayer`: a fold and sit-out, a forfeit, or a refusal
-        when the game cannot lose a player, whose turns are then played by the clock)."""
-        if self._stopping or table.parked:
-            return  # the stream ended because this replica let the table go
+    def disconnect(self, table_id: str, player: str) -> None:
+        """The seated player's session ended (his own call: with a gateway, the gateway's
+        for the authenticated player whose connection dropped). The seat is kept for the
+        reconnection window, the clock running meanwhile; then the game decides what
+        leaving means (the engine's `UnseatPlayer`: a fold and sit-out, a forfeit, or a
+        refusal when the game cannot lose a player, whose turns are then played by the
+        clock). A second call keeps the first window."""
+        table = self._table(table_id)
+        self._require_seated(table, player)
+        if player in table.disconnected_at_ms:
+            return
         since = self._now_ms()
         table.disconnected_at_ms[player] = since
         self._notify(table)
@@ -997,11 +1003,15 @@ class TableHost:
         return {} if evaluation is None else {"evaluation": evaluation}
 
     async def reconnect(self, table_id: str, player: str) -> ViewSnapshot:
+        """The player is back (his own call): the reconnection window stops."""
         table = self._table(table_id)
         self._require_seated(table, player)
+        self._present(table, player)
+        return self._snapshot(table, player)
+
+    def _present(self, table: _Table, player: str) -> None:
         if table.disconnected_at_ms.pop(player, None) is not None:
             self._notify(table)
-        return self._snapshot(table, player)
 
     def is_disconnected(self, table_id: str, player: str) -> bool:
         return player in self._table(table_id).disconnected_at_ms
