@@ -9,7 +9,8 @@ import pytest
 
 from croupier.rummy.bots import gin_bot_action, laydown_bot_action
 from croupier.rummy.knock_game import GinState
-from croupier.rummy.table_engine import ENGINE, RummyTable
+from croupier.rummy.table_engine import ENGINE, RummyTable, view_message
+from croupier.rummy.v1 import rummy_pb2
 from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand, UnseatPlayer
 
 
@@ -117,3 +118,96 @@ def test_a_player_cannot_send_the_auto_players_discard() -> None:
     with pytest.raises(Rejected):
         ENGINE.apply(state, Act(player=player, action={**action, "auto": True}))
     ENGINE.apply(state, Act(player=player, action=action, by_clock=True))
+
+
+MINUTE_MS = 60_000
+
+
+def _turn_by_clock(state: RummyTable, at_ms: int) -> tuple[RummyTable, list[str]]:
+    """The player to act times out (rule 45): draw, then discard, both stamped `at_ms`."""
+    (player,) = ENGINE.to_act(state)
+    kinds: list[str] = []
+    while ENGINE.to_act(state) == [player]:
+        action = ENGINE.timeout_action(state, player)
+        state, events = ENGINE.apply(state, Act(player, action, by_clock=True, at_ms=at_ms))
+        kinds += [event.type for event in events]
+    return state, kinds
+
+
+def _rule_46_table(variant: str) -> RummyTable:
+    state = ENGINE.open({"variant": variant, "players": 3, "round_fee": "30", "chip_ratio": 3})
+    for seat, (player, stack) in enumerate({"p0": 500, "p1": 20, "p2": 1000}.items()):
+        state, _ = ENGINE.apply(state, SeatPlayer(player, seat, stack=stack))
+    state, _ = ENGINE.apply(state, StartHand(seed=_seed(f"rule46-{variant}")))
+    return state
+
+
+@pytest.mark.parametrize("variant", ["rummy51", "rummy40"])
+def test_rule_46_an_all_automatic_round_is_cancelled_after_5_minutes_fees_returned(
+    variant: str,
+) -> None:
+    """Rule 46 / OQ 24 / vector 22: three players time out in turn (30 s each); from the
+    third timeout every player is automatic and the round goes on (a turn a second)
+    for 5 more minutes; the first automatic turn at 5 minutes cancels it: no winner, no
+    negative or tournament points, each player's fee (p1's short 20 too) given back."""
+    state = _rule_46_table(variant)
+    now = 1_000_000
+    for _ in range(3):  # each player's first turn runs out on the turn clock
+        now += 30_000
+        state, kinds = _turn_by_clock(state, now)
+    all_automatic_at = now
+    assert state.auto.players == {"p0", "p1", "p2"}
+    while now + 1_000 < all_automatic_at + 5 * MINUTE_MS:
+        now += 1_000
+        state, kinds = _turn_by_clock(state, now)
+        assert "RoundCancelled" not in kinds and ENGINE.result(state) is None
+    now += 1_000
+    state, kinds = _turn_by_clock(state, now)
+    assert now - all_automatic_at == 5 * MINUTE_MS
+    assert kinds == ["RoundCancelled", "RoundSettled"]
+    result = ENGINE.result(state)
+    assert result is not None
+    assert result.details["ending"] == "cancelled" and result.details["winner"] is None
+    assert result.details["fees"] == {"p0": 30, "p1": 20, "p2": 30}
+    assert result.details["pot"] == 80
+    assert result.details["penalty"] == {} and result.details["chips_paid"] == {}
+    assert result.details["chips_won"] == 0 and result.details["tournament_points"] == {}
+    assert result.deltas == {"p0": 0, "p1": 0, "p2": 0}
+    assert state.stacks == (500, 20, 1000)
+    shown = view_message(ENGINE.view(state, "p0")).result
+    assert shown.ending == rummy_pb2.ENDING_CANCELLED and dict(shown.deltas) == {
+        "p0": 0,
+        "p1": 0,
+        "p2": 0,
+    }
+    # The next round is dealt to the same players, still automatic: 5 minutes again.
+    assert ENGINE.can_start_hand(state)
+
+
+def test_rule_46_a_player_acting_again_restarts_the_5_minutes() -> None:
+    """Rule 46 counts from the moment every player is automatic: p0 acting on their own
+    (rule 45 ends their auto-player mode) stops the count; it starts again when p0 times
+    out again, and the round is cancelled 5 minutes after that, not before."""
+    state = _rule_46_table("rummy51")
+    now = 0
+    for _ in range(3):
+        now += 30_000
+        state, _ = _turn_by_clock(state, now)
+    first_all_automatic = now
+    while ENGINE.to_act(state) != ["p0"]:
+        now += 1_000
+        state, _ = _turn_by_clock(state, now)
+    now += 2 * MINUTE_MS  # p0 comes back and plays a turn of their own
+    state, _ = ENGINE.apply(state, Act("p0", {"action": "draw", "from": "stock"}, at_ms=now))
+    assert state.auto.players == {"p1", "p2"} and state.auto.all_since_ms is None
+    state, _ = _turn_by_clock(state, now)  # then runs out of time: automatic again
+    again = now
+    assert state.auto.all_since_ms == again
+    while now < first_all_automatic + 6 * MINUTE_MS:
+        now += 1_000
+        state, kinds = _turn_by_clock(state, now)
+        assert ENGINE.result(state) is None, now - again
+    while now < again + 5 * MINUTE_MS:
+        now += 1_000
+        state, kinds = _turn_by_clock(state, now)
+    assert kinds[0] == "RoundCancelled" and ENGINE.result(state) is not None

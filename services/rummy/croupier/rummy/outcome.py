@@ -35,6 +35,8 @@ class Ending(StrEnum):
     """Out in one turn with nothing laid down before."""
     DRAW = "draw"
     """The stock ran out: no winner."""
+    CANCELLED = "cancelled"
+    """Seed 000 rule 46: every player was automatic for 5 minutes; no winner (OQ 24)."""
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ Pure arithmetic on integers:
   chips the loser has left after the fee and (flag `limit_to_winner_risk`, default on) to
   the chips the winner has left after the fee; each loser is limited independently;
 - rules 21, 23: the winner takes the whole pot once, plus every loser's payment;
-- a round with no winner (the stock ran out) returns each fee (as OQ 24 does for a
-  cancelled round): no chips move and no tournament points are given;
+- a round with no winner (the stock ran out, or rule 46 cancelled it) returns each fee
+  (OQ 24): no chips move and no tournament points are given;
 - rule 33 / OQ 16: tournament points 3 to the winner, 1 to the loser(s) with the most
   negative points, 2 to everyone else.
 """

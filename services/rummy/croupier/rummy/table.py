@@ -5,20 +5,22 @@ families (`croupier.table.engine.GameEngine` is implemented on top of these late
   `croupier.kit.fairness.shuffled(deck, seed, "deck")`, one card at a time from the
   dealer's left, then the up-card, then the stock;
 - `apply`, `legal_actions`, `view`, `timeout_action`, `outcome`: dispatch to the family's
-  state machine; `settle_round`: exact integer chips (seed 000 §10).
+  state machine; `cancel`: end a round with no winner and no charge (seed 000 rule 46);
+  `settle_round`: exact integer chips (seed 000 §10).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from croupier.kit.fairness import shuffled
 from croupier.rummy import knock_game, knock_queries, laydown_game, laydown_queries
 from croupier.rummy.cards import Card, standard_deck
-from croupier.rummy.knock_game import GinState
-from croupier.rummy.laydown_game import LaydownState
-from croupier.rummy.outcome import RoundOutcome
+from croupier.rummy.knock_game import GinPhase, GinState
+from croupier.rummy.laydown_game import LaydownPhase, LaydownState
+from croupier.rummy.outcome import Ending, RoundOutcome
 from croupier.rummy.settlement import Settlement, settle
 from croupier.rummy.variant import Family, VariantRules
 from croupier.table.engine import Event
@@ -26,6 +28,7 @@ from croupier.table.engine import Event
 __all__ = [
     "RoundState",
     "apply",
+    "cancel",
     "deal_cards",
     "legal_actions",
     "outcome",
@@ -72,6 +75,16 @@ def apply(
     if isinstance(state, GinState):
         return knock_game.apply(state, player, action)
     return laydown_game.apply(state, player, action)
+
+
+def cancel(state: RoundState) -> RoundState:
+    """Rule 46 / OQ 24: the round ends with no winner; nobody is charged negative points
+    (and no hand is revealed: no deadwood is recorded), so its settlement gives every
+    fee back."""
+    outcome = RoundOutcome(Ending.CANCELLED, None, {}, {})
+    if isinstance(state, GinState):
+        return replace(state, phase=GinPhase.OVER, result=outcome)
+    return replace(state, phase=LaydownPhase.OVER, result=outcome)
 
 
 def to_act(state: RoundState) -> str | None:

@@ -4,7 +4,9 @@ Translation only, no rules (they live in `knock_game` / `laydown_game`, reached 
 `croupier.rummy.table`): players sit; each `StartHand` deals a round from its seed (the
 dealer moves one seat clockwise per round); `Act` carries conformance-notation actions
 (on a clock expiry the host sends `timeout_action`: the auto-player, seed 000 rule 45;
-`turn_key` makes the turn clock time a whole turn, not each action).
+`turn_key` makes the turn clock time a whole turn, not each action). A round whose
+players have all been automatic for 5 minutes is cancelled, every fee given back (rule
+46, OQ 24; `croupier.rummy.autoplay`, timed by the log's timestamps).
 When a round ends it is settled in chips (seed 000 §10: fee into the pot, negative
 points × chip ratio within what each side risked, the pot to the winner) and the seats'
 stacks move by the deltas.
@@ -26,7 +28,7 @@ Registered in `croupier.table.games.ENGINE_MODULES` as "rummy".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from google.protobuf import descriptor_pool, message_factory
@@ -34,6 +36,7 @@ from google.protobuf.message import Message
 
 from croupier.kit.fairness import shuffled
 from croupier.rummy import table
+from croupier.rummy.autoplay import AutoPlay
 from croupier.rummy.cards import CardError, card_names, parse_card, standard_deck
 from croupier.rummy.knock_game import GinState
 from croupier.rummy.settlement import Settlement
@@ -88,9 +91,13 @@ class RummyTable:
     stacks: tuple[int, ...] = ()
     round: table.RoundState | None = None
     rounds_started: int = 0
+    turns: int = 0
+    """Turns begun at this table: a new one each time the player to act changes."""
     settlement: Settlement | None = None
     last_round: JSON | None = None
     """The last finished round's result and settlement (public), shown in every view."""
+    auto: AutoPlay = field(default_factory=AutoPlay)
+    """Rules 45–46: the players in auto-player mode, and since when all of them are."""
 
 
 def _integer(raw: JSON, key: str, default: int) -> int:
@@ -141,7 +148,7 @@ class RummyEngine:
     name = "rummy"
     version = "1"
     # Seed 000 rule 45: after a timeout the player is in auto-player mode: the host plays
-    # their turns at once (draw from the stock, discard it) until they act again.
+    # their turns (draw from the stock, discard it), paced by its clock, until they act.
     auto_play_after_timeout = True
 
     def open(self, options: JSON) -> RummyTable:
@@ -182,6 +189,7 @@ class RummyEngine:
                 stacks=tuple(state.stacks[i] for i in keep),
                 round=None,
                 settlement=None,
+                auto=state.auto.left(command.player),
             )
             return left, [Event("PlayerLeft", {"player": command.player})]
         if isinstance(command, StartHand):
@@ -190,7 +198,11 @@ class RummyEngine:
             dealer = state.seats[state.rounds_started % len(state.seats)]
             dealt = table.start(state.rules, state.seats, dealer, command.seed)
             started = replace(
-                state, round=dealt, rounds_started=state.rounds_started + 1, settlement=None
+                state,
+                round=dealt,
+                rounds_started=state.rounds_started + 1,
+                settlement=None,
+                auto=state.auto.new_round(),
             )
             return started, [
                 Event(
@@ -207,9 +219,22 @@ class RummyEngine:
                 raise Rejected("failed_precondition", "no round is running")
             if "auto" in command.action and not command.by_clock:
                 raise Rejected("invalid_argument", "the auto-player's discard is the clock's")
-            # A finished round answers with its own reason ("no lay-offs on gin", ...).
-            played, events = table.apply(state.round, command.player, command.action)
-            new = replace(state, round=played)
+            if state.auto.cancels(command.by_clock, command.at_ms) and self._running(state):
+                played = table.cancel(state.round)
+                events = [
+                    Event(
+                        "RoundCancelled",
+                        {"reason": "every player was automatic for 5 minutes (rule 46)"},
+                    )
+                ]
+            else:
+                # A finished round answers with its own reason ("no lay-offs on gin", ...).
+                played, events = table.apply(state.round, command.player, command.action)
+            auto = state.auto.after_act(
+                played.players, command.player, command.by_clock, command.at_ms
+            )
+            turns = state.turns + (played.to_act != state.round.to_act)
+            new = replace(state, round=played, auto=auto, turns=turns)
             if played.result is not None:
                 new = self._settle(new)
                 assert new.last_round is not None
@@ -269,13 +294,15 @@ class RummyEngine:
         """The turn `player`'s clock is timing (`croupier.table.engine.TracksTurns`).
 
         Rule 45 times a whole turn (draw, melds, lay-offs, discard), and the defender's
-        lay-offs after a knock are one turn: the key is the round and the seat to act,
-        so the host restarts the clock only when the turn passes to someone else.
+        lay-offs after a knock are one turn: the key is the number of the turn, so the
+        host restarts the clock only when the turn passes to someone else. Each turn has
+        its own key: the host resumes a paused turn with the same key where it stopped, so
+        a key repeated on the seat's next turn (the round and seat once were the key) gave
+        that turn only what the last one left, and an automatic turn none (runaway).
         """
         if player not in self.to_act(state):
             return None
-        assert state.round is not None
-        return f"{state.rounds_started}:{state.round.turn}"
+        return str(state.turns)
 
     def legal_actions(self, state: RummyTable, player: str) -> JSON:
         if state.round is None:
@@ -340,6 +367,9 @@ class RummyEngine:
         snap: JSON = {
             **self._table_part(state),
             "rounds_started": state.rounds_started,
+            "turns": state.turns,
+            "auto_players": sorted(state.auto.players),
+            "all_automatic_since_ms": state.auto.all_since_ms,
             "round": None,
         }
         if state.round is not None:

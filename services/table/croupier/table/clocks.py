@@ -12,6 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+# An auto-player's turn is played this long after it starts (or when the turn clock runs
+# out, if sooner), not at once: a table whose players were all automatic logged commands
+# as fast as the host could apply them (a Rummy 51 table: 23,546 entries in 6 s).
+AUTO_PLAY_MS = 1_000
+
 
 @dataclass(frozen=True)
 class ClockSettings:
@@ -25,8 +30,8 @@ class Clocks:
     settings: ClockSettings
     turn_started_ms: Mapping[str, int] = field(default_factory=dict)
     reserve_left_ms: Mapping[str, int] = field(default_factory=dict)
-    # Players the system plays for at once when their turn comes (seed 000 rule 45: after
-    # a timeout, until they act again), in games that have such a mode.
+    # Players the system plays for when their turn comes (seed 000 rule 45: after a
+    # timeout, until they act again), in games that have such a mode.
     auto_players: frozenset[str] = frozenset()
     # The key of each running turn, and the turns paused with the allowance they used.
     turn_keys: Mapping[str, str] = field(default_factory=dict)
@@ -39,7 +44,7 @@ class Clocks:
         if started is None:
             return None
         if player in self.auto_players:
-            return started
+            return started + min(self.settings.turn_ms, AUTO_PLAY_MS)
         if player in self.allowances:
             return started + self.allowances[player]
         reserve = self.reserve_left_ms.get(player, self.settings.reserve_ms)

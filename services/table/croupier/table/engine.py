@@ -80,11 +80,15 @@ class Act:
 
     Engines whose timeout actions carry markers a player must not send themselves (a
     rummy auto-discard, a backgammon loss on time) accept them only `by_clock`.
+    `at_ms` is the command's log timestamp (ms since the epoch), for rules that count
+    time (a rummy round whose players are all automatic ends after 5 minutes); a replay
+    passes the logged one, so the engine stays a pure function of its log.
     """
 
     player: str
     action: JSON
     by_clock: bool = False
+    at_ms: int = 0
 
 
 Command = SeatPlayer | UnseatPlayer | StartHand | Act
@@ -158,7 +162,8 @@ class GameEngine(Protocol, Generic[S]):
 
     Optional attributes the host reads: `default_clock` (a `ClockSettings` for tables
     that state none), `auto_play_after_timeout` (True: after a clock expiry the player
-    is in auto-player mode, played at once on each turn until they act again) and
+    is in auto-player mode, played on each turn until they act again, `clocks.AUTO_PLAY_MS`
+    after the turn starts or when the turn clock runs out if sooner) and
     `reserve_per_hand` (True: every `StartHand` refills the players' reserves).
     """
 

@@ -107,10 +107,10 @@ def _command(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> Com
     if entry.kind == "start_hand":
         return StartHand(bytes.fromhex(str(body["seed"])))
     if entry.kind == "act":
-        return Act(entry.player, dict(body["action"]))
+        return Act(entry.player, dict(body["action"]), at_ms=entry.at_ms)
     if entry.kind == "timeout":
         action = engine.timeout_action(state.engine_state, entry.player)
-        return Act(entry.player, action, by_clock=True)
+        return Act(entry.player, action, by_clock=True, at_ms=entry.at_ms)
     if entry.kind == "close":
         return None
     raise Rejected("invalid_argument", f"unknown command kind {entry.kind!r}")
