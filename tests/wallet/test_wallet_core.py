@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import pathlib
 import sys
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ import croupier.wallet.core as core_package
 from croupier.wallet.core.errors import (
     AccountNotFound,
     AlreadyReversed,
+    BalanceOutOfRange,
     CurrencyMismatch,
     InsufficientFunds,
     InvalidRequest,
@@ -195,3 +197,19 @@ def test_core_imports_only_the_standard_library_itself_and_the_kit_limits() -> N
                         "croupier.kit.limits"
                     ), f"{path.name}: {name}"
             assert not (isinstance(node, ast.Name) and node.id in {"time", "random"})
+
+
+def test_a_balance_past_a_signed_64_bit_integer_is_refused_as_postgresql_does() -> None:
+    """The in-memory copy of the rules refuses what PostgreSQL's bigint cannot hold, with
+    the same error (FAILED_PRECONDITION), instead of keeping an unbounded Python int."""
+    ledger = LedgerSlice(
+        [
+            _account(AccountKind.PLAYER_CASH, "alice", 2**63 - 50),
+            _account(AccountKind.HOUSE_CLEARING, "house", -(2**63) + 50),
+        ]
+    )
+    deposit = _spec("d", "house_clearing:house:USD", "alice", 100)
+    with pytest.raises(BalanceOutOfRange):
+        ledger.apply(deposit, NOW)
+    assert ledger.accounts["player_cash:alice:USD"].posted == 2**63 - 50  # unchanged
+    ledger.apply(dataclasses.replace(deposit, amount=49), NOW)  # up to the limit: fine

@@ -463,10 +463,7 @@ def _ledger_error(error: asyncpg.PostgresError) -> Exception:
     if isinstance(error, asyncpg.NumericValueOutOfRangeError):
         # Amounts are bounded before the call (MAX_AMOUNT), so only a sum overflows:
         # a balance, a pending total or a posting count past bigint.
-        return BalanceOutOfRange(
-            "this would take an account's balance past the largest amount the ledger "
-            f"records ({2**63 - 1} minor units); nothing was applied"
-        )
+        return BalanceOutOfRange()
     if isinstance(error, asyncpg.UniqueViolationError):
         return DuplicateTransferId(str(error))
     if isinstance(error, asyncpg.DeadlockDetectedError | asyncpg.SerializationError):

@@ -88,6 +88,16 @@ class BalanceOutOfRange(LedgerError):
     category = "precondition"
     reason = "balance_out_of_range"
 
+    #: What PostgreSQL's bigint (the balances' column type) holds.
+    LIMIT = 2**63 - 1
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(
+            message
+            or "this would take an account's balance past the largest amount the ledger "
+            f"records ({self.LIMIT} minor units); nothing was applied"
+        )
+
 
 class AccountClosed(LedgerError):
     category = "precondition"

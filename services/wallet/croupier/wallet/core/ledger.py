@@ -20,6 +20,7 @@ from datetime import datetime
 from croupier.wallet.core.errors import (
     AccountNotFound,
     AlreadyReversed,
+    BalanceOutOfRange,
     CurrencyMismatch,
     InsufficientFunds,
     InvalidRequest,
@@ -215,6 +216,11 @@ class LedgerSlice:
             credits_pending=account.credits_pending if credits_pending is None else credits_pending,
             posting_count=account.posting_count if posting_count is None else posting_count,
         )
+        # PostgreSQL stores these as bigint and refuses the statement past its range.
+        limit = BalanceOutOfRange.LIMIT
+        for value in (updated.posted, updated.debits_pending, updated.credits_pending):
+            if not -limit - 1 <= value <= limit:
+                raise BalanceOutOfRange()
         self._accounts[account.account_id] = updated
         self._dirty.add(account.account_id)
         return updated
