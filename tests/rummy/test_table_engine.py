@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import pytest
 
@@ -211,3 +212,55 @@ def test_rule_46_a_player_acting_again_restarts_the_5_minutes() -> None:
         now += 1_000
         state, kinds = _turn_by_clock(state, now)
     assert kinds[0] == "RoundCancelled" and ENGINE.result(state) is not None
+
+
+def _bot_round(state: RummyTable, seed: bytes) -> tuple[RummyTable, list[str]]:
+    """Deal a round and play it out with the simple bots; the events' types."""
+    state, events = ENGINE.apply(state, StartHand(seed=seed))
+    kinds = [event.type for event in events]
+    while ENGINE.to_act(state):
+        (player,) = ENGINE.to_act(state)
+        assert state.round is not None and not isinstance(state.round, GinState)
+        state, events = ENGINE.apply(state, Act(player, laydown_bot_action(state.round)))
+        kinds += [event.type for event in events]
+    return state, kinds
+
+
+def test_rule_9_a_player_with_0_chips_at_the_end_of_a_round_is_eliminated_not_blocking() -> None:
+    """Rules 9–10: p2 (30 chips, the fee) plays the round; losing it leaves 0 chips, so p2
+    is eliminated at its end: named in the settlement, dealt no more rounds (the table
+    used to wait for ever, every stack having to be > 0); the next round goes on between
+    p0 and p1, and p2 may leave meanwhile. When one player is left with chips (rule 2),
+    no round starts."""
+    for attempt in range(20):  # the first deal (in a fixed order) that p2 does not win
+        state = ENGINE.open({"variant": "rummy51", "round_fee": "30", "chip_ratio": 3})
+        for seat, (player, stack) in enumerate({"p0": 1000, "p1": 1000, "p2": 30}.items()):
+            state, _ = ENGINE.apply(state, SeatPlayer(player, seat, stack=stack))
+        state, kinds = _bot_round(state, _seed(f"rule9-{attempt}"))
+        assert state.last_round is not None
+        if state.last_round["winner"] != "p2":
+            break
+    else:
+        raise AssertionError("p2 won every round")
+    assert state.last_round["fees"]["p2"] == 30 and state.last_round["deltas"]["p2"] == -30
+    assert state.stacks[2] == 0
+    assert ENGINE.can_start_hand(state)  # p2 no longer blocks the table
+    assert state.last_round["eliminated"] == ["p2"]
+    assert kinds[-2:] == ["RoundSettled", "PlayerEliminated"]
+    result = ENGINE.result(state)
+    assert result is not None and result.details["eliminated"] == ["p2"]
+    assert list(view_message(ENGINE.view(state, "p0")).last_round.eliminated) == ["p2"]
+
+    state, events = ENGINE.apply(state, StartHand(seed=_seed("rule9-next")))
+    assert events[0].data["players"] == ["p0", "p1"]
+    assert state.round is not None and state.round.players == ("p0", "p1")
+    assert ENGINE.view(state, "p2")["round"]["hand"] == []
+    assert ENGINE.to_act(state) != ["p2"]
+    state, _ = ENGINE.apply(state, UnseatPlayer("p2"))  # out of the round: may leave
+    assert state.seats == ("p0", "p1") and ENGINE.to_act(state)
+    with pytest.raises(Rejected):
+        ENGINE.apply(state, UnseatPlayer("p0"))  # dealt in: may not
+
+    heads_up = _seated("rummy51", 2)
+    heads_up = replace(heads_up, stacks=(2000, 0))  # p1 eliminated: p0 holds every chip
+    assert not ENGINE.can_start_hand(heads_up)

@@ -9,7 +9,10 @@ players have all been automatic for 5 minutes is cancelled, every fee given back
 46, OQ 24; `croupier.rummy.autoplay`, timed by the log's timestamps).
 When a round ends it is settled in chips (seed 000 §10: fee into the pot, negative
 points × chip ratio within what each side risked, the pot to the winner) and the seats'
-stacks move by the deltas.
+stacks move by the deltas. A player left with 0 chips then is eliminated (seed 000 rules
+9–10: checked only at the end of a round, and a short stack still plays): the seat is
+kept (the player may leave) but is dealt no more rounds, which go on among the players
+with chips while they are enough for the variant.
 
 Options (plain JSON or protobuf JSON of `croupier.rummy.v1.Options`, enums by name such as
 `VARIANT_GIN`, int64 as text): `variant` (required), `players` (the seats a round waits
@@ -165,6 +168,11 @@ class RummyEngine:
     def _running(state: RummyTable) -> bool:
         return state.round is not None and state.round.result is None
 
+    @staticmethod
+    def _in_play(state: RummyTable) -> tuple[str, ...]:
+        """The seats dealt the next round: every one not eliminated (rule 9: 0 chips)."""
+        return tuple(p for p, stack in zip(state.seats, state.stacks, strict=True) if stack)
+
     def apply(self, state: RummyTable, command: Command) -> tuple[RummyTable, list[Event]]:
         if isinstance(command, SeatPlayer):
             if self._running(state) or len(state.seats) >= (
@@ -180,23 +188,25 @@ class RummyEngine:
             )
             return seated, [Event("PlayerSeated", {"player": command.player})]
         if isinstance(command, UnseatPlayer):
-            if self._running(state) and command.player in state.seats:
+            dealt_in = state.round.players if state.round is not None else ()
+            if self._running(state) and command.player in dealt_in:
                 raise Rejected("failed_precondition", "a player cannot leave a running round")
             keep = [i for i, p in enumerate(state.seats) if p != command.player]
             left = replace(
                 state,
                 seats=tuple(state.seats[i] for i in keep),
                 stacks=tuple(state.stacks[i] for i in keep),
-                round=None,
-                settlement=None,
                 auto=state.auto.left(command.player),
             )
+            if not self._running(state):  # an eliminated player may leave a running round
+                left = replace(left, round=None, settlement=None)
             return left, [Event("PlayerLeft", {"player": command.player})]
         if isinstance(command, StartHand):
             if not self.can_start_hand(state):
                 raise Rejected("failed_precondition", "no round can start now")
-            dealer = state.seats[state.rounds_started % len(state.seats)]
-            dealt = table.start(state.rules, state.seats, dealer, command.seed)
+            players = self._in_play(state)
+            dealer = players[state.rounds_started % len(players)]
+            dealt = table.start(state.rules, players, dealer, command.seed)
             started = replace(
                 state,
                 round=dealt,
@@ -210,7 +220,7 @@ class RummyEngine:
                     {
                         "round": started.rounds_started,
                         "dealer": dealer,
-                        "players": list(state.seats),
+                        "players": list(players),
                     },
                 )
             ]
@@ -239,6 +249,10 @@ class RummyEngine:
                 new = self._settle(new)
                 assert new.last_round is not None
                 events.append(Event("RoundSettled", dict(new.last_round)))
+                events += [
+                    Event("PlayerEliminated", {"player": player})
+                    for player in new.last_round["eliminated"]
+                ]
             return new, events
         raise Rejected("invalid_argument", f"unsupported command {command!r}")
 
@@ -256,6 +270,7 @@ class RummyEngine:
         assert settlement is not None
         stacks = tuple(stack + settlement.deltas.get(p, 0) for p, stack in chips.items())
         outcome = state.round.result
+        after = dict(zip(state.seats, stacks, strict=True))
         last: JSON = {
             "round": state.rounds_started,
             "ending": str(outcome.ending),
@@ -269,6 +284,8 @@ class RummyEngine:
             "chips_won": settlement.chips_won,
             "deltas": dict(settlement.deltas),
             "tournament_points": dict(settlement.tournament_points),
+            # Rule 9: elimination is checked here, at the end of the round, and only here.
+            "eliminated": [p for p in state.round.players if after[p] == 0],
         }
         return replace(state, stacks=stacks, settlement=settlement, last_round=last)
 
@@ -278,9 +295,9 @@ class RummyEngine:
             and (
                 len(state.seats) == state.players
                 if state.players
-                else state.rules.min_players <= len(state.seats) <= state.rules.max_players
+                else len(state.seats) <= state.rules.max_players
             )
-            and all(stack > 0 for stack in state.stacks)
+            and len(self._in_play(state)) >= state.rules.min_players
         )
 
     def to_act(self, state: RummyTable) -> list[str]:
@@ -540,6 +557,7 @@ def _result_message(result: JSON) -> rummy_pb2.RoundResult:
         pot=result.get("pot", 0),
         fees=result.get("fees", {}),
         round=result.get("round", 0),
+        eliminated=result.get("eliminated", []),
     )
 
 
