@@ -111,6 +111,14 @@ def _view_format(value: int) -> table_pb2.ViewFormat.ValueType:
     return table_pb2.ViewFormat.ValueType(value)
 
 
+def _within(context: Context) -> float | None:
+    """The seconds the caller still waits (None: no deadline), less a tenth for the
+    answer's way back: a command the log does not confirm by then answers UNAVAILABLE
+    rather than DEADLINE_EXCEEDED (`croupier.table.host.ANSWER_WITHIN_SECONDS`)."""
+    remaining = context.time_remaining()
+    return None if remaining is None else remaining * 0.9
+
+
 def _bounded(value: str, name: str) -> str:
     if len(value) > MAX_ID:
         raise InvalidArgument(f"{name} is limited to {MAX_ID} characters")
@@ -172,7 +180,9 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
                 }
             )
             request_key = _bounded(request.request_key, "request_key")
-            table_id = await self._host.open_table(game, options, clock, request_key)
+            table_id = await self._host.open_table(
+                game, options, clock, request_key, within=_within(context)
+            )
         except (Rejected, TableVoided, LogUnavailable) as exc:
             raise _translate(exc) from exc
         return table_pb2.OpenTableResponse(table_id=table_id)
@@ -191,6 +201,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
                 request.stack,
                 request.is_bot,
                 _bounded(request.invite_code, "invite_code"),
+                within=_within(context),
             )
         except (Rejected, TableVoided, LogUnavailable) as exc:
             raise _translate(exc) from exc
@@ -202,7 +213,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
         try:
-            await self._host.unseat(table_id, player)
+            await self._host.unseat(table_id, player, within=_within(context))
         except (Rejected, TableVoided, LogUnavailable) as exc:
             raise _translate(exc) from exc
         return table_pb2.UnseatPlayerResponse()
@@ -214,7 +225,9 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         command_id = _require_id(request.command_id, "command_id")
         try:
             action = self._action(table_id, request)
-            snapshot = await self._host.act(table_id, player, command_id, action)
+            snapshot = await self._host.act(
+                table_id, player, command_id, action, within=_within(context)
+            )
         except (Rejected, TableVoided, LogUnavailable) as exc:
             raise _translate(exc) from exc
         return table_pb2.ActResponse(view=self._view(snapshot, view_format))
@@ -284,7 +297,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
     ) -> table_pb2.CloseTableResponse:
         table_id = _require_id(request.table_id, "table_id")
         try:
-            await self._host.close(table_id)
+            await self._host.close(table_id, within=_within(context))
         except (Rejected, TableVoided, LogUnavailable) as exc:
             raise _translate(exc) from exc
         return table_pb2.CloseTableResponse()

@@ -36,7 +36,7 @@ from croupier.kit.fairness import new_seed
 from croupier.kit.limits import OutOfBounds, check_amount, check_seconds, echo
 from croupier.table import history, metrics
 from croupier.table.buyins import Buyins
-from croupier.table.clocks import ClockSettings
+from croupier.table.clocks import CallLater, Cancellable, ClockSettings, loop_call_later, sleep_ms
 from croupier.table.commandlog import CommandLog, LogEntry, ReplayedTable, url_uuid5
 from croupier.table.engine import (
     JSON,
@@ -62,6 +62,12 @@ T = TypeVar("T")
 
 
 RETRY_SECONDS = 1.0
+# A command is answered within this long, or by its caller's deadline if sooner (less a
+# tenth for the answer's way back), also when the command log does not answer: then
+# with UNAVAILABLE, the table fenced until the append is confirmed, which is retried in
+# the background (`_append`). Without it a caller waited out the producer's delivery
+# timeout (40 s) while the broker was down, and every later caller queued behind it.
+ANSWER_WITHIN_SECONDS = 5.0
 # The events publisher lets a batch form for this long before each publish: one produce
 # request carries many commands' events (a request per command cost the loop ~0.2 ms per
 # command in the client's protocol code, and the broker its share). Events are not on
@@ -143,7 +149,7 @@ class _Table:
     seats_taken: dict[str, int] = field(default_factory=dict)  # SeatPlayer commands per player
     watchers: dict[str, set[asyncio.Queue[ViewSnapshot | None]]] = field(default_factory=dict)
     disconnected_at_ms: dict[str, int] = field(default_factory=dict)
-    timer: asyncio.TimerHandle | None = None
+    timer: Cancellable | None = None
     # What the latest command that moved money asked of the wallet (a settlement, stacks
     # given back): asked again after a rebuild, in case the host died before it was sent.
     last_money_requests: list[tuple[str, Envelope]] = field(default_factory=list)
@@ -197,6 +203,7 @@ class TableHost:
         publisher: Publisher,
         clock_defaults: Mapping[str, ClockSettings] | None = None,
         now_ms: Callable[[], int] = wall_clock_ms,
+        call_later: CallLater = loop_call_later,  # waits on the clock `now_ms` reads
         seeds: Callable[[], bytes] = new_seed,
         currency: str = "CHIP",
         buyins: Buyins | None = None,
@@ -206,6 +213,7 @@ class TableHost:
         self._publisher = publisher
         self._clock_defaults = dict(clock_defaults or {})
         self._now_ms = now_ms
+        self._call_later = call_later
         self._seeds = seeds
         self._currency = currency
         self._buyins = buyins or Buyins(default_currency=currency)  # cash tables' wallet
@@ -383,13 +391,29 @@ class TableHost:
     # ---- commands -------------------------------------------------------------------
 
     async def open_table(
-        self, game: str, options: JSON, clock: ClockSettings | None, request_key: str = ""
+        self,
+        game: str,
+        options: JSON,
+        clock: ClockSettings | None,
+        request_key: str = "",
+        within: float | None = None,
     ) -> str:
-        async with self._opening:
-            return await self._open_table(game, options, clock, request_key)
+        """`within`: the seconds the caller still waits (its deadline), if it said; every
+        command method takes it (`ANSWER_WITHIN_SECONDS`)."""
+        deadline = self._deadline(within)
+        await self._acquire(self._opening, deadline)
+        try:
+            return await self._open_table(game, options, clock, request_key, deadline)
+        finally:
+            self._opening.release()
 
     async def _open_table(
-        self, game: str, options: JSON, clock: ClockSettings | None, request_key: str
+        self,
+        game: str,
+        options: JSON,
+        clock: ClockSettings | None,
+        request_key: str,
+        deadline: float,
     ) -> str:
         engine = self._engine_for(game)
         table_id = self._new_table_id(request_key)
@@ -424,7 +448,7 @@ class TableHost:
             engine_version=engine.version,
         )
         table = _Table(engine, _checked(lambda: initial_state(engine, opening)), [opening.encoded])
-        await self._append(table, [opening])
+        await self._append(table, [opening], deadline)
         table.seen_commands[opening.command_id] = 1
         self._tables[table_id] = table
         metrics.TABLES_OPEN.labels(game).inc()
@@ -438,29 +462,44 @@ class TableHost:
         stack: int,
         is_bot: bool = False,
         invite_code: str = "",
+        within: float | None = None,
     ) -> ViewSnapshot:
         table = self._table(table_id)
         _checked(partial(check_amount, stack, "stack"))
         body: JSON = {"seat": seat, "stack": stack, "is_bot": is_bot}
         if invite_code:
             body["invite_code"] = invite_code
-        await self._submit(table, "seat", player, body, command_id=f"seat:{player}:{uuid.uuid4()}")
+        command_id = f"seat:{player}:{uuid.uuid4()}"
+        await self._submit(table, "seat", player, body, command_id=command_id, within=within)
         return self.view(table_id, player)
 
-    async def unseat(self, table_id: str, player: str) -> None:
+    async def unseat(self, table_id: str, player: str, within: float | None = None) -> None:
         table = self._table(table_id)
         self._require_seated(table, player)
+        command_id = f"unseat:{uuid.uuid4()}"
         await self._submit(
-            table, "unseat", player, {}, command_id=f"unseat:{uuid.uuid4()}", evaluate=True
+            table, "unseat", player, {}, command_id=command_id, evaluate=True, within=within
         )
 
-    async def act(self, table_id: str, player: str, command_id: str, action: JSON) -> ViewSnapshot:
+    async def act(
+        self,
+        table_id: str,
+        player: str,
+        command_id: str,
+        action: JSON,
+        within: float | None = None,
+    ) -> ViewSnapshot:
         """A player's action. `command_id` is the client's: a repeat by the same player is
         applied once (ids live in the player's own namespace, apart from the host's)."""
         table = self._table(table_id)
         self._require_seated(table, player)
         await self._submit(
-            table, "act", player, {"action": action}, command_id=f"act:{player}:{command_id}"
+            table,
+            "act",
+            player,
+            {"action": action},
+            command_id=f"act:{player}:{command_id}",
+            within=within,
         )
         self._present(table, player)  # his own accepted action: he is back
         return self.view(table_id, player)
@@ -507,10 +546,10 @@ class TableHost:
             stacks(state.engine_state) if stacks is not None and state.closed else None,
         )
 
-    async def close(self, table_id: str) -> None:
+    async def close(self, table_id: str, within: float | None = None) -> None:
         """Close now, or after the hand in play has settled (no new hand is dealt)."""
         table = self._table(table_id)
-        await self._submit(table, "close", "", {}, command_id=f"close:{table_id}")
+        await self._submit(table, "close", "", {}, command_id=f"close:{table_id}", within=within)
 
     async def _submit(
         self,
@@ -521,29 +560,53 @@ class TableHost:
         *,
         command_id: str,
         evaluate: bool = False,
+        within: float | None = None,
     ) -> bool:
         """Check, log, commit, publish. False when `command_id` was applied before.
 
         `evaluate`: ask the engine's outside evaluator first (under the table's lock, so
         the evaluated position is the one the command applies to) and log its answer.
+        Waiting for the table's lock and for the log ends by the deadline (`within`).
         """
         accepted = time.perf_counter()
-        async with table.lock:
+        deadline = self._deadline(within)
+        await self._acquire(table.lock, deadline)
+        try:
             if table.parked:
                 raise self._elsewhere(table.state.table_id)
-            await self._confirm_unconfirmed(table)
+            await self._confirm_unconfirmed(table, deadline)
             if command_id in table.seen_commands:
                 if not evaluate:  # an evaluated command's logged body has the evaluation too
                     self._require_same_command(table, command_id, body)
                 return False
             if evaluate:
                 body = {**body, **await self._evaluation(table, player)}
-            await self._submit_locked(table, kind, player, body, command_id)
-            await self._after_commit(table)
+            await self._submit_locked(table, kind, player, body, command_id, deadline)
+            await self._after_commit(table, deadline)
+        finally:
+            table.lock.release()
         metrics.ACTION_LATENCY.labels(table.state.game, "answered").observe(
             time.perf_counter() - accepted
         )
         return True
+
+    def _deadline(self, within: float | None = None) -> float:
+        """The loop time by which a command is answered (`ANSWER_WITHIN_SECONDS`)."""
+        limit = ANSWER_WITHIN_SECONDS if within is None else min(ANSWER_WITHIN_SECONDS, within)
+        return asyncio.get_running_loop().time() + limit
+
+    @staticmethod
+    async def _acquire(lock: asyncio.Lock, deadline: float) -> None:
+        """Take `lock` by `deadline`: it is held for as long as the command before waits
+        for the log, which may not answer (the caller hears UNAVAILABLE, not nothing)."""
+        try:
+            async with asyncio.timeout_at(deadline):
+                await lock.acquire()
+        except TimeoutError as exc:
+            raise LogUnavailable(
+                "the table is waiting for its command log to confirm an earlier command; "
+                "retry with the same command id"
+            ) from exc
 
     @staticmethod
     def _require_same_command(table: _Table, command_id: str, body: JSON) -> None:
@@ -578,7 +641,7 @@ class TableHost:
         )
 
     async def _submit_locked(
-        self, table: _Table, kind: str, player: str, body: JSON, command_id: str
+        self, table: _Table, kind: str, player: str, body: JSON, command_id: str, deadline: float
     ) -> None:
         """Check the command, then log it together with the deal it allows, if any.
 
@@ -586,7 +649,7 @@ class TableHost:
         one round trip to the log instead of two before the caller is answered.
         """
         accepted = time.perf_counter()
-        await self._confirm_unconfirmed(table)
+        await self._confirm_unconfirmed(table, deadline)
         entry = self._entry(table, table.state.index + 1, kind, player, body, command_id)
         outcome = _checked(lambda: step(table.engine, table.state, entry))  # nothing logged
         await self._money_in(table, entry)
@@ -594,15 +657,15 @@ class TableHost:
         deal = self._deal_after(table, outcome.state)
         if deal is not None:
             batch.append(deal)
-        await self._log_and_commit(table, batch)
+        await self._log_and_commit(table, batch, deadline)
         metrics.ACTION_LATENCY.labels(table.state.game, "logged").observe(
             time.perf_counter() - accepted
         )
 
     async def _log_and_commit(
-        self, table: _Table, batch: list[tuple[LogEntry, StepOutcome]]
+        self, table: _Table, batch: list[tuple[LogEntry, StepOutcome]], deadline: float
     ) -> None:
-        await self._append(table, [entry for entry, _ in batch])
+        await self._append(table, [entry for entry, _ in batch], deadline)
         money_requests = []
         for entry, outcome in batch:
             game = table.state.game
@@ -616,7 +679,7 @@ class TableHost:
             if outcome.events:
                 self._publish(table, entry, outcome)
         if money_requests:
-            await self._ask_wallet(table, money_requests)
+            await self._ask_wallet(table, money_requests, deadline)
 
     def _deal_after(self, table: _Table, state: TableState) -> tuple[LogEntry, StepOutcome] | None:
         """The next hand's deal, when `state` allows one to start."""
@@ -636,18 +699,22 @@ class TableHost:
             log.error("next hand not dealt", table_id=state.table_id, error=exc.message)
             return None
 
-    async def _append(self, table: _Table, entries: list[LogEntry]) -> None:
+    async def _append(self, table: _Table, entries: list[LogEntry], deadline: float) -> None:
         """Log `entries`; when the log fails, the table is fenced until they are confirmed.
 
         A failed append is ambiguous: the log may hold the entries although it did not
         acknowledge them, and a replay would then apply them. So nothing else is logged
         for this table until the same entries (same ids, same indexes: a replay keeps one
-        copy) are appended again and committed (`_confirm_unconfirmed`).
+        copy) are appended again and committed (`_confirm_unconfirmed`). An append not
+        acknowledged by `deadline` fails so: while the broker is away, the producer still
+        holds the records (up to its delivery timeout) and each retry queues them again;
+        when it is back they may be stored more than once, and a replay keeps one copy.
         """
         if table.state.table_id in self.voided:
             raise TableVoided("this table was voided and refunded")
         try:
-            await self._log.append(entries)
+            async with asyncio.timeout_at(deadline):
+                await self._log.append(entries)
         except BaseException as exc:
             # Also when the caller went away (a cancelled call, a deadline): the entries
             # may be stored all the same.
@@ -661,7 +728,7 @@ class TableHost:
                 "the table's command log did not confirm the write; retry with the same command id"
             ) from exc
 
-    async def _confirm_unconfirmed(self, table: _Table) -> None:
+    async def _confirm_unconfirmed(self, table: _Table, deadline: float) -> None:
         """Lift the fence of an ambiguous append: log its entries again, then commit them."""
         entries, table.unconfirmed = table.unconfirmed, []
         if not entries:
@@ -669,7 +736,7 @@ class TableHost:
         batch = [(entry, step(table.engine, table.state, entry)) for entry in entries[:1]]
         for entry in entries[1:]:  # checked before, on the same states
             batch.append((entry, step(table.engine, batch[-1][1].state, entry)))
-        await self._log_and_commit(table, batch)  # fails again: fenced again
+        await self._log_and_commit(table, batch, deadline)  # fails again: fenced again
         log.info("ambiguous append confirmed", table_id=table.state.table_id, entries=len(entries))
         self._notify(table)
         self._arm_clock(table)
@@ -692,7 +759,7 @@ class TableHost:
             table.last_money_requests = money_requests
         return money_requests
 
-    async def _after_commit(self, table: _Table) -> None:
+    async def _after_commit(self, table: _Table, deadline: float | None = None) -> None:
         """Deal the next hand if one can still start, wake the views, re-arm the clock.
 
         A command's own deal went out with it (`_submit_locked`); this deals after a
@@ -701,11 +768,12 @@ class TableHost:
         shortly (under the table's lock, like any command).
         """
         state = table.state
+        deadline = self._deadline() if deadline is None else deadline
         try:
-            await self._confirm_unconfirmed(table)
+            await self._confirm_unconfirmed(table, deadline)
             deal = self._deal_after(table, table.state)
             if deal is not None:
-                await self._log_and_commit(table, [deal])
+                await self._log_and_commit(table, [deal], deadline)
         except (LogUnavailable, Rejected) as exc:
             log.error("next hand not dealt; retrying", table_id=state.table_id, error=str(exc))
             self._later(RETRY_SECONDS, lambda: self._retry_after_commit(table))
@@ -791,17 +859,21 @@ class TableHost:
             pending.append(self._publishing)
         await asyncio.gather(*pending)
 
-    async def _ask_wallet(self, table: _Table, messages: list[tuple[str, Envelope]]) -> None:
+    async def _ask_wallet(
+        self, table: _Table, messages: list[tuple[str, Envelope]], deadline: float
+    ) -> None:
         """Send a command's money requests (settlement, stacks given back) before its caller
         is answered, in the table's order: while earlier ones wait for the bus, these queue
         behind them (a cash-out overtaking the settlement it depends on would be refused).
-        A bus failure does not fail the caller: the command stands; the backlog is resent
-        in the background (the wallet applies each idempotency key once)."""
+        A bus failure, or no answer by `deadline`, does not fail the caller: the command
+        stands; the backlog is resent in the background (the wallet applies each
+        idempotency key once)."""
         if table.money_backlog:
             table.money_backlog.extend(messages)
             return
         try:
-            await self._publisher.publish_many(messages)
+            async with asyncio.timeout_at(deadline):
+                await self._publisher.publish_many(messages)
         except BaseException as exc:  # any bus failure, or the caller gone: resent in order
             table.money_backlog = list(messages)
             if not self._stopping:
@@ -854,10 +926,9 @@ class TableHost:
         expiry = None if table.state.closed else table.state.clocks.next_expiry()
         if expiry is not None:
             deadline_ms, player = expiry
-            table.timer = asyncio.get_running_loop().call_later(
-                max(0, deadline_ms - self._now_ms()) / 1000,
-                self._in_background,
-                lambda: self._expire_at(table, deadline_ms, player),
+            table.timer = self._call_later(
+                max(0, deadline_ms - self._now_ms()),
+                partial(self._in_background, lambda: self._expire_at(table, deadline_ms, player)),
             )
 
     def _in_background(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
@@ -871,17 +942,18 @@ class TableHost:
             log.error("table host background work failed", error=repr(error))
 
     async def _expire_at(self, table: _Table, deadline_ms: int, player: str) -> None:
-        await asyncio.sleep(max(0, deadline_ms - self._now_ms()) / 1000)
+        await sleep_ms(self._call_later, max(0, deadline_ms - self._now_ms()))
         # The loop's timers run on the monotonic clock, the command is stamped with the wall
         # clock; the first can wake a millisecond before the second reads the deadline, and
         # a timeout is never stamped before it (CI saw 499 ms for a 500 ms clock).
         if (early_ms := deadline_ms - self._now_ms()) > 0:
-            await asyncio.sleep((early_ms + 1) / 1000)
+            await sleep_ms(self._call_later, early_ms + 1)
         async with table.lock:
             if table.parked:
                 return  # the clock is re-armed when the table is taken back
+            answer_by = self._deadline()
             try:
-                await self._confirm_unconfirmed(table)
+                await self._confirm_unconfirmed(table, answer_by)
             except LogUnavailable:
                 self._later(RETRY_SECONDS, lambda: self._expire_at(table, deadline_ms, player))
                 return
@@ -893,14 +965,14 @@ class TableHost:
             if command_id in table.seen_commands:
                 return
             try:
-                await self._submit_locked(table, "timeout", player, {}, command_id)
+                await self._submit_locked(table, "timeout", player, {}, command_id, answer_by)
             except (Rejected, LogUnavailable) as exc:
                 # Try again shortly: a clock that gave up would leave the table waiting.
                 log.error("timeout not applied", table_id=table.state.table_id, error=str(exc))
                 self._later(RETRY_SECONDS, lambda: self._expire_at(table, deadline_ms, player))
                 return
             metrics.TIMEOUTS_APPLIED.labels(table.state.game).inc()
-            await self._after_commit(table)
+            await self._after_commit(table, answer_by)
 
     # ---- views ----------------------------------------------------------------------
 
@@ -964,7 +1036,7 @@ class TableHost:
         self._in_background(lambda: self._abandon_after(table, player, since, window))
 
     async def _abandon_after(self, table: _Table, player: str, since: int, window: int) -> None:
-        await asyncio.sleep(window / 1000)
+        await sleep_ms(self._call_later, window)
         for attempt in range(ABANDON_ATTEMPTS):
             if table.disconnected_at_ms.get(player) != since or player not in table.state.seated:
                 return  # back in time, or already gone
