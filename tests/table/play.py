@@ -3,10 +3,12 @@ a table host served over gRPC in process."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -22,11 +24,43 @@ from croupier.table.v1 import table_pb2_grpc
 
 
 class FakeClock:
+    """A host's `now_ms`; passed as its `call_later` too, the host's clocks and windows run
+    only when the test moves time (`advance`), so no timing depends on the machine's load."""
+
     def __init__(self, start_ms: int = 1_700_000_000_000) -> None:
         self.now = start_ms
+        self._timers: list[_FakeTimer] = []
 
     def __call__(self) -> int:
         return self.now
+
+    def call_later(self, delay_ms: int, callback: Callable[[], None]) -> _FakeTimer:
+        timer = _FakeTimer(self.now + delay_ms, callback)
+        self._timers.append(timer)
+        self._fire_due()
+        return timer
+
+    def advance(self, ms: int) -> None:
+        """Move time on by `ms`: the callbacks that fall due run (soon, on the loop)."""
+        self.now += ms
+        self._fire_due()
+
+    def _fire_due(self) -> None:
+        due = sorted((t for t in self._timers if t.at_ms <= self.now), key=lambda t: t.at_ms)
+        for timer in due:
+            self._timers.remove(timer)
+            if not timer.cancelled:
+                asyncio.get_running_loop().call_soon(timer.callback)
+
+
+@dataclass
+class _FakeTimer:
+    at_ms: int
+    callback: Callable[[], None]
+    cancelled: bool = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
 
 
 class Seeds:
