@@ -1,4 +1,5 @@
-"""`croupier run`: the embedded platform answers on both services and cleans up on Ctrl-C."""
+"""`croupier run`: the embedded platform answers on both services and cleans up on Ctrl-C
+or SIGTERM, leaving no process behind."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 import grpc
+import psutil
 import pytest
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
@@ -76,4 +78,39 @@ async def test_embedded_platform_serves_table_and_wallet_then_stops_cleanly(
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=60) == 0
+    assert not list((tmp_path / ".local").glob("embedded-postgres-*"))
+
+
+def embedded_postgres(run_dir: Path) -> list[psutil.Process]:
+    """The PostgreSQL processes of the `croupier run` started in `run_dir`: the postmaster
+    (whose data directory lies under `run_dir`) and its children."""
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = process.info["cmdline"] or ()
+        if cmdline and Path(cmdline[0]).name == "postgres" and str(run_dir) in " ".join(cmdline):
+            return [process, *process.children(recursive=True)]
+    return []
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+async def test_embedded_platform_stop_leaves_no_process_behind(
+    tmp_path: Path, stop_signal: signal.Signals
+) -> None:
+    process, address = start_embedded(tmp_path)
+    try:
+        postgres = embedded_postgres(tmp_path)
+        assert postgres, "the embedded PostgreSQL was not found while the platform ran"
+        async with grpc.aio.insecure_channel(address) as channel:  # the ledger in use
+            await wallet_pb2_grpc.WalletStub(channel).OpenAccount(
+                wallet_pb2.OpenAccountRequest(
+                    kind=wallet_pb2.ACCOUNT_KIND_PLAYER_CASH, owner="ana", currency="USD"
+                )
+            )
+    finally:
+        process.send_signal(stop_signal)
+        assert process.wait(timeout=60) == 0
+    _, alive = psutil.wait_procs(postgres, timeout=10)
+    survivors = [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
+    for survivor in survivors:  # not left to leak into the next runs
+        survivor.kill()
+    assert not survivors, f"processes of the run survived it: {survivors}"
     assert not list((tmp_path / ".local").glob("embedded-postgres-*"))

