@@ -529,14 +529,16 @@ def settlements(bus: InMemoryBus, table_id: str) -> list[table_pb2.SettlementReq
 def check_settlements(
     found: list[table_pb2.SettlementRequested], table_id: str, rounds: int, players: list[str]
 ) -> list[dict[str, Any]]:
-    """Rules 20–23, 33: once per round, balanced, accepted by the wallet's own check."""
+    """Rules 20–23, 33: once per round, balanced, accepted by the wallet's own check;
+    rule 9: a player a round leaves with 0 chips is eliminated, in no later round."""
     assert [s.hand_number for s in found] == list(range(1, rounds + 1))
     details = []
+    in_play = list(players)
     for settlement in found:
         assert settlement.idempotency_key == f"{table_id}:{settlement.hand_number}"
         assert settlement.game == common_pb2.GAME_RUMMY
         deltas = dict(settlement.deltas)
-        assert set(deltas) == set(players)
+        assert set(deltas) == set(in_play)
         commission = dict(settlement.commission)
         assert sum(deltas.values()) == -sum(commission.values()) == 0
         check_engine_result(deltas, commission, CURRENCIES[settlement.currency], expected=None)
@@ -546,7 +548,7 @@ def check_settlements(
             assert set(deltas.values()) == {0} and detail["tournament_points"] == {}
         else:
             winner = detail["winner"]
-            losers = [p for p in players if p != winner]
+            losers = [p for p in in_play if p != winner]
             assert set(detail["penalty"]) == set(losers)
             assert detail["tournament_points"][winner] == 3
             worst = max(detail["penalty"].values())
@@ -555,6 +557,7 @@ def check_settlements(
                 assert detail["tournament_points"][loser] == points
             assert deltas[winner] == detail["chips_won"] - detail["fees"][winner]
             assert detail["chips_won"] == detail["pot"] + sum(detail["chips_paid"].values())
+        in_play = [p for p in in_play if p not in detail["eliminated"]]
         details.append(detail)
     return details
 
