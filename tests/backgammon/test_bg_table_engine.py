@@ -9,6 +9,7 @@ import pytest
 
 from croupier.backgammon.table_engine import ENGINE, BackgammonTable
 from croupier.kit.fairness import FairStream
+from croupier.kit.limits import MAX_AMOUNT, MAX_MATCH_POINTS
 from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand
 
 
@@ -102,3 +103,27 @@ def test_a_player_cannot_declare_their_own_loss_on_time() -> None:
         ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player)))
     assert refused.value.code == "invalid_argument"
     assert ENGINE.result(state) is None
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"mode": "single", "stake": 2**70}, "stake"),
+        ({"mode": "single", "stake": str(MAX_AMOUNT + 1)}, "stake"),
+        ({"mode": "single", "stake": 100, "max_win": 2**63}, "max_win"),
+        ({"mode": "series", "stake": 100, "points": 10**9}, "points"),
+        ({"mode": "series", "stake": 100, "points": MAX_MATCH_POINTS + 1}, "points"),
+    ],
+)
+def test_amounts_and_match_length_past_their_bounds_are_refused(
+    options: dict[str, Any], named: str
+) -> None:
+    with pytest.raises(Rejected) as caught:
+        ENGINE.open(options)
+    assert caught.value.code == "invalid_argument"
+    assert named in caught.value.message and "between" in caught.value.message
+
+
+def test_amounts_and_match_length_at_their_bounds_are_accepted() -> None:
+    ENGINE.open({"mode": "single", "stake": MAX_AMOUNT, "max_win": MAX_AMOUNT})
+    ENGINE.open({"mode": "series", "stake": MAX_AMOUNT, "points": MAX_MATCH_POINTS})

@@ -311,3 +311,39 @@ async def test_a_money_game_played_from_the_protobuf_view_alone_settles() -> Non
         assert dict(settlement.deltas) == {result["winner"]: amount - fee, loser: -amount}
         assert dict(settlement.commission) == {result["winner"]: fee}
         assert settlement.currency == "USD" and settlement.hand_number == 1
+
+
+async def test_out_of_bound_stakes_series_and_clocks_are_refused_before_logging() -> None:
+    """A stake of 2^70 (its settlement fits no int64), a series to 10^9 points, a clock of
+    uint32-max seconds: INVALID_ARGUMENT naming the field and its bound, nothing logged."""
+    huge_clock = 2**32 - 1
+    series = backgammon_pb2.MODE_SERIES
+    requests = [
+        table_pb2.OpenTableRequest(
+            game="backgammon", options_json=json.dumps({"mode": "single", "stake": 2**70})
+        ),
+        table_pb2.OpenTableRequest(
+            options=table_pb2.GameOptions(
+                backgammon=backgammon_pb2.Options(mode=series, stake=100, points=10**9)
+            )
+        ),
+        table_pb2.OpenTableRequest(
+            options=table_pb2.GameOptions(
+                backgammon=backgammon_pb2.Options(stake=100, turn_seconds=huge_clock)
+            )
+        ),
+        table_pb2.OpenTableRequest(
+            options=table_pb2.GameOptions(backgammon=backgammon_pb2.Options(stake=100)),
+            clock=table_pb2.TableClock(turn_seconds=60, reserve_seconds=huge_clock),
+        ),
+    ]
+    async with running_service("bounds") as service:
+        for request, named in zip(
+            requests, ("stake", "points", "turn_seconds", "reserve_seconds"), strict=True
+        ):
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await service.stub.OpenTable(request)
+            assert caught.value.code() == INVALID, named
+            message = caught.value.details() or ""
+            assert named in message and "between" in message, message
+        assert [t async for t in service.log.replay()] == []

@@ -13,6 +13,7 @@ from enum import StrEnum
 from croupier.backgammon.board import STARTING_BOARD, Board, Side
 from croupier.backgammon.commission import MAX_CUBE
 from croupier.backgammon.errors import InvalidAction, UnknownPlayer
+from croupier.kit.limits import MAX_MATCH_POINTS, OutOfBounds, check_amount, check_int
 
 __all__ = [
     "MULTIPLIER",
@@ -63,10 +64,16 @@ class Options:
         object.__setattr__(self, "mode", Mode(self.mode))
 
     def validate(self) -> None:
-        if self.stake < 0 or (self.max_win is not None and self.max_win < 0):
-            raise InvalidAction("stake and max_win cannot be negative")
-        if self.mode == "match" and self.points < 1:
-            raise InvalidAction("a series needs points >= 1")
+        """Each amount and the match length within its documented bound
+        (`croupier.kit.limits`): a stake of 2^70 made a settlement no int64 holds."""
+        try:
+            check_amount(self.stake, "stake")
+            if self.max_win is not None:
+                check_amount(self.max_win, "max_win")
+            if self.mode == "match":
+                check_int(self.points, "a series' points", 1, MAX_MATCH_POINTS)
+        except OutOfBounds as exc:
+            raise InvalidAction(exc.message) from None
 
 
 @dataclass(frozen=True, kw_only=True)
