@@ -9,8 +9,9 @@
 - `gin`, `oklahoma_gin`, `rummy`, `rummy51`, `rummy40`, `rummy500`: one module per
   variant with its play rules and their sources;
 - `outcome`, `settlement`: negative points and the round's chips (seed 000 §10);
-- `table`: deals from a seed and one set of functions for both families; `table_engine`:
-  the `croupier.table.engine.GameEngine` adapter (not yet registered with the host);
+- `table`: deals from a seed and one set of functions for both families; `autoplay`: the
+  auto-player mode and the cancel of an all-automatic round (seed 000 rules 45–46);
+  `table_engine`: the `croupier.table.engine.GameEngine` adapter the table host runs;
 - `bots`: simple deterministic players (benchmarks, cross-checks);
 - `conformance`: the `croupier conformance` replayer for `"game": "rummy"`.
 """
