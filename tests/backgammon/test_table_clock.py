@@ -65,12 +65,13 @@ async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
 
 
 async def started_host(
-    label: str, now_ms: Callable[[], int] | None = None
+    label: str, now: FakeClock | None = None
 ) -> tuple[TableHost, InMemoryCommandLog, InMemoryBus]:
+    """A host on `now` (its clocks run only when the test advances it), or on real time."""
     bus = InMemoryBus()
     await bus.start()
     log = InMemoryCommandLog()
-    extra: dict[str, Any] = {} if now_ms is None else {"now_ms": now_ms}
+    extra: dict[str, Any] = {} if now is None else {"now_ms": now, "call_later": now.call_later}
     host = TableHost(
         engines=load_engines(),
         command_log=log,
@@ -106,13 +107,18 @@ async def play_first_move(host: TableHost, table_id: str) -> str:
 
 async def test_rule_10_oq_5_clocks_run_out_and_the_player_loses_at_the_cube() -> None:
     """Turn 300 ms + main clock 200 ms; bob doubled, ann took: bob never rolls again."""
-    host, log, bus = await started_host("clock")
+    now = FakeClock()
+    host, log, bus = await started_host("clock", now)
     clock = ClockSettings(turn_ms=300, reserve_ms=200, reconnect_ms=60_000)
     table_id = await full_table(host, USD_SINGLE, clock)
     first = await play_first_move(host, table_id)
     other = next(p for p in PLAYERS if p != first)
     await host.act(table_id, other, "d", {"action": "double"})
     await host.act(table_id, first, "t", {"action": "take"})
+    now.advance(499)
+    await asyncio.sleep(0.05)
+    assert settlements(bus, table_id) == [] and public(host, table_id)["to_act"] == other
+    now.advance(1)
     await until(lambda: bool(settlements(bus, table_id)))
     await host.stop()
 
@@ -132,16 +138,19 @@ async def test_rule_10_oq_5_clocks_run_out_and_the_player_loses_at_the_cube() ->
     take = next(e for e in entries if e.command_id == f"act:{first}:t")
     (timeout,) = [e for e in entries if e.kind == "timeout" and e.index < take.index + 3]
     assert timeout.player == other
-    assert timeout.at_ms - take.at_ms >= 300 + 200  # the turn clock, then the main clock
+    assert timeout.at_ms - take.at_ms == 300 + 200  # the turn clock, then the main clock
 
 
 async def test_oq_5_a_series_player_whose_clocks_run_out_loses_the_series() -> None:
-    host, log, bus = await started_host("series-clock")
+    now = FakeClock()
+    host, log, bus = await started_host("series-clock", now)
     options = {"mode": "series", "stake": 1000, "points": 7, "currency": "EUR"}
     table_id = await full_table(host, options, ClockSettings(turn_ms=100, reserve_ms=100))
     mover = public(host, table_id)["to_act"]
+    now.advance(200)
     await until(lambda: bool(settlements(bus, table_id)))
-    await asyncio.sleep(0.3)
+    now.advance(60_000)  # long after: no clock of a next game runs out
+    await asyncio.sleep(0.05)
     await host.stop()
     (settlement,) = settlements(bus, table_id)  # the series is over: no new game
     winner = next(p for p in PLAYERS if p != mover)
@@ -237,21 +246,25 @@ async def test_clock_and_window_come_from_the_table_options() -> None:
 
 
 async def test_rule_11_vector_24_reconnecting_in_time_resumes_the_exact_state() -> None:
-    host, log, bus = await started_host("reconnect")
+    now = FakeClock()
+    host, log, bus = await started_host("reconnect", now)
     table_id = await full_table(
-        host, USD_SINGLE, ClockSettings(turn_ms=3_600_000, reconnect_ms=600)
+        host, USD_SINGLE, ClockSettings(turn_ms=3_600_000, reconnect_ms=180_000)
     )
     await play_first_move(host, table_id)
     leaver = public(host, table_id)["to_act"]
     before = host.view(table_id, leaver)
     host.disconnect(table_id, leaver)  # the connection drops
+    await asyncio.sleep(0.05)  # the window's timer is set (in the background) at 0 s
     assert host.is_disconnected(table_id, leaver)
     assert host.view(table_id, "").disconnected == (leaver,)
-    await asyncio.sleep(0.4)  # "2 min 59 s"
+    now.advance(179_000)  # 2 min 59 s
+    await asyncio.sleep(0.05)
     back = await host.reconnect(table_id, leaver)
     assert not host.is_disconnected(table_id, leaver)
     assert (back.version, back.view) == (before.version, before.view)
-    await asyncio.sleep(0.5)  # past the first window: nothing happens
+    now.advance(60_000)  # past the first window: nothing happens
+    await asyncio.sleep(0.05)
     assert [e.kind for e in await logged(log)].count("unseat") == 0
     assert host.view(table_id, leaver).view == before.view
     assert settlements(bus, table_id) == []
@@ -274,9 +287,10 @@ def expected_money(
 async def test_rule_12_no_return_in_time_settles_from_gnubg_and_replays_without_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    host, log, bus = await started_host("abandon")
+    now = FakeClock()
+    host, log, bus = await started_host("abandon", now)
     table_id = await full_table(
-        host, {**USD_SINGLE, "stake": 500}, ClockSettings(turn_ms=3_600_000, reconnect_ms=300)
+        host, {**USD_SINGLE, "stake": 500}, ClockSettings(turn_ms=3_600_000, reconnect_ms=180_000)
     )
     await play_first_move(host, table_id)
     leaver = public(host, table_id)["to_act"]
@@ -284,6 +298,11 @@ async def test_rule_12_no_return_in_time_settles_from_gnubg_and_replays_without_
     await host.act(table_id, leaver, "d", {"action": "double"})
     await host.act(table_id, connected, "t", {"action": "take"})
     host.disconnect(table_id, leaver)
+    await asyncio.sleep(0.05)  # the window's timer is set (in the background) at 0 s
+    now.advance(179_999)
+    await asyncio.sleep(0.05)
+    assert [e.kind for e in await logged(log)].count("unseat") == 0
+    now.advance(1)
     await until(lambda: bool(settlements(bus, table_id)))
     digest = host.digest(table_id)
     await host.stop()
