@@ -1,0 +1,1 @@
+"""The tournament director: registration, levels, rebuys, seating, ranking, prizes."""
