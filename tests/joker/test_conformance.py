@@ -1,4 +1,4 @@
-"""`croupier conformance` for Joker: the public examples (copied into vectors/), whole hands
+"""`croupier conformance` for Joker: the public examples (tests/conformance/public/joker), whole hands
 from explicit deals, reported illegal actions and malformed documents."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from croupier.joker.conformance import run_scenario
 from croupier.kit.scenario import MalformedScenario
 
-VECTORS = pathlib.Path(__file__).parent / "vectors"
+VECTORS = pathlib.Path(__file__).parent.parent / "conformance" / "public" / "joker"
 EXAMPLES = sorted(p for p in VECTORS.glob("*.json") if not p.name.endswith(".expected.json"))
 # An empty list would parametrise nothing and pass: the 10 public examples at least.
 assert len(EXAMPLES) >= 10, f"joker vectors missing from {VECTORS}"
