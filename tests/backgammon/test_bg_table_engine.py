@@ -10,7 +10,7 @@ import pytest
 from croupier.backgammon.table_engine import ENGINE, BackgammonTable
 from croupier.kit.fairness import FairStream
 from croupier.kit.limits import MAX_AMOUNT, MAX_MATCH_POINTS
-from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand
+from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand, UnseatPlayer
 
 
 def seated(options: dict[str, Any]) -> BackgammonTable:
@@ -49,6 +49,8 @@ def test_single_games_settle_with_commission() -> None:
         assert result is not None and result.hand_number == number
         assert sum(result.deltas.values()) == -sum(result.commission.values())
         assert min(result.deltas.values()) in (-100, -200, -300)
+        for player in ("ann", "bob"):
+            state, _ = ENGINE.apply(state, Act(player, {"action": "ready"}))
         assert ENGINE.can_start_hand(state)
 
 
@@ -127,3 +129,53 @@ def test_amounts_and_match_length_past_their_bounds_are_refused(
 def test_amounts_and_match_length_at_their_bounds_are_accepted() -> None:
     ENGINE.open({"mode": "single", "stake": MAX_AMOUNT, "max_win": MAX_AMOUNT})
     ENGINE.open({"mode": "series", "stake": MAX_AMOUNT, "points": MAX_MATCH_POINTS})
+
+
+def test_p5_the_next_money_game_waits_until_both_players_are_ready() -> None:
+    """¶2, ¶5: each single game is an amount agreed anew; the table deals the next one
+    only when both players sent `ready` (version 1 dealt it at once)."""
+    state = seated({"mode": "single", "stake": 100, "currency": "USD"})
+    with pytest.raises(Rejected) as caught:  # no game over yet: nothing to be ready for
+        ENGINE.apply(state, Act("ann", {"action": "ready"}))
+    assert caught.value.code == "failed_precondition"
+    state, _ = ENGINE.apply(state, StartHand(b"r" * 32))
+    state = play_out(state, random.Random(3))
+    assert ENGINE.result(state) is not None and not ENGINE.can_start_hand(state)
+    assert ENGINE.to_act(state) == []  # no clock runs while the table waits
+    assert [ENGINE.view(state, p)["legal"]["actions"] for p in ("ann", "bob")] == [["ready"]] * 2
+
+    state, events = ENGINE.apply(state, Act("bob", {"action": "ready"}))
+    assert [(e.type, e.data) for e in events] == [("player_ready", {"player": "bob"})]
+    assert not ENGINE.can_start_hand(state)
+    assert ENGINE.public_view(state)["ready"] == ["bob"]
+    assert ENGINE.legal_actions(state, "bob") == {"actions": []}
+    with pytest.raises(Rejected) as caught:
+        ENGINE.apply(state, Act("bob", {"action": "ready"}))
+    assert caught.value.code == "failed_precondition"
+
+    state, _ = ENGINE.apply(state, Act("ann", {"action": "ready"}))
+    assert ENGINE.can_start_hand(state)
+    state, _ = ENGINE.apply(state, StartHand(b"s" * 32))
+    assert ENGINE.public_view(state)["game"] == 2 and "ready" not in ENGINE.public_view(state)
+    assert state.ready == frozenset()
+
+
+def test_p4_series_games_follow_each_other_without_ready() -> None:
+    state = seated({"mode": "series", "stake": 100, "points": 5})
+    state, _ = ENGINE.apply(state, StartHand(b"q" * 32))
+    state = play_out(state, random.Random(4))
+    assert ENGINE.can_start_hand(state)
+    with pytest.raises(Rejected) as caught:
+        ENGINE.apply(state, Act("ann", {"action": "ready"}))
+    assert caught.value.code == "failed_precondition"
+
+
+def test_p5_a_player_not_ready_may_leave_between_money_games() -> None:
+    state = seated({"mode": "single", "stake": 100})
+    state, _ = ENGINE.apply(state, StartHand(b"l" * 32))
+    state = play_out(state, random.Random(6))
+    state, _ = ENGINE.apply(state, Act("ann", {"action": "ready"}))
+    state, events = ENGINE.apply(state, UnseatPlayer("bob"))  # no evaluation: nothing at stake
+    assert [e.type for e in events] == ["player_left"] and state.ready == frozenset()
+    state, _ = ENGINE.apply(state, SeatPlayer("cy", 1))
+    assert ENGINE.can_start_hand(state)  # a new opponent sits down to play

@@ -454,8 +454,8 @@ async def test_rule_9_the_main_clock_runs_only_past_the_turn_clock_and_lasts_the
 
 async def test_rule_9_each_game_starts_with_a_full_main_clock() -> None:
     """Rule 9 (OQ 6): the main clock is one allowance per game. The first mover spends
-    15 s of his 40 s main clock, then the game ends on a dropped double; the table
-    deals the next game, in which he should again have 10 s + 40 s."""
+    15 s of his 40 s main clock, then the game ends on a dropped double; both are
+    ready and the table deals the next game, in which he should again have 10 s + 40 s."""
     now = FakeClock()
     host, _, _ = await started_host("rule9-next-game", now)
     table_id = await full_table(host, USD_SINGLE, CLOCK)
@@ -466,6 +466,8 @@ async def test_rule_9_each_game_starts_with_a_full_main_clock() -> None:
         await play_first_move(host, table_id)
         await host.act(table_id, other, "d", {"action": "double"})
         await host.act(table_id, first, "x", {"action": "drop"})
+        for player in PLAYERS:  # both ready for the next money game
+            await host.act(table_id, player, f"ready-{player}", {"action": "ready"})
         view = public(host, table_id)
         assert view["game"] == 2 and view["phase"] == "moving"
         if view["to_act"] != first:  # let the other player open the second game

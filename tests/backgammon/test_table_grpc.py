@@ -277,7 +277,7 @@ async def test_a_money_game_played_from_the_protobuf_view_alone_settles() -> Non
         doubled = False
         for _ in range(2000):
             table = await table_view(stub, table_id)
-            if table.last_finished_hand:  # (the host deals the next game at once)
+            if table.last_finished_hand:
                 break
             game = table.game.backgammon
             player = game.to_act
@@ -299,7 +299,7 @@ async def test_a_money_game_played_from_the_protobuf_view_alone_settles() -> Non
         else:
             raise AssertionError("the game did not end")
         final = (await table_view(stub, table_id)).game.backgammon
-        assert final.currency == "USD" and final.game_number == 2 and final.cube == 1
+        assert final.currency == "USD" and final.game_number == 1 and final.phase == "game_over"
         (settlement,) = settlements(service.bus, table_id)
         result = json.loads(settlement.details_json)
         assert doubled and result["cube"] == 2 and result["how"] == "bear_off"
@@ -347,3 +347,36 @@ async def test_out_of_bound_stakes_series_and_clocks_are_refused_before_logging(
             message = caught.value.details() or ""
             assert named in message and "between" in message, message
         assert [t async for t in service.log.replay()] == []
+
+
+async def test_p5_the_next_money_game_is_dealt_once_both_players_send_ready() -> None:
+    """¶2, ¶5: a single game over, the table deals no other game (no clock runs) until
+    both players sent ACTION_KIND_READY; the view lists who is ready."""
+    async with running_service("ready") as service:
+        stub = service.stub
+        table_id = await open_table(
+            stub, backgammon_pb2.Options(mode=backgammon_pb2.MODE_SINGLE, stake=100)
+        )
+        await first_play(stub, table_id)
+        doubler = (await public(stub, table_id))["to_act"]
+        other = next(p for p in PLAYERS if p != doubler)
+        await act(stub, table_id, doubler, {"action": "double"})
+        await act(stub, table_id, other, {"action": "drop"})
+        ready = backgammon_pb2.Action(kind=backgammon_pb2.ACTION_KIND_READY)
+
+        over = await table_view(stub, table_id, doubler)
+        assert over.last_finished_hand == 1 and over.game.backgammon.phase == "game_over"
+        assert list(over.game.backgammon.actions) == ["ready"]
+        await act(stub, table_id, doubler, ready)
+        waiting = await table_view(stub, table_id, other)
+        assert waiting.game.backgammon.phase == "game_over" and waiting.turn_seconds_left == 0
+        assert list(waiting.game.backgammon.ready) == [doubler]
+        assert list(waiting.game.backgammon.actions) == ["ready"]
+        code, message = await refused(stub, table_id, doubler, ready)
+        assert (code, message) == (FAILED, "you are already ready for the next game")
+        starts = [e.kind async for t in service.log.replay() for e in t.entries]
+        assert starts.count("start_hand") == 1
+
+        await act(stub, table_id, other, ready)
+        second = (await table_view(stub, table_id)).game.backgammon
+        assert second.game_number == 2 and second.phase == "moving" and not second.ready

@@ -7,6 +7,12 @@ come from `FairStream(seed, "dice")`); `Act` carries conformance-notation action
 a clock expiry plays `{"action": "timeout"}` (OQ 5: that player loses: a single game at
 the current cube x 1, a series as a whole; answering a double, it is a drop).
 
+Next game: a series' games follow each other at once (one agreement, ¶4); after a
+single (money) game the next one starts only when both players have sent
+`{"action": "ready"}` (ACTION_KIND_READY): each money game is an amount agreed anew (¶2,
+¶5), so a player is never dealt into another stake he did not ask for, and either may
+leave instead (nothing is at stake between games).
+
 Money: a single game settles after each game (capped payout, commission, rules 5 and
 39-45); a series settles its stake once, when it ends (OQ 4); other games of a series
 end with no money moving (every player named with 0). Amounts are minor units of the
@@ -139,11 +145,14 @@ class BackgammonTable:
     games_started: int = 0
     currency: str = DEFAULT_CURRENCY
     abandoned: Abandonment | None = None
+    ready: frozenset[str] = frozenset()  # players ready for the next single game
 
 
 class BackgammonEngine:
     name = "backgammon"
-    version = "1"
+    # 2: a single game's successor waits for both players' `ready` (version 1 dealt it at
+    # once; its logs are not replayed under these rules).
+    version = "2"
     # Seed defaults for the host (not applied by it yet): the 3-minute reconnection
     # window (¶9, rule 11). The seed gives no turn or main clock durations (OQ 6); these
     # are proposals, tables set `turn_seconds` / `main_clock_seconds`.
@@ -177,7 +186,7 @@ class BackgammonEngine:
             if state.game is not None and self._at_stake(state.game):
                 return self._abandon(state, command.player, command.evaluation)
             seats = tuple(p for p in state.seats if p != command.player)
-            left = replace(state, seats=seats, game=None)
+            left = replace(state, seats=seats, game=None, ready=frozenset())
             return left, [Event("player_left", {"player": command.player})]
         if isinstance(command, StartHand):
             if not self.can_start_hand(state):
@@ -185,7 +194,11 @@ class BackgammonEngine:
             current = state.game or game.new_table(state.options, state.seats)
             started, events = game.start_game(current, seed=command.seed)
             started_table = replace(
-                state, game=started, games_started=state.games_started + 1, abandoned=None
+                state,
+                game=started,
+                games_started=state.games_started + 1,
+                abandoned=None,
+                ready=frozenset(),
             )
             return started_table, events
         if isinstance(command, Act):
@@ -193,10 +206,31 @@ class BackgammonEngine:
                 raise Rejected("failed_precondition", "the game has not started")
             if command.action.get("action") == "timeout" and not command.by_clock:
                 raise Rejected("invalid_argument", "a loss on time is the clock's to declare")
+            if command.action.get("action") == "ready":
+                return self._ready(state, command.player)
             _check_play_text(command.action)
             new_game, events = game.apply(state.game, command.player, command.action)
             return replace(state, game=new_game), events
         raise Rejected("invalid_argument", f"unsupported command {command!r}")
+
+    @staticmethod
+    def _awaiting_ready(state: BackgammonTable) -> bool:
+        """A single game is over and the next waits for both players' `ready`."""
+        g = state.game
+        return g is not None and g.options.mode == "single" and g.phase == "game_over"
+
+    def _ready(self, state: BackgammonTable, player: str) -> tuple[BackgammonTable, list[Event]]:
+        if player not in state.seats:
+            raise Rejected("not_found", f"{player!r} is not seated at this table")
+        if not self._awaiting_ready(state):
+            raise Rejected(
+                "failed_precondition",
+                "ready is for the next single game, once the last one is over",
+            )
+        if player in state.ready:
+            raise Rejected("failed_precondition", "you are already ready for the next game")
+        ready = replace(state, ready=state.ready | {player})
+        return ready, [Event("player_ready", {"player": player})]
 
     @staticmethod
     def _at_stake(g: game.State) -> bool:
@@ -305,6 +339,8 @@ class BackgammonEngine:
         g = state.game
         if g.phase not in ("idle", "game_over"):
             return False
+        if self._awaiting_ready(state):
+            return set(state.seats) <= state.ready
         return not (g.options.mode == "match" and g.match_winner is not None)
 
     def to_act(self, state: BackgammonTable) -> list[str]:
@@ -326,12 +362,15 @@ class BackgammonEngine:
     def legal_actions(self, state: BackgammonTable, player: str) -> JSON:
         if state.game is None:
             return {"actions": []}
+        if self._awaiting_ready(state):
+            ready = player in state.seats and player not in state.ready
+            return {"actions": ["ready"] if ready else []}
         return game.legal_actions(state.game, player)
 
     def view(self, state: BackgammonTable, player: str) -> JSON:
         view = self.public_view(state)
         if state.game is not None and player in state.game.players:
-            view["legal"] = game.legal_actions(state.game, player)
+            view["legal"] = self.legal_actions(state, player)
         return view
 
     def public_view(self, state: BackgammonTable) -> JSON:
@@ -340,6 +379,8 @@ class BackgammonEngine:
         else:
             view = game.public_view(state.game)
         view["currency"] = state.currency
+        if self._awaiting_ready(state):
+            view["ready"] = sorted(state.ready)
         if state.abandoned is not None:
             a = state.abandoned
             view["abandoned"] = {
@@ -428,6 +469,7 @@ class BackgammonEngine:
             "currency": state.currency,
             "game": None if state.game is None else game.snapshot(state.game),
             "abandoned": None if state.abandoned is None else self.public_view(state)["abandoned"],
+            "ready": sorted(state.ready),
         }
 
     # ---- ProtoCodec (croupier.table.grpc_api): protobuf actions and views ------------
@@ -461,6 +503,7 @@ ACTION_NAMES = {
     backgammon_pb2.ACTION_KIND_ACCEPT: "accept",
     backgammon_pb2.ACTION_KIND_REJECT: "reject",
     backgammon_pb2.ACTION_KIND_AUTO_MOVE: "auto_move",
+    backgammon_pb2.ACTION_KIND_READY: "ready",
 }
 ACTION_FIELDS = {"move": {"play"}, "resign": {"level"}, "auto_move": {"on"}}
 RESULT_ENUMS = {
@@ -512,6 +555,7 @@ def view_message(view: JSON) -> backgammon_pb2.View:
         game_number=int(view.get("game", 0)),
         resignation=str(view.get("resignation") or ""),
         currency=str(view.get("currency", "")),
+        ready=[str(p) for p in view.get("ready") or []],
     )
     legal = view.get("legal") or {}
     message.actions.extend(str(a) for a in legal.get("actions", []))
