@@ -553,3 +553,48 @@ async def test_money_requests_keep_the_tables_order_when_the_bus_fails(
     settled = published(bus, WALLET_REQUESTS_TOPIC, "wallet.settlement_requested")
     assert [e.sequence for e in settled] == [1, 2, 3]
     await host.stop()
+
+
+class StalledBus:
+    """A publisher that does not answer while `stalled` (a broker gone quiet)."""
+
+    def __init__(self, bus: InMemoryBus) -> None:
+        self.bus = bus
+        self.back = asyncio.Event()
+
+    async def publish_many(self, messages: list[tuple[str, Envelope]]) -> None:
+        await self.back.wait()
+        await self.bus.publish_many(messages)
+
+
+async def test_a_settlement_the_bus_does_not_take_does_not_hold_the_caller_past_the_bound(
+    bus: InMemoryBus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hand-ending action is logged; its settlement request waits on a silent bus. The
+    caller is answered by its deadline all the same (the command stands) and the request
+    goes out once the bus answers again."""
+    monkeypatch.setattr("croupier.table.host.RETRY_SECONDS", 0.01)
+    stalled = StalledBus(bus)
+    host = TableHost(
+        engines=load_engines(),
+        command_log=InMemoryCommandLog(),
+        publisher=stalled,
+        seeds=Seeds("s"),
+    )
+    await host.start()
+    options = {"variant": "nlhe", "blinds": [1, 2], "currency": "USD"}
+    table_id = await host.open_table("poker", options, ClockSettings(turn_ms=3_600_000))
+    for seat, player in enumerate(("ann", "bob")):
+        await host.seat(table_id, player, seat, 100)
+    to_act = host.view(table_id, "").view["hand"]["to_act"]
+    started = asyncio.get_running_loop().time()
+    answer = await asyncio.wait_for(
+        host.act(table_id, to_act, "fold", {"action": "fold"}, within=0.3), 5
+    )
+    assert asyncio.get_running_loop().time() - started < 1
+    assert answer.last_finished_hand == 1
+    stalled.back.set()
+    await asyncio.wait_for(host.flush(), 5)
+    (settlement,) = published(bus, WALLET_REQUESTS_TOPIC, "wallet.settlement_requested")
+    assert settlement.subject == table_id
+    await host.stop()
