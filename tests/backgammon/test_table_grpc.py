@@ -380,3 +380,23 @@ async def test_p5_the_next_money_game_is_dealt_once_both_players_send_ready() ->
         await act(stub, table_id, other, ready)
         second = (await table_view(stub, table_id)).game.backgammon
         assert second.game_number == 2 and second.phase == "moving" and not second.ready
+
+
+async def test_refusals_cut_the_values_they_echo() -> None:
+    """A 5,000-character currency, mode, action name or play is refused with a short
+    message: kit.limits.echo cuts the value (the whole of it was echoed back)."""
+    long = "Y" * 5_000
+    async with running_service("echo") as service:
+        stub = service.stub
+        for options in ({"currency": long}, {"mode": long}):
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await stub.OpenTable(
+                    table_pb2.OpenTableRequest(game="backgammon", options_json=json.dumps(options))
+                )
+            assert caught.value.code() == INVALID
+            assert 0 < len(caught.value.details() or "") < 300
+        table_id = await open_table(stub, backgammon_pb2.Options(stake=1))
+        mover = (await public(stub, table_id))["to_act"]
+        for action in ({"action": long}, {"action": "move", "play": long + "/1"}):
+            code, message = await refused(stub, table_id, mover, action)
+            assert code == INVALID and 0 < len(message) < 300, (code, len(message))

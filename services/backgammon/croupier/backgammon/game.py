@@ -58,6 +58,7 @@ from croupier.backgammon.views import (
     timeout_action,
 )
 from croupier.kit.fairness import FairStream
+from croupier.kit.limits import echo
 from croupier.table.engine import Event
 
 # The engine's API in one place: this module's transitions, the state types and views.
@@ -191,7 +192,7 @@ def apply(state: State, player: str, action: JSON) -> tuple[State, list[Event]]:
         return st, events
     handler = _HANDLERS.get(name)
     if handler is None:
-        raise InvalidAction(f"unknown action {name!r}")
+        raise InvalidAction(f"unknown action {echo(name)}")
     if state.phase in ("idle", "game_over"):
         raise WrongPhase("no game is running")
     if state.actor != who:

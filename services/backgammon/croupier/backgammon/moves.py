@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from croupier.backgammon.board import BAR, Board, Side
 from croupier.backgammon.notation import IllegalPlay, Move, apply_moves, format_play, parse_play
+from croupier.kit.limits import echo
 
 __all__ = [
     "Play",
@@ -353,7 +354,7 @@ def match_play(board: Board, d1: int, d2: int, text: str) -> Board:
         return board
     result = apply_moves(board, moves)
     if result not in set(legal_positions(board, d1, d2)) or not _can_move(board, d1, d2):
-        raise IllegalPlay(f"{text!r} is not a legal play for {d1}-{d2}")
+        raise IllegalPlay(f"{echo(text)} is not a legal play for {d1}-{d2}")
     return result
 
 

@@ -17,6 +17,7 @@ import itertools
 import re
 
 from croupier.backgammon.board import BAR, Board
+from croupier.kit.limits import echo
 
 __all__ = ["IllegalPlay", "Move", "apply_moves", "format_play", "parse_play"]
 
@@ -110,28 +111,28 @@ def parse_play(text: str) -> list[Move]:
             continue
         m = _TOKEN.match(stripped, pos)
         if not m:
-            raise IllegalPlay(f"cannot read the play {text!r}")
+            raise IllegalPlay(f"cannot read the play {echo(text)}")
         pos = m.end()
         number, bar, off, slash, _star, count, comma = m.groups()
         if number is not None or bar is not None or off is not None:
             if not expect_point:
                 # a new chain without a separating space ("8/5 6/5" is normal; "8/56/5" is not)
-                raise IllegalPlay(f"cannot read the play {text!r}")
+                raise IllegalPlay(f"cannot read the play {echo(text)}")
             value = 25 if bar is not None else 0 if off is not None else int(number)
             if not 0 <= value <= 25:
-                raise IllegalPlay(f"no point {value} in {text!r}")
+                raise IllegalPlay(f"no point {value} in {echo(text)}")
             current.append(value)
             expect_point = False
         elif slash is not None:
             if expect_point or not current:
-                raise IllegalPlay(f"misplaced '/' in {text!r}")
+                raise IllegalPlay(f"misplaced '/' in {echo(text)}")
             expect_point = True
         elif count is not None:
             if expect_point or len(current) < 2:
-                raise IllegalPlay(f"misplaced count in {text!r}")
+                raise IllegalPlay(f"misplaced count in {echo(text)}")
             n = int(count)
             if n < 1:
-                raise IllegalPlay(f"bad count in {text!r}")
+                raise IllegalPlay(f"bad count in {echo(text)}")
             for _ in range(n - 1):
                 chains.append(list(current))
         elif comma is not None and current and not expect_point:
@@ -139,21 +140,21 @@ def parse_play(text: str) -> list[Move]:
             current = []
             expect_point = True
     if expect_point and current:
-        raise IllegalPlay(f"trailing '/' in {text!r}")
+        raise IllegalPlay(f"trailing '/' in {echo(text)}")
     if current:
         chains.append(current)
     moves: list[Move] = []
     for chain in chains:
         if len(chain) < 2:
-            raise IllegalPlay(f"a move needs a source and a destination in {text!r}")
+            raise IllegalPlay(f"a move needs a source and a destination in {echo(text)}")
         for a, b in itertools.pairwise(chain):
             if a == 0 or b == 25:
-                raise IllegalPlay(f"cannot move from off or to the bar in {text!r}")
+                raise IllegalPlay(f"cannot move from off or to the bar in {echo(text)}")
             if b >= a:
-                raise IllegalPlay(f"checkers move to lower points: {a}/{b} in {text!r}")
+                raise IllegalPlay(f"checkers move to lower points: {a}/{b} in {echo(text)}")
             moves.append((a, b))
     if len(moves) > 4:
-        raise IllegalPlay(f"more than four moves in {text!r}")
+        raise IllegalPlay(f"more than four moves in {echo(text)}")
     moves.sort(key=lambda m: (-m[0], -m[1]))
     return moves
 

@@ -13,7 +13,7 @@ from enum import StrEnum
 from croupier.backgammon.board import STARTING_BOARD, Board, Side
 from croupier.backgammon.commission import MAX_CUBE
 from croupier.backgammon.errors import InvalidAction, UnknownPlayer
-from croupier.kit.limits import MAX_MATCH_POINTS, OutOfBounds, check_amount, check_int
+from croupier.kit.limits import MAX_MATCH_POINTS, OutOfBounds, check_amount, check_int, echo
 
 __all__ = [
     "MULTIPLIER",
@@ -60,7 +60,7 @@ class Options:
 
     def __post_init__(self) -> None:
         if self.mode not in ("single", "match"):
-            raise InvalidAction(f"mode must be single or match, not {self.mode!r}")
+            raise InvalidAction(f"mode must be single or match, not {echo(self.mode)}")
         object.__setattr__(self, "mode", Mode(self.mode))
 
     def validate(self) -> None:
@@ -115,7 +115,7 @@ class State:
         try:
             return self.players.index(player)
         except ValueError:
-            raise UnknownPlayer(f"{player!r} is not at this table") from None
+            raise UnknownPlayer(f"{echo(player)} is not at this table") from None
 
     @property
     def board(self) -> Board:

@@ -50,6 +50,7 @@ from croupier.backgammon.matchid import match_id
 from croupier.backgammon.notation import IllegalPlay, parse_play
 from croupier.backgammon.v1 import backgammon_pb2
 from croupier.kit.fairness import FairStream
+from croupier.kit.limits import echo
 from croupier.table.clocks import ClockSettings
 from croupier.table.engine import (
     JSON,
@@ -87,7 +88,7 @@ def parse_options(raw: JSON) -> game.Options:
     name = str(raw.get("mode", "single")).lower()
     name = {"mode_single": "single", "mode_series": "match", "series": "match"}.get(name, name)
     if name not in ("single", "match"):
-        raise Rejected("invalid_argument", f"mode must be single or series, not {name!r}")
+        raise Rejected("invalid_argument", f"mode must be single or series, not {echo(name)}")
     mode = game.Mode(name)
 
     def number(key: str, default: int | None) -> int | None:
@@ -119,7 +120,7 @@ def parse_currency(raw: JSON) -> str:
     code = str(raw.get("currency") or DEFAULT_CURRENCY).upper()
     if code not in CURRENCIES:
         known = ", ".join(sorted(CURRENCIES))
-        raise Rejected("invalid_argument", f"unknown currency {code!r}; known: {known}")
+        raise Rejected("invalid_argument", f"unknown currency {echo(code)}; known: {known}")
     return code
 
 
@@ -177,12 +178,12 @@ class BackgammonEngine:
             if state.game is not None or len(state.seats) >= SEATS:
                 raise Rejected("failed_precondition", "the table is full")
             if command.player in state.seats:
-                raise Rejected("failed_precondition", f"{command.player!r} is already seated")
+                raise Rejected("failed_precondition", f"{echo(command.player)} is already seated")
             seated = replace(state, seats=(*state.seats, command.player))
             return seated, [Event("player_seated", {"player": command.player})]
         if isinstance(command, UnseatPlayer):
             if command.player not in state.seats:
-                raise Rejected("not_found", f"{command.player!r} is not seated at this table")
+                raise Rejected("not_found", f"{echo(command.player)} is not seated at this table")
             if state.game is not None and self._at_stake(state.game):
                 return self._abandon(state, command.player, command.evaluation)
             seats = tuple(p for p in state.seats if p != command.player)
@@ -221,7 +222,7 @@ class BackgammonEngine:
 
     def _ready(self, state: BackgammonTable, player: str) -> tuple[BackgammonTable, list[Event]]:
         if player not in state.seats:
-            raise Rejected("not_found", f"{player!r} is not seated at this table")
+            raise Rejected("not_found", f"{echo(player)} is not seated at this table")
         if not self._awaiting_ready(state):
             raise Rejected(
                 "failed_precondition",
