@@ -2,8 +2,16 @@
 # GNU Backgammon for the backgammon table service's abandonment settlements
 # (services/backgammon/croupier/backgammon/gnubg_bridge.py) and its tests.
 #
+# Why a system package: a game left by a player who does not come back is settled from
+# gnubg's 2-ply *cubeful* evaluation of the position (cube value and owner, match score,
+# Crawford, beavers; match winning chances from its match equity table). PyPI's gnubg-nn
+# only evaluates cubelessly (its evaluate_cube_decision is "not implemented for money"
+# and takes no cube or score), so the gnubg program itself is needed: Debian's `gnubg`.
+#
 #   deploy/local/gnubg.sh ensure   install Debian's gnubg if it is missing (idempotent;
-#                                  quick when present); needs root or sudo for apt-get
+#                                  quick when present); needs root or sudo and the
+#                                  network for apt-get, and says so before it starts.
+#                                  CROUPIER_GNUBG=/path/to/gnubg uses a gnubg of your own.
 #   deploy/local/gnubg.sh path     print the gnubg binary's path (exit 1 if missing)
 #   deploy/local/gnubg.sh check    run one 2-ply cubeful evaluation (exit 1 on failure)
 set -euo pipefail
@@ -37,20 +45,37 @@ PY
   fi
 }
 
+WHY="the backgammon table settles an abandoned game from GNU Backgammon's cubeful"
+WHY+=" evaluation, which only the gnubg program offers (PyPI's gnubg-nn is cubeless)"
+
 ensure() {
   if find_gnubg >/dev/null; then
     return 0
   fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "gnubg.sh: GNU Backgammon (gnubg) is missing and this is not a Debian/Ubuntu system;" >&2
+    echo "  ${WHY}." >&2
+    echo "  Install gnubg 1.07 with your package manager, or set CROUPIER_GNUBG to its path." >&2
+    exit 1
+  fi
   local sudo=""
   if [[ "$(id -u)" != 0 ]]; then
-    command -v sudo >/dev/null 2>&1 || { echo "installing gnubg needs root (apt-get)" >&2; exit 1; }
+    if ! command -v sudo >/dev/null 2>&1; then
+      echo "gnubg.sh: GNU Backgammon (gnubg) is missing; ${WHY}." >&2
+      echo "  Install it as root: apt-get install --no-install-recommends gnubg" >&2
+      echo "  (or set CROUPIER_GNUBG to a gnubg binary)." >&2
+      exit 1
+    fi
     sudo="sudo"
   fi
-  echo "installing Debian's gnubg ..." >&2
+  echo "gnubg.sh: installing Debian's gnubg package (GNU Backgammon 1.07, about 100 MB with" >&2
+  echo "  its libraries) with ${sudo:+sudo }apt-get: ${WHY}." >&2
+  echo "  Set CROUPIER_GNUBG to use a gnubg you installed yourself instead." >&2
   export DEBIAN_FRONTEND=noninteractive
   ${sudo} apt-get update -qq
   ${sudo} apt-get install -y -qq --no-install-recommends gnubg >/dev/null
-  find_gnubg >/dev/null || { echo "gnubg still missing after apt-get install" >&2; exit 1; }
+  find_gnubg >/dev/null || { echo "gnubg.sh: gnubg still missing after apt-get install" >&2; exit 1; }
+  echo "gnubg.sh: installed $(find_gnubg)" >&2
 }
 
 case "${1:-ensure}" in

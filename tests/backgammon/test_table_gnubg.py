@@ -313,3 +313,20 @@ async def test_nothing_to_evaluate_between_single_games_or_before_any() -> None:
     assert await ENGINE.evaluate_abandonment(finished, "bob") is None
     left, events = ENGINE.apply(finished, UnseatPlayer("bob"))
     assert [e.type for e in events] == ["player_left"] and left.seats == ("ann",)
+
+
+def test_the_table_image_installs_the_gnubg_the_bridge_runs() -> None:
+    """The settlement needs the gnubg program (gnubg-nn is cubeless): the table image
+    installs Debian's package and names its binary, which is outside PATH."""
+    dockerfile = Path(__file__).resolve().parents[2] / "services" / "table" / "Dockerfile"
+    runtime = dockerfile.read_text().split("FROM ${PYTHON_IMAGE}\n")[-1]
+    assert "apt-get install -y --no-install-recommends gnubg=" in runtime
+    assert "CROUPIER_GNUBG=/usr/games/gnubg" in runtime
+
+
+def test_gnubg_nn_has_no_cubeful_money_evaluation() -> None:
+    """Why the bridge runs the gnubg program: gnubg-nn's only cube evaluation refuses money
+    play and takes no cube value, owner or score."""
+    board = gnubg_nn.board_from_position_id("4HPwATDgc/ABMA")
+    with pytest.raises(RuntimeError, match="Not implemented for money"):
+        gnubg_nn.evaluate_cube_decision(board, 2, 1)
