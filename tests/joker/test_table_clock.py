@@ -36,7 +36,7 @@ from tests.joker.test_table_service import (
     running_service,
     seat_all,
 )
-from tests.table.play import Seeds
+from tests.table.play import FakeClock, Seeds
 
 RANKS = "6789TJQKA"
 SUITS = "cdhs"
@@ -131,7 +131,15 @@ async def test_bg_5_an_auto_bid_never_breaks_the_dealer_rule() -> None:
     bus = InMemoryBus()
     await bus.start()
     log = InMemoryCommandLog()
-    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("dealer"))
+    now = FakeClock()  # the three bids must come before the 1 s clock: time moves when told
+    host = TableHost(
+        engines=load_engines(),
+        command_log=log,
+        publisher=bus,
+        seeds=Seeds("dealer"),
+        now_ms=now,
+        call_later=now.call_later,
+    )
     await host.start()
     table_id = await host.open_table("joker", {}, ClockSettings(turn_ms=1_000))
     for seat, player in enumerate(PLAYERS):
@@ -143,6 +151,10 @@ async def test_bg_5_an_auto_bid_never_breaks_the_dealer_rule() -> None:
         to_act = host.view(table_id, "").view["hand"]["to_act"]
         assert to_act != dealer
         await host.act(table_id, to_act, f"bid{n}", {"action": "bid", "tricks": tricks})
+    now.advance(999)
+    await asyncio.sleep(0.05)
+    assert dealer not in host.view(table_id, "").view["hand"]["bids"]
+    now.advance(1)
     await until(lambda: dealer in host.view(table_id, "").view["hand"]["bids"])
     await host.stop()
     bids = host.view(table_id, "").view["hand"]["bids"]
@@ -153,7 +165,8 @@ async def test_bg_5_an_auto_bid_never_breaks_the_dealer_rule() -> None:
 
 
 async def test_disconnected_player_keeps_seat_is_timed_out_and_reconnects() -> None:
-    async with running_service("reconnect") as service:
+    now = FakeClock()
+    async with running_service("reconnect", now) as service:
         host, stub = service.host, service.stub
         table_id = await host.open_table("joker", {}, ClockSettings(turn_ms=1_500))
         await seat_all(stub, table_id)
@@ -172,6 +185,7 @@ async def test_disconnected_player_keeps_seat_is_timed_out_and_reconnects() -> N
             assert host.view(table_id, "").view["hand"]["bids"] == {}  # not timed out yet
 
             # Nobody acts: the disconnected player's clock runs out as anybody's would.
+            now.advance(1_500)
             await until(lambda: first in host.view(table_id, "").view["hand"]["bids"])
             assert host.is_disconnected(table_id, first)
             own_commands = [
@@ -181,17 +195,12 @@ async def test_disconnected_player_keeps_seat_is_timed_out_and_reconnects() -> N
             ]
             assert own_commands == ["timeout"]  # timed out; never unseated
 
-            for _ in range(5):  # a clock may run out between the calls: same version wanted
-                back = (
-                    await stub.Reconnect(
-                        table_pb2.ReconnectRequest(table_id=table_id, player_id=first)
-                    )
-                ).view
-                views = {p: await get_view(stub, table_id, p) for p in PLAYERS}
-                if {v.version for v in views.values()} == {back.version}:
-                    break
-            else:
-                raise AssertionError("the table never stood still long enough")
+            # No clock runs out meanwhile: time stands still until the test moves it.
+            back = (
+                await stub.Reconnect(table_pb2.ReconnectRequest(table_id=table_id, player_id=first))
+            ).view
+            views = {p: await get_view(stub, table_id, p) for p in PLAYERS}
+            assert {v.version for v in views.values()} == {back.version}
         finally:
             for call in streams.values():
                 call.cancel()

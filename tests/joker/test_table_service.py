@@ -34,7 +34,7 @@ from croupier.table.engine import Rejected
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from tests.table.play import Seeds, random_joker_action
+from tests.table.play import FakeClock, Seeds, random_joker_action
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
 CARD_CODES = {c for r in "6789TJQKA" for s in "cdhs" if (c := f"{r}{s}") not in ("6c", "6s")}
@@ -49,12 +49,20 @@ class Service:
 
 
 @asynccontextmanager
-async def running_service(seeds: str = "svc") -> AsyncIterator[Service]:
-    """The TableEngine gRPC service in this process, on the in-memory log and bus."""
+async def running_service(
+    seeds: str = "svc", clock: FakeClock | None = None
+) -> AsyncIterator[Service]:
+    """The TableEngine gRPC service in this process, on the in-memory log and bus (and on
+    `clock`'s time, when given: its clocks run only when the test advances it)."""
     bus = InMemoryBus()
     await bus.start()
     log = InMemoryCommandLog()
-    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds(seeds))
+    timing: dict[str, Any] = (
+        {} if clock is None else {"now_ms": clock, "call_later": clock.call_later}
+    )
+    host = TableHost(
+        engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds(seeds), **timing
+    )
     await host.start()
     server = ServiceHost(
         settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
