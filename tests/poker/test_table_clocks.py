@@ -1,4 +1,4 @@
-"""Poker clocks through the table host (in-memory log, real time, tiny clocks): §7, §9.4.
+"""Poker clocks through the table host (in-memory log, a FakeClock the tests move): §7, §9.4.
 
 - rule 56 / vector 24: on expiry the host checks when that is legal, otherwise folds;
 - rule 57: a disconnection neither resets the clock nor undoes an accepted action;
@@ -17,11 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.poker.table_engine import ENGINE
+from croupier.poker.table_engine import DEFAULT_SEAL_WINDOW_SECONDS, ENGINE
 from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.host import TableHost
-from tests.table.play import Seeds
+from tests.table.play import FakeClock, Seeds
 
 PLAYERS = ["ann", "bob", "cat"]
 
@@ -34,13 +34,26 @@ async def until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
         await asyncio.sleep(0.005)
 
 
-async def started_host(label: str) -> tuple[TableHost, InMemoryCommandLog]:
+async def started_host(label: str, now: FakeClock) -> tuple[TableHost, InMemoryCommandLog]:
+    """A host on `now`'s time: its clocks run out only when the test advances it."""
     bus = InMemoryBus()
     await bus.start()
     log = InMemoryCommandLog()
-    host = TableHost(engines={"poker": ENGINE}, command_log=log, publisher=bus, seeds=Seeds(label))
+    host = TableHost(
+        engines={"poker": ENGINE},
+        command_log=log,
+        publisher=bus,
+        seeds=Seeds(label),
+        now_ms=now,
+        call_later=now.call_later,
+    )
     await host.start()
     return host, log
+
+
+async def settle() -> None:
+    """Let the host's background work (an expiry just fired) run."""
+    await asyncio.sleep(0.05)
 
 
 async def table(
@@ -63,12 +76,14 @@ def seat_of(view_hand: dict[str, Any], player: str) -> dict[str, Any]:
 
 
 async def test_rule_56_vector_24_expiry_checks_when_legal_and_folds_facing_a_bet() -> None:
-    host, log = await started_host("clock-56")
+    now = FakeClock()
+    host, log = await started_host("clock-56", now)
     clock = ClockSettings(turn_ms=1000)
     table_id = await table(host, {"variant": "nlhe", "blinds": [1, 2]}, clock, players=2)
     first = hand(host, table_id)
     assert first["street"] == "preflop"
     small = first["to_act"]  # heads-up: the button's small blind faces the big blind
+    now.advance(1000)
     await until(lambda: hand(host, table_id)["to_act"] != small)
     # He folded: the big blind won hand 1 without a showdown, the small blind lost 1.
     record = host.hand_history(table_id, 1)
@@ -81,6 +96,7 @@ async def test_rule_56_vector_24_expiry_checks_when_legal_and_folds_facing_a_bet
     big = hand(host, table_id)["to_act"]
     assert host.view(table_id, big).view["hand"]["legal"]["call"] == 0
     # The big blind's option: nobody raised, so checking is legal and the clock checks.
+    now.advance(1000)
     await until(lambda: hand(host, table_id)["street"] != "preflop")
     after = hand(host, table_id)
     assert after["street"] == "flop" and not seat_of(after, big)["folded"]
@@ -93,25 +109,24 @@ async def test_rule_56_vector_24_expiry_checks_when_legal_and_folds_facing_a_bet
 
 
 async def test_rule_57_disconnection_keeps_the_clock_and_the_accepted_action() -> None:
-    host, _ = await started_host("clock-57")
+    now = FakeClock()
+    host, _ = await started_host("clock-57", now)
     clock = ClockSettings(turn_ms=3000, reconnect_ms=30_000)
     table_id = await table(host, {"variant": "nlhe", "blinds": [1, 2]}, clock, players=2)
     actor = hand(host, table_id)["to_act"]
     await host.act(table_id, actor, "raise", {"action": "raise", "to": 6})
     waiting = hand(host, table_id)["to_act"]
-    stream = host.watch(table_id, waiting)
-    shown = await anext(stream)
-    assert shown.turn_seconds_left > 2.5
-    await asyncio.sleep(1.2)
-    await stream.aclose()  # the connection drops
+    assert host.view(table_id, waiting).turn_seconds_left == 3.0
+    now.advance(1200)
+    host.disconnect(table_id, waiting)  # the connection drops
     assert host.is_disconnected(table_id, waiting)
-    left = host.view(table_id, waiting).turn_seconds_left
-    assert 0 < left <= 1.85  # not reset by the disconnection
+    assert host.view(table_id, waiting).turn_seconds_left == 1.8  # not reset by it
     assert seat_of(hand(host, table_id), actor)["bet"] == 6  # the raise stays
-    loop = asyncio.get_running_loop()
-    start = loop.time()
+    now.advance(1799)
+    await settle()
+    assert host.view(table_id, "").last_finished_hand == 0
+    now.advance(1)  # the original deadline
     await until(lambda: host.view(table_id, "").last_finished_hand == 1)
-    assert loop.time() - start < left + 0.8  # expired on the original deadline
     result = host.hand_history(table_id, 1)["result"]
     assert result["deltas"] == {actor: 2, waiting: -2}  # he folded to the raise; it stands
     # Rule 58: back within the window: same seat, the server-confirmed view.
@@ -124,7 +139,8 @@ async def test_rule_57_disconnection_keeps_the_clock_and_the_accepted_action() -
 
 
 async def test_rule_58_oq_20_past_the_reconnection_window_he_is_played_and_leaves() -> None:
-    host, _ = await started_host("clock-58")
+    now = FakeClock()
+    host, _ = await started_host("clock-58", now)
     clock = ClockSettings(turn_ms=60_000, reconnect_ms=200)
     table_id = await table(host, {"variant": "nlhe", "blinds": [1, 2]}, clock)
     first = hand(host, table_id)
@@ -135,11 +151,12 @@ async def test_rule_58_oq_20_past_the_reconnection_window_he_is_played_and_leave
         first["to_act"],
         next(s["player"] for s in first["seats"] if s["player"] != first["to_act"]),
     )
-    stream = host.watch(table_id, gone)
-    await anext(stream)
-    await stream.aclose()
-    await asyncio.sleep(0.1)
+    host.disconnect(table_id, gone)
+    await settle()  # the window's timer is set (in the background) at 0 ms
+    now.advance(199)
+    await settle()
     assert gone in host.view(table_id, "").seated  # within the window: seat kept
+    now.advance(1)
     await until(lambda: gone not in host.view(table_id, "").seated)
     # He is still in hand 1; his turns are played as the clock would (check, else fold).
     assert host.view(table_id, "").view["hand_number"] == 1
@@ -185,21 +202,24 @@ async def naiko_window(host: TableHost, table_id: str) -> tuple[str, str]:
 async def test_oq_17_rules_46_48_seal_window_stops_the_anchoring_clock_and_expiry_is_no_seal() -> (
     None
 ):
-    host, log = await started_host("clock-seal")
+    now = FakeClock()
+    host, log = await started_host("clock-seal", now)
     clock = ClockSettings(turn_ms=1500, reconnect_ms=30_000)
     table_id = await table(host, {"variant": "naiko", "blinds": [1, 2]}, clock)
     anchorer, target = await naiko_window(host, table_id)
     h = hand(host, table_id)
     assert h["to_act"] == target
     assert host.view(table_id, target).view["hand"]["legal"]["actions"] == ["seal", "no_seal"]
-    assert host.view(table_id, target).turn_seconds_left > 0.7
+    window = DEFAULT_SEAL_WINDOW_SECONDS  # §9.4: the window's own clock, not the turn's
+    assert host.view(table_id, target).turn_seconds_left == window
     assert host.view(table_id, anchorer).turn_seconds_left == 0.0  # stopped, no deadline
     balance = h["destellos"][target]
     # The target lets the window run out: "no Seal", the Anchor applies (rule 48).
+    now.advance(window * 1000)
     await until(lambda: hand(host, table_id)["to_act"] == anchorer)
     entries = [e async for t in log.replay() for e in t.entries]
     assert (entries[-1].kind, entries[-1].player) == ("timeout", target)
-    assert host.view(table_id, anchorer).turn_seconds_left > 0.7  # runs again for the action
+    assert host.view(table_id, anchorer).turn_seconds_left == 1.5  # runs again, as he left it
     assert hand(host, table_id)["destellos"][target] == balance  # the target paid nothing
     await host.act(table_id, anchorer, "call", {"action": "call"})
     # The target acts next in this round: he plays pot-limit now (rules 17, 42).
@@ -215,7 +235,8 @@ async def test_oq_17_rules_46_48_seal_window_stops_the_anchoring_clock_and_expir
 
 
 async def test_section_10_1_a_power_does_not_restart_the_turn_clock() -> None:
-    host, _ = await started_host("clock-power")
+    now = FakeClock()
+    host, _ = await started_host("clock-power", now)
     clock = ClockSettings(turn_ms=3000, reconnect_ms=30_000)
     table_id = await table(host, {"variant": "naiko", "blinds": [1, 2]}, clock)
     for n in range(30):
@@ -227,30 +248,32 @@ async def test_section_10_1_a_power_does_not_restart_the_turn_clock() -> None:
         await host.act(table_id, actor, f"f{n}", {"action": "fold"})
     else:
         raise AssertionError("no hand offered Sneak Peek")
-    await asyncio.sleep(0.5)
+    now.advance(500)
     await host.act(table_id, actor, "peek", {"action": "power", "power": "peek"})
     after = host.view(table_id, actor)
     assert after.view["hand"]["to_act"] == actor  # the power did not end the turn
     assert after.view["hand"]["private"]["peeked"]
-    assert 0 < after.turn_seconds_left < 2.6  # the turn's clock, not a fresh 3 s
+    assert after.turn_seconds_left == 2.5  # the turn's clock, not a fresh 3 s
     await host.stop()
 
 
 async def test_section_9_4_oq_17_seal_window_has_its_own_clock_and_pauses_the_anchorer() -> None:
-    host, log = await started_host("clock-seal")
+    now = FakeClock()
+    host, log = await started_host("clock-seal", now)
     clock = ClockSettings(turn_ms=4000, reconnect_ms=30_000)
     options = {"variant": "naiko", "blinds": [1, 2], "seal_window_seconds": 1}
     table_id = await table(host, options, clock)
     try:
         anchorer, target = await naiko_window(host, table_id)
-        loop = asyncio.get_running_loop()
-        opened = loop.time()
-        assert 0.5 < host.view(table_id, target).turn_seconds_left <= 1.0  # the 1 s window
+        assert host.view(table_id, target).turn_seconds_left == 1.0  # the 1 s window
         assert host.view(table_id, anchorer).turn_seconds_left == 0.0  # paused
+        now.advance(999)
+        await settle()
+        assert hand(host, table_id)["to_act"] == target
+        now.advance(1)  # the window's 1 s, not the 4 s clock
         await until(lambda: hand(host, table_id)["to_act"] == anchorer)
-        assert 0.8 < loop.time() - opened < 1.6  # the window's 1 s, not the 4 s clock
         # Resumed with what he had left (he anchored at once), not a fresh turn.
-        assert 3.5 < host.view(table_id, anchorer).turn_seconds_left <= 4.0
+        assert host.view(table_id, anchorer).turn_seconds_left == 4.0
         entries = [e async for t in log.replay() for e in t.entries]
         assert (entries[-1].kind, entries[-1].player) == ("timeout", target)
     finally:
