@@ -24,6 +24,7 @@ GAME_MODULES = {
     "backgammon": "croupier.backgammon.conformance",
     "rummy": "croupier.rummy.conformance",
     "joker": "croupier.joker.conformance",
+    "tournament": "croupier.tournament.conformance",
 }
 
 # X.json's answer is X.expected.json in the same folder (docs/conformance.md).
@@ -88,6 +89,18 @@ def decisive_keys(document: dict[str, Any]) -> tuple[str, ...]:
         return ("hand_scores", "premia", "moshla", "crossed_out", "total", "sheet")
     if game == "joker":
         return ("status", "trump", "bids", "tricks", "hand_scores")
+    if game == "tournament":
+        return (
+            "status",
+            "level",
+            "chips",
+            "points",
+            "rebuys",
+            "eliminated",
+            "final_table",
+            "ranking",
+            "prizes",
+        )
     return ("status", "ending", "winner", "deadwood", "penalty", "chips_paid", "chips_won")
 
 

@@ -1,0 +1,96 @@
+"""Ranking and prizes (docs/rules/rummy-tournaments.md, "Ranking", rules 35-41, 47).
+
+The ranking lists every registered player once, in groups sharing a place; places skip
+after a shared place (1, 2, 2, 4); players of a group are in registration order.
+
+1. Players still in, by chips in hand, highest first; equal chips share a place (rule 35,
+   OQ 20).
+2. Players out at the final table, the last one out first; players out at the same
+   round end share a place (rules 37, 38, 40).
+3. Players out before the final table, by tournament points, highest first; equal points
+   share a place (rules 36, 37, 40, OQ 21). How long anyone played never counts (rule 41):
+   the state holds no time.
+
+Rule 39 (an eliminated player's provisional place can only improve) follows from this
+order for tournaments without rebuys. A rebuy brings a player back among those still in,
+above every eliminated player, so an eliminated player ranked above him moves one place
+down; the ranking is final only when the tournament ends.
+
+Prizes are paid only when the tournament has ended (rule 47). Players sharing places
+k … k+n−1 share the sum of those n prizes (places past the payout table win 0): each gets
+the sum divided by n, rounded down to the minor unit, and the remainder — fewer than n
+units — goes one unit each to the first players of the group in registration order (rule
+40, OQ 18). The prizes paid always add up to the prizes of the places taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from croupier.tournament.core.state import Entrant, Tournament
+
+__all__ = ["Place", "prizes", "ranking", "split_prizes"]
+
+
+@dataclass(frozen=True)
+class Place:
+    place: int
+    players: tuple[str, ...]
+
+
+def _groups(players: Sequence[Entrant], key: Callable[[Entrant], int]) -> list[tuple[str, ...]]:
+    """`players` grouped by equal `key`, highest first; stable, so registration order holds."""
+    groups: list[tuple[str, ...]] = []
+    last: int | None = None
+    for player in sorted(players, key=key, reverse=True):
+        value = key(player)
+        if groups and value == last:
+            groups[-1] = (*groups[-1], player.name)
+        else:
+            groups.append((player.name,))
+        last = value
+    return groups
+
+
+def ranking(state: Tournament) -> tuple[Place, ...]:
+    """The live ranking, and the final one once the tournament is over (rules 35-41)."""
+    players = list(state.entrants.values())
+    still_in = [p for p in players if p.out is None]
+    at_final = [p for p in players if p.out is not None and p.out.at_final_table]
+    before = [p for p in players if p.out is not None and not p.out.at_final_table]
+    groups = [
+        *_groups(still_in, lambda p: p.chips),
+        *_groups(at_final, lambda p: p.out.round_end if p.out else 0),
+        *_groups(before, lambda p: p.points),
+    ]
+    places: list[Place] = []
+    taken = 0
+    for group in groups:
+        places.append(Place(taken + 1, group))
+        taken += len(group)
+    return tuple(places)
+
+
+def split_prizes(places: Sequence[Place], prizes: Sequence[int]) -> dict[str, int]:
+    """Each player's prize for `places` (groups in registration order), ties pooled (OQ 18).
+
+    >>> split_prizes([Place(1, ("a",)), Place(2, ("b", "c"))], [100, 31, 20])
+    {'a': 100, 'b': 26, 'c': 25}
+    """
+    won: dict[str, int] = {}
+    for entry in places:
+        first = entry.place - 1
+        pool = sum(prizes[first : first + len(entry.players)])
+        share, remainder = divmod(pool, len(entry.players))
+        for index, name in enumerate(entry.players):
+            won[name] = share + (1 if index < remainder else 0)
+    return won
+
+
+def prizes(state: Tournament) -> Mapping[str, int] | None:
+    """Every registered player's prize once the tournament is over, else None (rule 47)."""
+    if not state.finished:
+        return None
+    won = split_prizes(ranking(state), state.options.prizes)
+    return {name: won[name] for name in state.entrants}
