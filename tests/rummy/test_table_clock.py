@@ -30,7 +30,7 @@ from croupier.table.clocks import AUTO_PLAY_MS, ClockSettings
 from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.games import load_engines
 from croupier.table.history import initial_state
-from croupier.table.host import TableHost, wall_clock_ms
+from croupier.table.host import TableHost
 from croupier.table.table_state import step
 from croupier.table.v1 import table_pb2
 from tests.rummy.test_table_service import (
@@ -44,7 +44,7 @@ from tests.rummy.test_table_service import (
     scan,
     settlements,
 )
-from tests.table.play import Seeds
+from tests.table.play import FakeClock, Seeds
 
 
 async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
@@ -53,6 +53,18 @@ async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
     while not condition():
         assert loop.time() < deadline, "timed out waiting"
         await asyncio.sleep(0.01)
+
+
+async def run_clock(
+    now: FakeClock, step_ms: int, done: Callable[[], bool], most_ms: int = 3_600_000
+) -> None:
+    """Move time on by `step_ms` at a time, letting the host play what falls due, until
+    `done()` (at most `most_ms` of the table's time)."""
+    start = now.now
+    while not done():
+        assert now.now - start < most_ms, "the table's clock ran on without it happening"
+        now.advance(step_ms)
+        await asyncio.sleep(0.002)
 
 
 def rounds_ended(host: TableHost, table_id: str) -> int:
@@ -64,19 +76,22 @@ async def test_rule_45_a_gin_round_finishes_by_timeouts_alone() -> None:
     bus = InMemoryBus()
     await bus.start()
     log = InMemoryCommandLog()
+    now = FakeClock()
     host = TableHost(
         engines=load_engines(),
         command_log=log,
         publisher=bus,
         seeds=Seeds("t45"),
         buyins=Buyins(play_currencies=()),  # CHIP settled by the wallet: the request is seen
+        now_ms=now,
+        call_later=now.call_later,
     )
     await host.start()
     options = {"variant": "gin", "players": 2, "round_fee": "20", "chip_ratio": 2}
     table_id = await host.open_table("rummy", options, ClockSettings(turn_ms=15))
     for seat, player in enumerate(PLAYERS[:2]):
         await host.seat(table_id, player, seat, 500)
-    await until(lambda: rounds_ended(host, table_id) >= 1, seconds=40)
+    await run_clock(now, 15, lambda: rounds_ended(host, table_id) >= 1)
     await host.stop()
 
     entries = await log_entries(log, table_id)
@@ -124,7 +139,8 @@ async def test_rule_45_a_gin_round_finishes_by_timeouts_alone() -> None:
 
 
 async def _auto_discard_after_a_manual_draw(variant: str, source: str) -> None:
-    async with running_service(f"oq26-{variant}-{source}") as service:
+    now = FakeClock()  # the passes and the draw take no table time: no clock runs out
+    async with running_service(f"oq26-{variant}-{source}", now) as service:
         host = service.host
         options = {"variant": variant, "players": 2}
         table_id = await host.open_table("rummy", options, ClockSettings(turn_ms=600))
@@ -146,11 +162,12 @@ async def _auto_discard_after_a_manual_draw(variant: str, source: str) -> None:
         (card,) = (Counter(hand) - Counter(before["hand"])).elements()
         if source == "discard":
             assert card == top
+        now.advance(600)
         await until(lambda: host.view(table_id, "").view["round"]["to_act"] != player, 5)
-        now = host.view(table_id, player).view["round"]
-        assert now["discard_pile"][-1] == card  # the card drawn this turn went back
-        assert Counter(now["hand"]) == Counter(before["hand"])
-        assert now["melds"] == []
+        after = host.view(table_id, player).view["round"]
+        assert after["discard_pile"][-1] == card  # the card drawn this turn went back
+        assert Counter(after["hand"]) == Counter(before["hand"])
+        assert after["melds"] == []
         kinds = [e.kind for e in await log_entries(service.log, table_id) if e.player == player]
         assert kinds[-2:] == ["act", "timeout"]
 
@@ -168,7 +185,8 @@ async def test_oq_26_auto_player_discards_the_card_taken_from_the_pile() -> None
 
 async def test_rule_43_disconnected_player_keeps_seat_is_timed_out_and_reconnects() -> None:
     seated = PLAYERS[:3]
-    async with running_service("rule43") as service:
+    now = FakeClock()
+    async with running_service("rule43", now) as service:
         host, stub = service.host, service.stub
         options = {"variant": "rummy", "players": 3}
         table_id = await host.open_table(
@@ -199,27 +217,23 @@ async def test_rule_43_disconnected_player_keeps_seat_is_timed_out_and_reconnect
 
             # Nobody acts: the clock plays the disconnected player's turn like anyone's,
             # and the reconnection window passes without the seat being given up.
+            await asyncio.sleep(0.05)  # the window's timer is set (in the background)
             for _ in range(400):
                 if await timed_out() >= 2:
                     break
-                await asyncio.sleep(0.05)
+                now.advance(100)
+                await asyncio.sleep(0.01)
             else:
                 raise AssertionError("the disconnected player was never timed out")
-            await asyncio.sleep(0.4)
             assert host.is_disconnected(table_id, first)
             kinds = {e.kind for e in await log_entries(service.log, table_id)}
             assert "unseat" not in kinds and "act" not in kinds
-            for _ in range(10):  # a clock may run out between the calls: same version wanted
-                back = (
-                    await stub.Reconnect(
-                        table_pb2.ReconnectRequest(table_id=table_id, player_id=first)
-                    )
-                ).view
-                views = {p: await get_view(stub, table_id, p) for p in seated}
-                if {v.version for v in views.values()} == {back.version}:
-                    break
-            else:
-                raise AssertionError("the table never stood still long enough")
+            # Time stands still now: no clock runs out between these calls.
+            back = (
+                await stub.Reconnect(table_pb2.ReconnectRequest(table_id=table_id, player_id=first))
+            ).view
+            views = {p: await get_view(stub, table_id, p) for p in seated}
+            assert {v.version for v in views.values()} == {back.version}
         finally:
             for call in streams.values():
                 call.cancel()
@@ -238,28 +252,29 @@ async def test_rule_45_the_turn_clock_times_the_whole_turn() -> None:
     """Drawing does not give a fresh turn time: the clock runs from the turn's start until
     the discard; the next player then gets the full turn time, and so does the first
     player on their next turn (nothing carried over from the last one)."""
-    async with running_service("turn-clock") as service:
+    now = FakeClock()
+    async with running_service("turn-clock", now) as service:
         host = service.host
         options = {"variant": "rummy", "players": 2}
         table_id = await host.open_table("rummy", options, ClockSettings(turn_ms=20_000))
         for seat, player in enumerate(PLAYERS[:2]):
             await host.seat(table_id, player, seat, 500)
         player = host.view(table_id, "").view["round"]["to_act"]
-        assert host.view(table_id, player).turn_seconds_left > 19.5
-        await asyncio.sleep(0.6)
+        assert host.view(table_id, player).turn_seconds_left == 20.0
+        now.advance(600)
         drew = await host.act(table_id, player, "d", {"action": "draw", "from": "stock"})
         assert drew.view["round"]["to_act"] == player
-        assert drew.turn_seconds_left < 19.5  # the same turn, the same clock
+        assert drew.turn_seconds_left == 19.4  # the same turn, the same clock
         card = drew.view["round"]["hand"][-1]
         done = await host.act(table_id, player, "x", {"action": "discard", "card": card})
         following = done.view["round"]["to_act"]
         assert following != player
-        assert host.view(table_id, following).turn_seconds_left > 19.5
+        assert host.view(table_id, following).turn_seconds_left == 20.0
         drew = await host.act(table_id, following, "d", {"action": "draw", "from": "stock"})
         card = drew.view["round"]["hand"][-1]
         await host.act(table_id, following, "x", {"action": "discard", "card": card})
         assert host.view(table_id, player).view["round"]["to_act"] == player
-        assert host.view(table_id, player).turn_seconds_left > 19.5
+        assert host.view(table_id, player).turn_seconds_left == 20.0
 
 
 async def test_rule_45_automatic_turns_are_paced_a_few_log_entries_a_second() -> None:
@@ -271,7 +286,14 @@ async def test_rule_45_automatic_turns_are_paced_a_few_log_entries_a_second() ->
     bus = InMemoryBus()
     await bus.start()
     log = InMemoryCommandLog()
-    host = TableHost(engines=load_engines(), command_log=log, publisher=bus)
+    now = FakeClock()
+    host = TableHost(
+        engines=load_engines(),
+        command_log=log,
+        publisher=bus,
+        now_ms=now,
+        call_later=now.call_later,
+    )
     await host.start()
     tables = {}
     for variant in ("rummy51", "rummy40"):
@@ -280,7 +302,8 @@ async def test_rule_45_automatic_turns_are_paced_a_few_log_entries_a_second() ->
         )
         await host.seat(tables[variant], "a", 0, 1000)
         await host.seat(tables[variant], "b", 1, 1000)
-    await asyncio.sleep(7.5)
+    end = now.now + 7_500
+    await run_clock(now, 50, lambda: now.now >= end)
     await host.stop()
     await bus.stop()
     assert AUTO_PLAY_MS == 1_000
@@ -320,16 +343,13 @@ async def test_rule_46_on_the_host_the_cancel_is_logged_settled_and_replays() ->
     bus = InMemoryBus()
     await bus.start()
     log = InMemoryCommandLog()
-    offset_ms = [0]
-
-    def now_ms() -> int:
-        return wall_clock_ms() + offset_ms[0]
-
+    now = FakeClock()
     host = TableHost(
         engines=load_engines(),
         command_log=log,
         publisher=bus,
-        now_ms=now_ms,
+        now_ms=now,
+        call_later=now.call_later,
         seeds=Seeds("46"),
         buyins=Buyins(play_currencies=()),  # CHIP settled by the wallet: the request is seen
     )
@@ -338,11 +358,12 @@ async def test_rule_46_on_the_host_the_cancel_is_logged_settled_and_replays() ->
     table_id = await host.open_table("rummy", options, ClockSettings(turn_ms=100))
     for seat, player in enumerate(PLAYERS[:2]):
         await host.seat(table_id, player, seat, 500)
-    await until(lambda: set(host.view(table_id, "").auto_players) == set(PLAYERS[:2]), 10)
-    await asyncio.sleep(0.3)
+    await run_clock(now, 100, lambda: set(host.view(table_id, "").auto_players) == set(PLAYERS[:2]))
+    more = now.now + 300
+    await run_clock(now, 100, lambda: now.now >= more)  # three automatic turns more
     assert rounds_ended(host, table_id) == 0
-    offset_ms[0] = 5 * 60 * 1000
-    await until(lambda: rounds_ended(host, table_id) >= 1, 10)
+    now.advance(5 * 60 * 1000)
+    await run_clock(now, 100, lambda: rounds_ended(host, table_id) >= 1)
     await host.stop()
     await bus.stop()
 

@@ -53,7 +53,7 @@ from croupier.table.table_state import step
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.core.money import CURRENCIES
 from croupier.wallet.core.settlement import check_engine_result
-from tests.table.play import Seeds
+from tests.table.play import FakeClock, Seeds
 
 PLAYERS = ["ada", "bo", "cy", "di"]
 CARD_CODES = {r + s for r in "A23456789TJQK" for s in "cdhs"} | {f"X{n}" for n in range(1, 9)}
@@ -79,17 +79,24 @@ class Service:
 
 
 @asynccontextmanager
-async def running_service(seeds: str = "rummy") -> AsyncIterator[Service]:
-    """The TableEngine gRPC service in this process, on the in-memory log and bus."""
+async def running_service(
+    seeds: str = "rummy", clock: FakeClock | None = None
+) -> AsyncIterator[Service]:
+    """The TableEngine gRPC service in this process, on the in-memory log and bus (and on
+    `clock`'s time, when given: its clocks run only when the test advances it)."""
     bus = InMemoryBus()
     await bus.start()
     log = InMemoryCommandLog()
+    timing: dict[str, Any] = (
+        {} if clock is None else {"now_ms": clock, "call_later": clock.call_later}
+    )
     host = TableHost(
         engines=load_engines(),
         command_log=log,
         publisher=bus,
         seeds=Seeds(seeds),
         buyins=Buyins(play_currencies=()),  # CHIP kept in the wallet: hands settle
+        **timing,
     )
     await host.start()
     server = ServiceHost(
