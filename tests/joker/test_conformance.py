@@ -1,5 +1,5 @@
-"""`croupier conformance` for Joker: the public examples (tests/conformance/public/joker), whole hands
-from explicit deals, reported illegal actions and malformed documents."""
+"""`croupier conformance` for Joker: the public examples (tests/conformance/public/joker),
+whole hands from explicit deals, reported illegal actions and malformed documents."""
 
 from __future__ import annotations
 
