@@ -6,7 +6,8 @@ the output. A document of the wrong shape (a name or round that is not a string,
 `negative_points` that is not an object, options out of their bounds) raises
 `MalformedScenario`; an action the rules refuse — including an unknown action name and a
 negative or non-integer number of negative points — stops the replay and is reported in
-`error` with the state just before it.
+`error` with the state just before it. Extra output key: `running_rounds`, the ids of the
+rounds still running.
 """
 
 from __future__ import annotations

@@ -122,7 +122,10 @@ def idle_players(state: Tournament) -> tuple[str, ...]:
 
 
 def rebuy_refusal(state: Tournament, name: str) -> RuleBroken | None:
-    """Why `name` may not rebuy now, or None when he may (rules 11, 13-17, OQ 3, OQ 6)."""
+    """Why `name` may not rebuy now, or None when he may (rules 11, 13-17, OQ 3, OQ 6).
+
+    Raises `NotFound` for a player who is not registered.
+    """
     if state.finished:
         return NotAllowed("tournament_over", "the tournament is over")
     player = entrant(state, name)
@@ -160,5 +163,5 @@ def rebuy_refusal(state: Tournament, name: str) -> RuleBroken | None:
 
 
 def can_rebuy(state: Tournament, name: str) -> bool:
-    """Whether a `Rebuy(name)` would be accepted now."""
+    """Whether a `Rebuy(name)` would be accepted now (`NotFound` if not registered)."""
     return rebuy_refusal(state, name) is None
