@@ -71,16 +71,14 @@ class Options:
         for place, prize in enumerate(self.prizes, start=1):
             check_amount(prize, f"prize for place {place}")
         check_amount(sum(self.prizes), "the sum of the prizes")
-        rebuys_each = 0
         if self.rebuys is not None:
-            rebuys_each = check_int(self.rebuys.max_per_player, "max rebuys", 0, MAX_AMOUNT)
+            check_int(self.rebuys.max_per_player, "max rebuys", 0, MAX_AMOUNT)
             check_int(self.rebuys.max_level, "max rebuy level", 1, MAX_AMOUNT)
-        self.check_players(1, rebuys_each)
+        self.check_players(1)
 
-    def check_players(self, count: int, rebuys_each: int | None = None) -> None:
+    def check_players(self, count: int) -> None:
         """Refuse `count` entrants whose chips (with every rebuy allowed) pass MAX_AMOUNT."""
-        if rebuys_each is None:
-            rebuys_each = 0 if self.rebuys is None else self.rebuys.max_per_player
+        rebuys_each = 0 if self.rebuys is None else self.rebuys.max_per_player
         most = self.starting_chips * count * (1 + rebuys_each)
         if most > MAX_AMOUNT:
             raise InvalidInput(
