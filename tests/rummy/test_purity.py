@@ -31,6 +31,8 @@ ALLOWED_CROUPIER = (
     "croupier.table.engine",
     "croupier.kit.fairness",
     "croupier.kit.scenario",
+    # The round's chips and points arithmetic is the director's pure core (one copy).
+    "croupier.tournament.core",
 )
 
 

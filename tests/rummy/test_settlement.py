@@ -13,7 +13,7 @@ from croupier.rummy.outcome import (
 )
 from croupier.rummy.rummy40 import RULES as RUMMY40
 from croupier.rummy.rummy51 import RULES as RUMMY51
-from croupier.rummy.settlement import settle, tournament_points
+from croupier.rummy.settlement import settle
 
 RICH = 10_000
 
@@ -251,9 +251,19 @@ def test_draw_returns_fees_and_moves_nothing() -> None:
     assert s.chips_won == 0 and s.tournament_points == {}
 
 
+def _points(winner: str, penalty: dict[str, int]) -> dict[str, int]:
+    """The tournament points a settled round gives (a fee of 1, a ratio of 1, deep stacks)."""
+    players = [winner, *penalty]
+    chips = dict.fromkeys(players, 1000)
+    s = settle(
+        players=players, winner=winner, penalty=penalty, round_fee=1, chip_ratio=1, chips=chips
+    )
+    return dict(s.tournament_points)
+
+
 def test_vector_17_rule_33_tournament_points_four_players() -> None:
     """Vector 17 / rule 33 / OQ 16: negative points 10, 25, 60 → 2, 2, 1; winner 3."""
-    assert tournament_points("w", {"a": 10, "b": 25, "c": 60}) == {"w": 3, "a": 2, "b": 2, "c": 1}
+    assert _points("w", {"a": 10, "b": 25, "c": 60}) == {"w": 3, "a": 2, "b": 2, "c": 1}
 
 
 def test_vector_18_rule_33_two_player_table() -> None:
@@ -270,7 +280,7 @@ def test_vector_18_rule_33_two_player_table() -> None:
 
 
 def test_oq_16_players_tied_for_last_all_get_1() -> None:
-    assert tournament_points("w", {"a": 60, "b": 60, "c": 5}) == {"w": 3, "a": 1, "b": 1, "c": 2}
+    assert _points("w", {"a": 60, "b": 60, "c": 5}) == {"w": 3, "a": 1, "b": 1, "c": 2}
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5])

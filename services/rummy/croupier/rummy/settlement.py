@@ -1,6 +1,7 @@
 """Round settlement in chips, and tournament points (seed 000 §10; rules 20–23, 33).
 
-Pure arithmetic on integers:
+The arithmetic is the tournament director's (`croupier.tournament.core.points`, one copy);
+this module applies it to a rummy round:
 
 - rule 20 / OQ 8: every player pays the round entry fee into the pot, or all their chips
   when they hold less;
@@ -19,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Settlement", "settle", "tournament_points"]
+from croupier.tournament.core import points
+
+__all__ = ["Settlement", "settle"]
 
 
 @dataclass(frozen=True)
@@ -34,16 +37,6 @@ class Settlement:
     deltas: Mapping[str, int]
     """Net change of each player's chips over the round (sums to 0)."""
     tournament_points: Mapping[str, int]
-
-
-def tournament_points(winner: str, penalty: Mapping[str, int]) -> dict[str, int]:
-    """Rule 33 / OQ 16 (vectors 17, 18): winner 3, most negative points 1, others 2."""
-    points = {winner: 3}
-    if penalty:
-        worst = max(penalty.values())
-        for player, value in penalty.items():
-            points[player] = 1 if value == worst else 2
-    return points
 
 
 def settle(
@@ -66,7 +59,8 @@ def settle(
     for name, value in (("round_fee", round_fee), ("chip_ratio", chip_ratio)):
         if not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be a non-negative integer")
-    fees = {player: min(round_fee, max(0, chips[player])) for player in players}
+    stacks = [max(0, chips[player]) for player in players]
+    fees = dict(zip(players, points.entry_fees(stacks, round_fee), strict=True))
     pot = sum(fees.values())
     if winner is None:
         return Settlement(
@@ -78,16 +72,12 @@ def settle(
             tournament_points={},
         )
     at_risk = {player: chips[player] - fees[player] for player in players}
-    paid: dict[str, int] = {}
     # OQ 15: losers in seat order from the winner's left.
     start = list(players).index(winner)
     order = [players[(start + step) % len(players)] for step in range(1, len(players))]
-    for loser in order:
-        owed = penalty.get(loser, 0) * chip_ratio
-        limit = at_risk[loser]
-        if limit_to_winner_risk:
-            limit = min(limit, at_risk[winner])
-        paid[loser] = max(0, min(owed, limit))
+    negative = [(loser, penalty.get(loser, 0)) for loser in order]
+    winner_at_risk = at_risk[winner] if limit_to_winner_risk else None
+    paid = dict(points.payments(negative, chip_ratio, at_risk, winner_at_risk))
     won = pot + sum(paid.values())
     deltas = {player: -fees[player] - paid.get(player, 0) for player in players}
     deltas[winner] = won - fees[winner]
@@ -97,5 +87,5 @@ def settle(
         chips_paid=paid,
         chips_won=won,
         deltas=deltas,
-        tournament_points=tournament_points(winner, {p: penalty.get(p, 0) for p in order}),
+        tournament_points=dict(points.round_points(winner, negative)),
     )

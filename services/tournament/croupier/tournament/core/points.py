@@ -72,7 +72,7 @@ def round_points(
     >>> round_points("a", [("b", 10), ("c", 25), ("d", 60)])  # vector 17
     (('a', 3), ('b', 2), ('c', 2), ('d', 1))
     """
-    worst = max(points for _, points in negative_points)
+    worst = max((points for _, points in negative_points), default=0)
     losers = tuple(
         (loser, LAST_POINTS if points == worst else LOSER_POINTS)
         for loser, points in negative_points
