@@ -319,3 +319,27 @@ async def test_closing_a_cash_table_gives_every_seated_stack_back(
         "player_cash:ann:USD": 300 + settlement.deltas["ann"],
         "player_cash:bob:USD": 200 + settlement.deltas["bob"],
     }
+
+
+async def test_rules_50_55_the_host_default_currency_is_written_into_the_opening() -> None:
+    """A table opened without a currency gets the host's default in its opening record:
+    the engine judges the currency the host will settle in (a Naiko table on a host whose
+    default is USD is refused, rules 50 and 55; it was opened as a money table), and a
+    rebuild by a host with another default keeps it."""
+    bus = InMemoryBus()
+    await bus.start()
+    log = InMemoryCommandLog()
+    usd_host = TableHost(
+        engines=load_engines(), command_log=log, publisher=bus, currency="USD", seeds=Seeds("u")
+    )
+    await usd_host.start()
+    with pytest.raises(Rejected) as money:
+        await usd_host.open_table("poker", {"variant": "naiko", "blinds": [1, 2]}, None)
+    assert money.value.code == "invalid_argument"
+    assert "never money" in money.value.message
+    table_id = await usd_host.open_table("poker", {"variant": "nlhe", "blinds": [1, 2]}, None)
+    await usd_host.stop()
+    await bus.stop()
+    openings = [entry async for table in log.replay() for entry in table.entries]
+    assert [(e.table_id, e.kind) for e in openings] == [(table_id, "open")]
+    assert openings[0].body["options"]["currency"] == "USD"

@@ -425,6 +425,10 @@ class TableHost:
             or ClockSettings(turn_ms=30_000)
         )
         settings = clock or clock_from_options(options) or default
+        # The table's currency is fixed in its opening record: the engine sees the one the
+        # host will settle in (a Naiko table refuses a real one, rules 50 and 55), and a
+        # later change of the host's default never changes an open table's currency.
+        options = {**options, "currency": self._buyins.currency(options)}
         if not settings.reconnect_ms:
             settings = replace(settings, reconnect_ms=default.reconnect_ms)
         body = {
