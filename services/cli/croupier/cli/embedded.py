@@ -20,7 +20,7 @@ from prometheus_client import CollectorRegistry
 
 from croupier.kit import eventloop, logs
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.kit.server import Service, ServiceHost, StopHook
+from croupier.kit.server import Service, ServiceHost, StopHook, check_free
 from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import build_host, table_service
 from croupier.table.buyins import Buyins, GrpcWallet
@@ -41,6 +41,7 @@ def _start_postgres(data_dir: Path) -> Any:
 
 
 async def _run(host: str, port: int, state_dir: Path) -> None:
+    check_free(host, port)  # before PostgreSQL is started for nothing
     bus = InMemoryBus()
     await bus.start()
     data_dir = Path(tempfile.mkdtemp(prefix="embedded-postgres-", dir=state_dir))

@@ -1,14 +1,27 @@
-"""`croupier run`: the embedded platform (see croupier.kit.embedded)."""
+"""`croupier run`: the embedded platform (see croupier.cli.embedded)."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 
 def _handle(args: argparse.Namespace) -> int:
+    # The embedded PostgreSQL is started and stopped by forking pg_ctl, which never uses
+    # gRPC: without this, gRPC logs "skipping fork() handlers" on stderr at every fork.
+    # Read when gRPC is first imported, which is below.
+    os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
     from croupier.cli.embedded import run_embedded
+    from croupier.kit.server import CannotListen
 
-    return run_embedded(host=args.host, port=args.port)
+    try:
+        return run_embedded(host=args.host, port=args.port)
+    except CannotListen as error:
+        print(
+            f"croupier run: {error} (another croupier run? choose one with --port)", file=sys.stderr
+        )
+        return 2
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

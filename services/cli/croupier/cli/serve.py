@@ -1,7 +1,9 @@
 """`croupier serve SERVICE`: run one service as its own process (what a container runs).
 
 Settings come from environment variables (croupier.kit.settings); a wrong one stops the
-process at once with exit code 2 and a message naming every bad variable.
+process at once with exit code 2 and a message naming every bad variable. So does a gRPC
+port another process holds, or a Kafka broker that cannot be reached: one line on stderr
+naming the address, exit code 2.
 """
 
 from __future__ import annotations
@@ -56,17 +58,29 @@ def _handle(args: argparse.Namespace) -> int:
         print(f"croupier serve {args.service}: {exc}", file=sys.stderr)
         return 2
     from croupier.kit import logs
+    from croupier.kit.bus.kafka import KafkaUnreachable
+    from croupier.kit.server import CannotListen
 
     logs.configure(settings.log_level, service=args.service)
     try:
         eventloop.run(_serve(args.service, settings))
-    except SettingsError as exc:
+    except (SettingsError, CannotListen, KafkaUnreachable) as exc:
         print(f"croupier serve {args.service}: {exc}", file=sys.stderr)
         return 2
     return 0
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("serve", help="run one service (as a container does)")
-    parser.add_argument("service", choices=sorted(SERVICE_MODULES))
+    parser = subparsers.add_parser(
+        "serve",
+        help="run one service on its own, as a container does (settings from CROUPIER_* "
+        "environment variables; the table host and the wallet need Kafka)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "service",
+        choices=sorted(SERVICE_MODULES),
+        help="table: the table host; wallet: the ledger; diagnostics: an echo service only",
+    )
     parser.set_defaults(handler=_handle)

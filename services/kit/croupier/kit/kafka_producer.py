@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -55,6 +56,8 @@ CLOSE_FLUSH_SECONDS = 10.0
 METADATA_SECONDS = 30.0
 # How long the delivery thread waits in one `poll` (it sees `close` within this).
 _POLL_SECONDS = 0.5
+# How long one metadata request of `connect` waits before it looks for "all brokers down".
+_CONNECT_STEP_SECONDS = 1.0
 
 DEFAULT_SETTINGS: Mapping[str, Setting] = MappingProxyType(
     {
@@ -66,6 +69,16 @@ DEFAULT_SETTINGS: Mapping[str, Setting] = MappingProxyType(
         "partitioner": "murmur2_random",  # Java's and aiokafka's: murmur2 of the key
     }
 )
+
+_librdkafka_log = logging.getLogger(f"{__name__}.librdkafka")
+
+
+class _LibrdkafkaLog:
+    """librdkafka's `logger`: every line at DEBUG, whatever level librdkafka gave it."""
+
+    def log(self, level: int, message: str, *args: object) -> None:
+        _librdkafka_log.debug(message, *args)
+
 
 _Report = tuple[asyncio.Future[tuple[int, int]], confluent_kafka.KafkaError | None, int, int]
 
@@ -88,8 +101,15 @@ class AckedProducer:
         """`settings`: librdkafka configuration properties that replace or add to
         `DEFAULT_SETTINGS`, e.g. `{"message.timeout.ms": 5000, "client.id": "croupier"}`."""
         self._loop = asyncio.get_running_loop()
-        config: dict[str, Setting] = {**DEFAULT_SETTINGS, **(settings or {})}
-        config["bootstrap.servers"] = bootstrap_servers
+        config: dict[str, object] = {
+            "logger": _LibrdkafkaLog(),
+            **DEFAULT_SETTINGS,
+            **(settings or {}),
+            "bootstrap.servers": bootstrap_servers,
+            "error_cb": self._on_error,
+        }
+        # Set (by `poll`, on the thread) once librdkafka found every broker down.
+        self._brokers_down: confluent_kafka.KafkaError | None = None
         self._producer = confluent_kafka.Producer(config)
         # Filled by the delivery callbacks, which run inside `poll` on the thread.
         self._reports: list[_Report] = []
@@ -133,8 +153,10 @@ class AckedProducer:
 
     async def connect(self, timeout_seconds: float = METADATA_SECONDS) -> None:
         """Wait until the cluster answers a metadata request: a producer pointed at a broker
-        it cannot reach fails here (`KafkaException`), at start, not at its first send."""
-        await asyncio.to_thread(self._producer.list_topics, timeout=timeout_seconds)
+        it cannot reach fails here (`KafkaException`), at start, not at its first send. It
+        fails within a second when every bootstrap broker refuses the connection or has no
+        address (librdkafka's "all brokers down"), else after `timeout_seconds`."""
+        await asyncio.to_thread(self._connect, timeout_seconds)
 
     async def partition_count(self, topic: str) -> int:
         """The topic's partition count (asking for it creates the topic if the broker creates
@@ -148,6 +170,25 @@ class AckedProducer:
             self._flush_seconds = flush_seconds
             self._closing = True
         await asyncio.to_thread(self._thread.join)
+
+    def _connect(self, timeout_seconds: float) -> None:  # blocking
+        deadline = time.monotonic() + timeout_seconds
+        while True:
+            # Short metadata requests, so that "all brokers down" is seen between them.
+            left = deadline - time.monotonic()
+            try:
+                self._producer.list_topics(timeout=max(0.0, min(left, _CONNECT_STEP_SECONDS)))
+                return
+            except confluent_kafka.KafkaException:
+                if self._brokers_down is not None:
+                    raise confluent_kafka.KafkaException(self._brokers_down) from None
+                if left <= _CONNECT_STEP_SECONDS:
+                    raise
+
+    def _on_error(self, error: confluent_kafka.KafkaError) -> None:  # on the delivery thread
+        if error.code() == confluent_kafka.KafkaError._ALL_BROKERS_DOWN:
+            self._brokers_down = error
+        _librdkafka_log.debug("error: %s", error.str())
 
     def _partition_count(self, topic: str) -> int:  # blocking
         deadline = time.monotonic() + METADATA_SECONDS

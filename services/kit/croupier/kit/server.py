@@ -13,7 +13,9 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import signal
+import socket
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -31,6 +33,31 @@ from croupier.kit.settings import ServerSettings
 log = structlog.get_logger("croupier.kit.server")
 
 StopHook = Callable[[], Awaitable[None]]
+
+
+class CannotListen(Exception):
+    """The gRPC address cannot be listened on (e.g. another process holds the port);
+    the message names the address."""
+
+
+def check_free(host: str, port: int) -> None:
+    """Refuse an address another process listens on, with a message naming it.
+
+    gRPC refuses it too (SO_REUSEPORT is off, so a second server cannot share the port and
+    take half of the calls), but only after logging its own multi-line error on stderr.
+    """
+    if port == 0:
+        return
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC binds
+            probe.bind(address)
+    except OSError as error:
+        reason = "in use by another process" if error.errno == errno.EADDRINUSE else error
+        raise CannotListen(f"cannot listen on {host}:{port}: {reason}") from None
 
 
 @dataclass(frozen=True)
@@ -54,7 +81,11 @@ class ServiceHost:
     serve_metrics_endpoint: bool = True
 
     def __post_init__(self) -> None:
-        self._server = grpc.aio.server(interceptors=[KitInterceptor()])
+        # No SO_REUSEPORT: a second server on a busy port must fail, not silently share
+        # the port and receive a random half of the calls.
+        self._server = grpc.aio.server(
+            interceptors=[KitInterceptor()], options=[("grpc.so_reuseport", 0)]
+        )
         self._health = health.aio.HealthServicer()
         self._metrics: MetricsEndpoint | None = None
         self._stopped = asyncio.Event()
@@ -77,9 +108,13 @@ class ServiceHost:
             self._server,
         )
         address = f"{self.settings.grpc_host}:{self.settings.grpc_port}"
-        self.port = self._server.add_insecure_port(address)
+        check_free(self.settings.grpc_host, self.settings.grpc_port)
+        try:
+            self.port = self._server.add_insecure_port(address)
+        except RuntimeError:  # lost a race for the port since the check
+            self.port = 0
         if self.port == 0:
-            raise RuntimeError(f"cannot listen on {address}")
+            raise CannotListen(f"cannot listen on {address}")
         await self._server.start()
         for name in ("", *names, diagnostics_name):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)

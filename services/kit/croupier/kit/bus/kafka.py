@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
+import confluent_kafka
 from aiokafka import AIOKafkaConsumer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError
@@ -34,7 +35,7 @@ from croupier.kit.bus.delivery import TYPE_HEADER, Delivery, RawMessage, deliver
 from croupier.kit.bus.interface import Handler, dead_letter_topic
 from croupier.kit.kafka_producer import METADATA_SECONDS, AckedProducer
 
-__all__ = ["KafkaBus"]
+__all__ = ["KafkaBus", "KafkaUnreachable"]
 
 _log = logging.getLogger(__name__)
 
@@ -42,6 +43,10 @@ _TOPIC_ALREADY_EXISTS = 36
 _POLL_TIMEOUT_MS = 200
 _MAX_RECORDS_PER_POLL = 200
 _ERROR_BACKOFF_SECONDS = 1.0
+
+
+class KafkaUnreachable(ConnectionError):
+    """The bus could not reach the cluster at start; the message names the bootstrap servers."""
 
 
 class _KafkaSubscription:
@@ -160,7 +165,8 @@ class KafkaBus:
     ) -> None:
         """`consumer_options` go to every `AIOKafkaConsumer` (e.g. `session_timeout_ms`); the
         delivery settings (group, auto-commit off, earliest, read_committed) cannot be overridden.
-        `start` fails if the cluster has not answered within `connect_timeout_seconds`.
+        `start` fails (`KafkaUnreachable`) if the cluster has not answered within
+        `connect_timeout_seconds`, or as soon as every bootstrap broker refused the connection.
         """
         self._connect_timeout_seconds = connect_timeout_seconds
         self._bootstrap_servers = bootstrap_servers
@@ -177,6 +183,12 @@ class KafkaBus:
         producer = AckedProducer(self._bootstrap_servers, {"client.id": self._client_id})
         try:
             await producer.connect(self._connect_timeout_seconds)
+        except confluent_kafka.KafkaException as error:
+            await producer.close(flush_seconds=0)
+            reason = error.args[0].str() if error.args else str(error)
+            raise KafkaUnreachable(
+                f"cannot reach Kafka at {self._bootstrap_servers}: {reason}"
+            ) from None
         except BaseException:
             await producer.close(flush_seconds=0)
             raise

@@ -1,0 +1,104 @@
+"""`croupier serve` and `croupier run` refuse what they cannot do with one line naming it.
+
+- A gRPC port another server holds is an error naming the address (SO_REUSEPORT is off: a
+  second server used to "start" on the same port and take a random half of the calls).
+- A Kafka broker that cannot be reached stops `croupier serve table` within seconds with
+  one line naming the bootstrap address (it printed hundreds of librdkafka lines first).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CROUPIER = Path(sys.executable).parent / "croupier"
+
+
+def serve_env(**variables: str) -> dict[str, str]:
+    env = dict(os.environ, CROUPIER_GRPC_HOST="127.0.0.1", CROUPIER_METRICS_PORT="0")
+    env.update(variables)
+    return env
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.fixture
+def serving_port() -> Iterator[int]:
+    """The gRPC port of a running `croupier serve diagnostics`."""
+    process = subprocess.Popen(
+        [str(CROUPIER), "serve", "diagnostics"],
+        env=serve_env(CROUPIER_GRPC_PORT="0"),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        record = json.loads(line)
+        if record.get("event") == "serving":
+            break
+    else:
+        pytest.fail(f"service exited before serving (code {process.wait()})")
+    yield int(record["grpc_port"])
+    process.kill()
+    process.wait()
+
+
+def run_to_end(
+    command: list[str], env: dict[str, str], cwd: Path | None = None
+) -> tuple[int, list[str], float]:
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired as expired:
+        pytest.fail(f"still running after 60 s: {expired.stderr!r}")
+    lines = (done.stdout + done.stderr).splitlines()
+    return done.returncode, lines, time.monotonic() - started
+
+
+def test_second_server_on_a_port_in_use_exits_naming_the_address(serving_port: int) -> None:
+    code, lines, _ = run_to_end(
+        [str(CROUPIER), "serve", "diagnostics"], serve_env(CROUPIER_GRPC_PORT=str(serving_port))
+    )
+    assert code == 2
+    assert lines == [
+        f"croupier serve diagnostics: cannot listen on 127.0.0.1:{serving_port}: "
+        "in use by another process"
+    ]
+
+
+def test_croupier_run_on_a_port_in_use_exits_naming_the_address(
+    serving_port: int, tmp_path: Path
+) -> None:
+    code, lines, _ = run_to_end(
+        [str(CROUPIER), "run", "--port", str(serving_port)], dict(os.environ), cwd=tmp_path
+    )
+    assert code == 2
+    assert len(lines) == 1, lines
+    assert f"cannot listen on 127.0.0.1:{serving_port}" in lines[0]
+    assert lines[0].startswith("croupier run: ")
+
+
+def test_serve_table_without_a_reachable_kafka_fails_fast_with_one_line() -> None:
+    port = closed_port()
+    code, lines, seconds = run_to_end(
+        [str(CROUPIER), "serve", "table"],
+        serve_env(CROUPIER_GRPC_PORT="0", CROUPIER_KAFKA_BOOTSTRAP=f"127.0.0.1:{port}"),
+    )
+    assert code == 2
+    assert len(lines) == 1, lines[:5]
+    assert lines[0].startswith(f"croupier serve table: cannot reach Kafka at 127.0.0.1:{port}")
+    assert seconds < 10
