@@ -11,7 +11,13 @@
 The database comes from --dsn / $CROUPIER_POSTGRES_DSN and the schema from --schema /
 $CROUPIER_WALLET_SCHEMA (default "wallet"). Exports are byte-identical when repeated; the
 SHA-256 of what was written is printed on stderr. Exit codes: 0 ok, 1 the ledger's
-invariants are broken (audit, reconcile), 2 bad arguments or no database.
+invariants are broken (audit, reconcile), 2 bad arguments or no database (one line on
+stderr: a malformed DSN, an unreachable server, a schema without a ledger, an unknown
+currency).
+
+Dates and times are ISO 8601: a day (2026-11-29, its midnight) or a moment
+(2026-11-29T12:00:00Z, 2026-11-29T14:00:00+02:00); without an offset they are UTC.
+Periods include their start and exclude their end.
 """
 
 from __future__ import annotations
@@ -26,6 +32,30 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 __all__ = ["register"]
+
+
+class _Refused(Exception):
+    """A request the ledger cannot answer as asked (exit 2); the message says why."""
+
+
+_PERIOD = "periods include --from and exclude --to"
+_MOMENT = "ISO day or time, UTC unless an offset is given (2026-11-29, 2026-11-29T12:00:00Z)"
+
+
+async def _check_ledger(pool: Any, schema: str, currency: str) -> None:
+    """Refuse a schema the wallet never migrated and a currency the ledger does not know
+    (it would answer an empty, balanced report)."""
+    async with pool.acquire() as connection:
+        if await connection.fetchval("SELECT to_regclass('currencies')") is None:
+            raise _Refused(
+                f"schema {schema!r} holds no wallet ledger (check --schema, or run "
+                "`croupier ledger migrate` on a new database)"
+            )
+        known = [
+            r["code"] for r in await connection.fetch("SELECT code FROM currencies ORDER BY code")
+        ]
+    if currency and currency not in known:
+        raise _Refused(f"unknown currency {currency!r}: the ledger knows {', '.join(known)}")
 
 
 def _moment(text: str) -> datetime:
@@ -75,6 +105,7 @@ async def _run(args: argparse.Namespace) -> int:
         return 0
     pool = await create_pool(args.dsn, args.schema, min_size=1, max_size=2)
     try:
+        await _check_ledger(pool, args.schema, getattr(args, "currency", ""))
         reports = ReportService(PostgresReportSource(pool), parquet_writer=journal_parquet)
         try:
             if args.action == "audit":
@@ -152,40 +183,95 @@ def _handle(args: argparse.Namespace) -> int:
     if not args.dsn:
         print("croupier ledger: set --dsn or CROUPIER_POSTGRES_DSN", file=sys.stderr)
         return 2
+    import asyncpg
+
     try:
         code: int = asyncio.run(_run(args))
-    except OSError as error:
+    except _Refused as error:
+        print(f"croupier ledger {args.action}: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # refused, unknown host, timed out
         print(f"croupier ledger: cannot reach the database: {error}", file=sys.stderr)
+        return 2
+    except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+        # A malformed DSN (ClientConfigurationError is an InterfaceError),
+        # an unknown database or user, a refused password: asyncpg's message names it.
+        print(f"croupier ledger: cannot use the database: {error}", file=sys.stderr)
         return 2
     return code
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "ledger", help="wallet ledger: migrations, audit, journal, trial balance, reconciliation"
+        "ledger",
+        help="the wallet's books: migrations, audit, journal, trial balance, statements, "
+        "daily reconciliation",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--dsn", default="", help="PostgreSQL (default $CROUPIER_POSTGRES_DSN)")
-    parser.add_argument("--schema", default="", help="schema (default $CROUPIER_WALLET_SCHEMA)")
+    parser.add_argument(
+        "--dsn",
+        default="",
+        help="the wallet's PostgreSQL, e.g. postgresql://user:password@host:5432/croupier "
+        "(default $CROUPIER_POSTGRES_DSN)",
+    )
+    parser.add_argument(
+        "--schema",
+        default="",
+        help='the schema holding the ledger (default $CROUPIER_WALLET_SCHEMA, else "wallet")',
+    )
     actions = parser.add_subparsers(dest="action", required=True)
     actions.add_parser("migrate", help="apply the wallet's pending schema migrations")
     actions.add_parser("audit", help="check the ledger's invariants (zero-sum, no overdraft)")
-    journal = actions.add_parser("journal", help="every posting of a period, one row each")
-    journal.add_argument("--from", dest="start", type=_moment, required=True)
-    journal.add_argument("--to", dest="end", type=_moment, required=True)
-    journal.add_argument("--currency", default="")
-    journal.add_argument("--format", choices=("csv", "parquet"), default="csv")
-    journal.add_argument("--out", default="-")
+    currency_help = "only this currency (a code the ledger knows, e.g. USD); default all"
+    out_help = "write to FILE instead of stdout (- is stdout)"
+    journal = actions.add_parser(
+        "journal", help=f"every posting of a period, one row each ({_PERIOD})"
+    )
+    journal.add_argument(
+        "--from",
+        dest="start",
+        type=_moment,
+        required=True,
+        help=f"first moment, included: {_MOMENT}",
+    )
+    journal.add_argument(
+        "--to", dest="end", type=_moment, required=True, help=f"end, excluded: {_MOMENT}"
+    )
+    journal.add_argument("--currency", default="", help=currency_help)
+    journal.add_argument(
+        "--format", choices=("csv", "parquet"), default="csv", help="file format (default csv)"
+    )
+    journal.add_argument("--out", default="-", metavar="FILE", help=out_help)
     trial = actions.add_parser("trial-balance", help="every account's balance at a moment")
-    trial.add_argument("--at", type=_moment, default=None)
-    trial.add_argument("--currency", default="")
-    trial.add_argument("--out", default="-")
-    statement = actions.add_parser("statement", help="one account: opening, postings, closing")
-    statement.add_argument("account_id")
-    statement.add_argument("--from", dest="start", type=_moment, required=True)
-    statement.add_argument("--to", dest="end", type=_moment, required=True)
-    statement.add_argument("--out", default="-")
+    trial.add_argument(
+        "--at",
+        type=_moment,
+        default=None,
+        help=f"balances including every posting up to this moment, included: {_MOMENT}; "
+        "default now",
+    )
+    trial.add_argument("--currency", default="", help=currency_help)
+    trial.add_argument("--out", default="-", metavar="FILE", help=out_help)
+    statement = actions.add_parser(
+        "statement", help=f"one account: opening, postings, closing ({_PERIOD})"
+    )
+    statement.add_argument("account_id", help="the account's id (as the wallet's API gives it)")
+    statement.add_argument(
+        "--from",
+        dest="start",
+        type=_moment,
+        required=True,
+        help=f"first moment, included: {_MOMENT}",
+    )
+    statement.add_argument(
+        "--to", dest="end", type=_moment, required=True, help=f"end, excluded: {_MOMENT}"
+    )
+    statement.add_argument("--out", default="-", metavar="FILE", help=out_help)
     reconcile = actions.add_parser("reconcile", help="daily reconciliation report of a currency")
-    reconcile.add_argument("--day", type=_day, required=True)
-    reconcile.add_argument("--currency", required=True)
-    reconcile.add_argument("--out", default="-")
+    reconcile.add_argument(
+        "--day", type=_day, required=True, help="the day, YYYY-MM-DD, from 00:00 to 24:00 UTC"
+    )
+    reconcile.add_argument("--currency", required=True, help="a currency code the ledger knows")
+    reconcile.add_argument("--out", default="-", metavar="FILE", help=out_help)
     parser.set_defaults(handler=_handle)

@@ -2,7 +2,9 @@
 
 Re-derives the deck or dice from the revealed seed, checks the seed against the
 commitment published when the hand began, replays the commands and compares the
-result. Exit 0 and "verified" when everything matches; exit 1 listing every mismatch.
+result. Exit 0 and "verified" when everything matches; exit 1 listing every mismatch;
+exit 2 with one line when the file is not a hand history (not JSON, a field missing or of
+the wrong type, a game this version does not know).
 """
 
 from __future__ import annotations
@@ -11,6 +13,33 @@ import argparse
 import json
 import pathlib
 import sys
+from typing import Any
+
+# The fields `croupier.table.history.build` writes that the check reads, and their JSON types.
+_FIELDS: dict[str, tuple[type, str]] = {
+    "game": (str, "string"),
+    "table_id": (str, "string"),
+    "hand_number": (int, "integer"),
+    "seed": (str, "string"),
+    "seed_sha256": (str, "string"),
+    "commands": (list, "array"),
+}
+
+
+def _malformed(history: Any, games: list[str]) -> str:
+    """Why `history` is not a hand history, or "" when its shape is right."""
+    if not isinstance(history, dict):
+        return "a hand history is a JSON object (GetHandHistory's history_json)"
+    missing = [name for name in _FIELDS if name not in history]
+    if missing:
+        return f"not a hand history: missing {', '.join(missing)}"
+    for name, (kind, json_name) in _FIELDS.items():
+        value = history[name]
+        if isinstance(value, bool) or not isinstance(value, kind):
+            return f"not a hand history: {name} must be a JSON {json_name}"
+    if history["game"] not in games:
+        return f"unknown game {history['game'][:40]!r}: this version knows {', '.join(games)}"
+    return ""
 
 
 def _handle(args: argparse.Namespace) -> int:
@@ -24,10 +53,11 @@ def _handle(args: argparse.Namespace) -> int:
     except (OSError, json.JSONDecodeError) as exc:
         print(f"croupier verify: cannot read {source}: {exc}", file=sys.stderr)
         return 2
-    if not isinstance(history, dict):
-        print("croupier verify: a hand history is a JSON object", file=sys.stderr)
+    engines = load_engines()
+    if reason := _malformed(history, sorted(engines)):
+        print(f"croupier verify: {source}: {reason}", file=sys.stderr)
         return 2
-    problems = verify(load_engines(), history)
+    problems = verify(engines, history)
     if problems:
         print("REJECTED")
         for problem in problems:
@@ -41,6 +71,10 @@ def _handle(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("verify", help="check a hand history's provably fair deal")
+    parser = subparsers.add_parser(
+        "verify",
+        help="check that a finished hand was dealt fairly: its history's seed, deal "
+        "and result (a file written by GetHandHistory or `croupier try --history`)",
+    )
     parser.add_argument("history", help="hand history JSON file (GetHandHistory), or -")
     parser.set_defaults(handler=_handle)
