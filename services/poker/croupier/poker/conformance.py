@@ -1,7 +1,8 @@
 """`run_scenario(document)` for `"game": "poker"` (docs/conformance.md, poker).
 
 Variants `nlhe`, `plo` and `naiko` (no-limit Hold'em with powers: `destellos` carried in and
-the hand's `carousel`; output adds `destellos` after the hand and `private`).
+the hand's `carousel`; output adds `destellos` after the hand and `private`). Antes: `ante`
+(every player) or `big_blind_ante` (the big blind alone, blind first), not both.
 """
 
 from __future__ import annotations
@@ -41,8 +42,17 @@ def setup(document: Mapping[str, Any]) -> HandState:
     sb = _int(blinds[0], "the small blind")
     bb = _int(blinds[1], "the big blind", 1)
     ante = _int(document.get("ante", 0), "ante")
+    # Instead of `ante`: a document giving both (non-zero) is malformed (TableConfig says so).
+    big_blind_ante = _int(document.get("big_blind_ante", 0), "big_blind_ante")
     try:
-        config = TableConfig(variant=variant, small_blind=sb, big_blind=bb, ante=ante, limit=limit)
+        config = TableConfig(
+            variant=variant,
+            small_blind=sb,
+            big_blind=bb,
+            ante=ante,
+            limit=limit,
+            big_blind_ante=big_blind_ante,
+        )
     except ValueError as exc:
         raise MalformedScenario(str(exc)) from None
     raw_players = document.get("players")

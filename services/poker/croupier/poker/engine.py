@@ -59,6 +59,10 @@ def start_hand(
 ) -> HandState:
     """A new hand with antes and blinds posted (rules 6, 9, 10) and the first actor chosen.
 
+    A big-blind ante (`config.big_blind_ante`) is posted by the big blind (heads-up the
+    player who is not on the button, rule 9) after his blind, from what his stack has left
+    ("big blind first"); it is dead money, like the dead part of a post below.
+
     Naiko mode also takes each player's Destello balance carried in (default 0; +1 each as
     the hand starts, rule 25) and the hand's Carousel of 3 powers (rules 28-29).
 
@@ -112,7 +116,7 @@ def start_hand(
             raise ValueError("the blinds' seats post their blinds, not an extra post")
         posted = tuple(posts.get(i, (0, 0)) for i in range(n))
     s.setup = _tuple_new(
-        HandSetup, (config, button, sb_seat, bb_seat, tuple(stacks), tuple(deck), posted)
+        HandSetup, (config, button, sb_seat, bb_seat, tuple(stacks), tuple(deck), posted, ())
     )
     s.hole = holes
     s.deck_pos = 0
@@ -147,18 +151,28 @@ def start_hand(
         stacks[seat] -= a
         s.bets[seat] += a
         contrib[seat] += a
+    dead = [0] * n
+    bba = config.big_blind_ante
+    if bba:  # after the blind: "big blind first" (TDA 2024)
+        d = bba if bba < stacks[bb_seat] else stacks[bb_seat]
+        stacks[bb_seat] -= d
+        contrib[bb_seat] += d
+        dead[bb_seat] = d
     if posted:
         dead_posts = []
-        for seat, (live, dead) in enumerate(posted):
-            d = dead if dead < stacks[seat] else stacks[seat]
+        for seat, (live, owed) in enumerate(posted):
+            d = owed if owed < stacks[seat] else stacks[seat]
             stacks[seat] -= d
             contrib[seat] += d
+            dead[seat] += d  # the big blind's seat posts nothing here: adds 0
             a = live if live < stacks[seat] else stacks[seat]
             stacks[seat] -= a
             s.bets[seat] += a
             contrib[seat] += a
             dead_posts.append((a, d))
         s.setup = s.setup._replace(posts=tuple(dead_posts))  # what was actually posted
+    if any(dead):
+        s.setup = s.setup._replace(dead=tuple(dead))
     s.live = n
     s.able = n - stacks.count(0)  # stacks are never negative
     if config.short_big_blind == "full":
@@ -266,10 +280,9 @@ def collected_pots(s: HandState) -> list[Pot]:
     contrib = [c - b for c, b in zip(s.contrib, s.bets, strict=True)]
     live = [not f for f in s.folded]
     order = s.clockwise_from_button(list(range(s.n)))
-    posts = s.setup.posts
-    if not posts:
+    dead = s.setup.dead
+    if not dead:
         return layers(contrib, live, order)
-    dead = [d for _, d in posts]
     pots = layers([c - d for c, d in zip(contrib, dead, strict=True)], live, order)
     return _with_dead(pots, sum(dead), tuple(i for i in order if live[i]), None)
 
@@ -277,8 +290,9 @@ def collected_pots(s: HandState) -> list[Pot]:
 def _with_dead(
     pots: list[Pot], dead: int, seats: tuple[int, ...], values: Sequence[int] | None
 ) -> list[Pot]:
-    """Dead posts go to the main pot, the one every live player is eligible for (made
-    first when the live chips formed none); its winners and shares follow (rule 24)."""
+    """Dead chips (posts' dead parts, the big-blind ante) go to the main pot, the one every
+    live player is eligible for (made first when the live chips formed none); its winners
+    and shares follow (rule 24)."""
     if not dead:
         return pots
     if pots and pots[0].eligible == seats:
@@ -633,8 +647,7 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
     ids = t.ids
     contrib = t.contrib
     stacks = t.stacks
-    posts = t.setup.posts
-    dead = [d for _, d in posts] if posts else None
+    dead = t.setup.dead or None
     seat, back = uncalled(contrib if dead is None else list(map(operator.sub, contrib, dead)))
     returned: dict[str, int] = {}
     if back:  # (after a fold or a check the lists are shared with the previous state)
@@ -677,7 +690,7 @@ def _finish(t: HandState, events: list[Event], showdown: bool) -> None:
                 shown[ids[i]] = [names[h1], names[h2]]
     if dead is None:
         pots = settle(contrib, seats, values)
-    else:  # dead posts: settle the live chips, then add the dead ones to the main pot
+    else:  # dead chips: settle the live chips, then add the dead ones to the main pot
         pots = settle(list(map(operator.sub, contrib, dead)), seats, values)
         pots = _with_dead(pots, sum(dead), tuple(seats), values)
     won = [0] * n

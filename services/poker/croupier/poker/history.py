@@ -40,6 +40,8 @@ def record(state: HandState) -> dict[str, Any]:
         "short_big_blind": cfg.short_big_blind,
         "blinds": [cfg.small_blind, cfg.big_blind],
         "ante": cfg.ante,
+        # written only when set: the histories of other tables stay as they were
+        **({"big_blind_ante": cfg.big_blind_ante} if cfg.big_blind_ante else {}),
         "players": [
             {"id": pid, "stack": st} for pid, st in zip(state.ids, state.initial, strict=True)
         ],
@@ -98,6 +100,7 @@ def start(record: Mapping[str, Any]) -> HandState:
         ante=record.get("ante", 0),
         limit=record.get("limit", ""),
         short_big_blind=record.get("short_big_blind", "full"),
+        big_blind_ante=record.get("big_blind_ante", 0),
     )
     players = [(p["id"], p["stack"]) for p in record["players"]]
     ids = [p[0] for p in players]

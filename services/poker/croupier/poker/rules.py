@@ -14,7 +14,14 @@ MAX_PLAYERS = 9  # OQ 13: a table setting of 2-9 seats
 
 @dataclass(frozen=True, slots=True)
 class TableConfig:
-    """What a table fixes for every hand: variant, betting limit, blinds and ante (integers)."""
+    """What a table fixes for every hand: variant, betting limit, blinds and ante (integers).
+
+    `ante` is posted by every player dealt in, before the blinds, never as part of his bet.
+    `big_blind_ante` (instead of `ante`) is posted by the big blind alone, for the table,
+    after his blind: a stack too short for both covers the blind first ("big blind first",
+    TDA 2024). It is dead money: never returned as uncalled, always in the main pot, which
+    every player not folded contests.
+    """
 
     variant: str = "nlhe"
     small_blind: int = 1
@@ -25,6 +32,7 @@ class TableConfig:
     # owe the full big blind; "posted" makes them match only the chips posted (PokerKit's rule,
     # used by the cross-check). The minimum raise increment stays one big blind either way.
     short_big_blind: str = "full"
+    big_blind_ante: int = 0
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
@@ -35,9 +43,12 @@ class TableConfig:
             ("small blind", self.small_blind),
             ("big blind", self.big_blind),
             ("ante", self.ante),
+            ("big-blind ante", self.big_blind_ante),
         ):
             if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
                 raise ValueError(f"the {label} must be a non-negative integer")
+        if self.ante and self.big_blind_ante:
+            raise ValueError("a table has an ante or a big-blind ante, not both")
         if self.short_big_blind not in ("full", "posted"):
             raise ValueError("short_big_blind must be 'full' or 'posted'")
         if self.big_blind <= 0:

@@ -30,6 +30,9 @@ class HandSetup(NamedTuple):
     # Posts outside the blinds' positions, per seat (live, dead); () when nobody posts.
     # Live chips count toward the poster's bet; dead chips go to the main pot.
     posts: tuple[tuple[int, int], ...] = ()
+    # Dead chips per seat (the posts' dead parts and the big-blind ante); () when none: they
+    # are in `contrib` but settle apart from the bets, in the main pot.
+    dead: tuple[int, ...] = ()
 
 
 class HandState:

@@ -60,17 +60,18 @@ The finished hand's `HandResult` has exact integer deltas (final - starting stac
 to zero, and the public record (pots, returned, winnings, shown hands) in `details`.
 
 Options: JSON in the conformance notation (`variant`, `blinds` or `small_blind`/`big_blind`,
-`ante`, `limit`, `seats`, `min_buy_in`, `max_buy_in`, `invite_code`, `invited`) plus what the
-host reads (`currency`, `decision_seconds`, `seal_window_seconds` (default 8; shown in
-Naiko views), `bots_allowed`, `reconnect_seconds`), or the `croupier.poker.v1.Options` message as
-JSON (enum names, int64 as text). `bots_allowed` absent: public tables allow bots, private
-ones do not; present (JSON, or the protobuf field set, `optional`): as said. A table whose
-`currency` is not a play currency (`croupier.table.buyins`) plays for money: a Hold'em or
-Omaha table may, as its opener chooses; a Naiko table plays for virtual chips that are
-never money (rules 50, 55) and refuses such a currency.
+`ante` or `big_blind_ante` (not both), `limit`, `seats`, `min_buy_in`, `max_buy_in`,
+`invite_code`, `invited`) plus what the host reads (`currency`, `decision_seconds`,
+`seal_window_seconds` (default 8; shown in Naiko views), `bots_allowed`,
+`reconnect_seconds`), or the `croupier.poker.v1.Options` message as JSON (enum names, int64
+as text). `bots_allowed` absent: public tables allow bots, private ones do not; present
+(JSON, or the protobuf field set, `optional`): as said. A table whose `currency` is not a
+play currency (`croupier.table.buyins`) plays for money: a Hold'em or Omaha table may, as
+its opener chooses; a Naiko table plays for virtual chips that are never money (rules 50,
+55) and refuses such a currency.
 
 Bounds (`croupier.kit.limits`, so that no view overflows a protobuf int64): every amount
-(blinds, ante, buy-in limits, a seat's stack, the stack a top-up makes) is at most
+(blinds, antes, buy-in limits, a seat's stack, the stack a top-up makes) is at most
 `MAX_AMOUNT`, every clock option at most `MAX_CLOCK_SECONDS`; past them a command is
 refused with INVALID_ARGUMENT before anything is logged.
 """
@@ -134,6 +135,7 @@ ENGINE_OPTIONS = (
     "small_blind",
     "big_blind",
     "ante",
+    "big_blind_ante",
     "limit",
     "seats",
     "min_buy_in",
@@ -231,6 +233,7 @@ def table_options(raw: JSON) -> TableOptions:
             big_blind=big,
             ante=_amount(raw, "ante", 0),
             limit=LIMITS[limit],
+            big_blind_ante=_amount(raw, "big_blind_ante", 0),
         )
     except ValueError as exc:
         raise _invalid(str(exc)) from None
