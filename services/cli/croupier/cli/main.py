@@ -16,13 +16,28 @@ SUBCOMMAND_MODULES = (
     "croupier.cli.ledger",
     "croupier.cli.run",
     "croupier.cli.serve",
+    "croupier.cli.try_it",
     "croupier.cli.verify",
 )
 
+DESCRIPTION = """\
+Croupier: the backend of online card and board game rooms (poker, backgammon, rummy,
+Georgian Joker). Start here:
+
+  croupier run     the whole platform in one process, nothing to install (Ctrl-C stops it)
+  croupier try     then, in another terminal: play a hand of poker against two bots on it
+
+`croupier COMMAND --help` explains each command.
+"""
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="croupier", description=__doc__)
-    subparsers = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="croupier",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, title="commands")
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser

@@ -27,8 +27,13 @@ def _handle(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "run",
-        help="run every implemented service in one process (in-memory bus, embedded PostgreSQL)",
+        help="start the whole platform in one process, nothing to install: the table host "
+        "and the wallet on one gRPC port, with a throw-away PostgreSQL (Ctrl-C stops it)",
     )
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=50051, help="first gRPC port")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default %(default)s)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=50051, help="gRPC port (default %(default)s; 0: any free one)"
+    )
     parser.set_defaults(handler=_handle)

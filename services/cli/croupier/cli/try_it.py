@@ -1,0 +1,192 @@
+"""`croupier try`: play one hand of poker against two bots on a running platform.
+
+A first look at the platform with nothing but this command: it connects to a running
+`croupier run` (default 127.0.0.1:50051), opens a No-Limit Hold'em table for play chips,
+seats you and two bots, plays one hand and prints it, then fetches the hand's history
+(what `croupier verify` checks). Your seat is played by the same rule bot as the others
+(seed 002 rule 59: each bot decides from its own seat's view only, through the same gRPC
+calls a frontend makes), so the hand needs no input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+YOU = "you"
+BOTS = ("bot1", "bot2")
+BLINDS = (1, 2)
+STACK = 200
+READY_SECONDS = 5.0
+# A hand of three rule bots takes a few dozen calls; this only stops a stuck table.
+HAND_SECONDS = 60.0
+
+JSON = dict[str, Any]
+
+
+def _cards(cards: list[str]) -> str:
+    return " ".join(cards) if cards else "-"
+
+
+def _describe(action: JSON) -> str:
+    kind = str(action["action"])
+    if "to" in action:
+        return f"{kind} to {action['to']}"
+    return kind
+
+
+class _Table:
+    """The calls of one table: every player's requests go through the same gRPC stub."""
+
+    def __init__(self, stub: Any, table_id: str) -> None:
+        from croupier.table.v1 import table_pb2
+
+        self._pb = table_pb2
+        self._stub = stub
+        self.table_id = table_id
+
+    def view(self, player: str) -> tuple[Any, JSON]:
+        response = self._stub.GetView(
+            self._pb.GetViewRequest(table_id=self.table_id, player_id=player)
+        )
+        return response.view, json.loads(response.view.view_json or "{}")
+
+    def act(self, player: str, action: JSON, number: int) -> None:
+        self._stub.Act(
+            self._pb.ActRequest(
+                table_id=self.table_id,
+                player_id=player,
+                command_id=f"try-{number}",
+                action_json=json.dumps(action),
+            )
+        )
+
+
+def _play(stub: Any, out: Any, history_file: str) -> int:
+    from croupier.poker.bots import RuleBot
+    from croupier.table.v1 import table_pb2
+
+    options = {"blinds": list(BLINDS)}
+    table_id = stub.OpenTable(
+        table_pb2.OpenTableRequest(game="poker", options_json=json.dumps(options))
+    ).table_id
+    table = _Table(stub, table_id)
+    players = (YOU, *BOTS)
+    for seat, player in enumerate(players):
+        stub.SeatPlayer(
+            table_pb2.SeatPlayerRequest(
+                table_id=table_id, player_id=player, seat=seat, stack=STACK, is_bot=player != YOU
+            )
+        )
+    print(
+        f"Table {table_id}: No-Limit Hold'em, blinds {BLINDS[0]}/{BLINDS[1]}, play chips; "
+        f"{', '.join(players)} with {STACK} chips each.",
+        file=out,
+    )
+    bots = {player: RuleBot(player, random.Random()) for player in players}
+    # The host deals as soon as two players sit: the hand shown is the first one dealt to
+    # all three (the bots play out an earlier heads-up one unprinted).
+    target = 0
+    board: list[str] = []
+    actions = 0
+    deadline = time.monotonic() + HAND_SECONDS
+    while time.monotonic() < deadline:
+        table_view, mine = table.view(YOU)
+        if target and table_view.last_finished_hand >= target:
+            break
+        hand = mine.get("hand")
+        number = int(mine.get("hand_number", 0))
+        if hand and not target and {s["player"] for s in hand["seats"]} == set(players):
+            target = number
+            cards = next(s["hole_cards"] for s in hand["seats"] if s["player"] == YOU)
+            print(f"Hand {target} - button {hand['button']}; your cards: {_cards(cards)}", file=out)
+        printing = target == number
+        if printing and hand and hand["board"] != board:
+            board = list(hand["board"])
+            print(f"  {hand['street']}: {_cards(board)}", file=out)
+        actor = str(hand.get("to_act") or "") if hand else ""
+        action = bots[actor].decide(table.view(actor)[1]) if actor else None
+        if action is None:  # between hands, or the view moved on
+            time.sleep(0.05)
+            continue
+        actions += 1
+        table.act(actor, action, actions)
+        if printing:
+            print(f"  {actor}: {_describe(action)}", file=out)
+    else:
+        print(f"croupier try: the hand did not finish within {HAND_SECONDS:.0f} s", file=sys.stderr)
+        return 1
+    history = json.loads(
+        stub.GetHandHistory(
+            table_pb2.GetHandHistoryRequest(table_id=table_id, hand_number=target)
+        ).history_json
+    )
+    stub.CloseTable(table_pb2.CloseTableRequest(table_id=table_id))
+    result = history["result"]
+    shown = result.get("details", {}).get("shown", {})
+    for player, cards in sorted(shown.items()):
+        print(f"  {player} {'show' if player == YOU else 'shows'} {_cards(cards)}", file=out)
+    deltas = ", ".join(f"{p} {result['deltas'].get(p, 0):+d}" for p in players)
+    print(f"Hand {target} finished: {deltas} chips.", file=out)
+    print(
+        f"Its deal was committed before it began: seed sha256 {history['seed_sha256']}.", file=out
+    )
+    if history_file:
+        Path(history_file).write_text(json.dumps(history, indent=2) + "\n", "utf-8")
+        print(
+            f"History written to {history_file}: check it with `croupier verify {history_file}`.",
+            file=out,
+        )
+    return 0
+
+
+def _handle(args: argparse.Namespace) -> int:
+    import grpc
+
+    from croupier.table.v1 import table_pb2_grpc
+
+    address: str = args.address
+    with grpc.insecure_channel(address) as channel:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=READY_SECONDS)
+        except grpc.FutureTimeoutError:
+            print(
+                f"croupier try: nothing answers at {address}; start the platform first "
+                "(`make run` or `.venv/bin/croupier run`) or give its address",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            return _play(table_pb2_grpc.TableEngineStub(channel), sys.stdout, args.history)
+        except grpc.RpcError as error:
+            print(
+                f"croupier try: {address} answered {error.code().name}: {error.details()}",
+                file=sys.stderr,
+            )
+            return 1
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "try",
+        help="play one hand of poker against two bots on a running `croupier run`",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--address",
+        default="127.0.0.1:50051",
+        help="the platform's gRPC address, as `croupier run` prints it (default %(default)s)",
+    )
+    parser.add_argument(
+        "--history",
+        default="",
+        metavar="FILE",
+        help="also write the hand's history (JSON) to FILE, for `croupier verify FILE`",
+    )
+    parser.set_defaults(handler=_handle)
