@@ -11,6 +11,7 @@ extra check) are scripts/poker_vs_pokerkit.py's.
 from __future__ import annotations
 
 import json
+import pathlib
 import random
 import warnings
 from collections.abc import Sequence
@@ -336,6 +337,26 @@ def test_the_hand_history_records_and_replays_the_big_blind_ante() -> None:
     assert history.replay(json.loads(json.dumps(record))).stack_list == state.stack_list
     assert run_scenario(record)["stacks"] == record["stacks"]  # still a conformance document
     assert "big_blind_ante" not in history.record(setup({**d, "big_blind_ante": 0}))
+
+
+VECTORS = sorted(
+    p
+    for p in (pathlib.Path(__file__).parent / "vectors").glob("own-bba-*.json")
+    if not p.name.endswith(".expected.json")
+)
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
+def test_big_blind_ante_vectors_match_pokerkit(path: pathlib.Path) -> None:
+    """The big-blind-ante conformance vectors (checked by test_conformance) are PokerKit's
+    results too, for the hands played to the end."""
+    document = json.loads(path.read_text())
+    if run_scenario(document)["status"] == "complete":
+        replayed(document)
+
+
+def test_big_blind_ante_vectors_are_there() -> None:
+    assert len(VECTORS) == 6
 
 
 # Random hands against PokerKit ------------------------------------------------------------
