@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -94,12 +95,12 @@ async def _serve(
         lines = [
             "Croupier is running (embedded mode: in-memory bus and command log, "
             "embedded PostgreSQL).",
-            f"  gRPC        {host}:{server.port}  (reflection on: try `grpcurl -plaintext "
-            f"{host}:{server.port} list`)",
+            f"  gRPC        {host}:{server.port}  (reflection on)",
             f"  /metrics    http://{host}:{server.metrics_port}/metrics",
             f"  PostgreSQL  {postgres.get_uri()}",
             "  services    " + ", ".join(s.name for s in services),
             "  games       " + ", ".join(sorted(ENGINE_MODULES)),
+            f"Try it, in another terminal: {sys.argv[0]} try --address {host}:{server.port}",
             "Stop with Ctrl-C.",
         ]
         print("\n".join(lines), flush=True)
