@@ -11,7 +11,6 @@ import asyncpg  # type: ignore[import-untyped]
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
-from confluent_kafka import KafkaException
 from google.protobuf import wrappers_pb2
 
 from croupier.kit.bus import (
@@ -23,6 +22,7 @@ from croupier.kit.bus import (
     dead_letter_topic,
     make_envelope,
 )
+from croupier.kit.bus.kafka import KafkaUnreachable
 
 pytestmark = pytest.mark.integration
 
@@ -317,7 +317,7 @@ async def test_consumer_killed_mid_stream_loses_nothing_and_applies_nothing_twic
 
 async def test_start_fails_when_the_broker_cannot_be_reached() -> None:
     bus = KafkaBus(bootstrap_servers="127.0.0.1:9", connect_timeout_seconds=1.0)
-    with pytest.raises(KafkaException):
+    with pytest.raises(KafkaUnreachable, match=r"cannot reach Kafka at 127\.0\.0\.1:9: "):
         await bus.start()
     with pytest.raises(RuntimeError, match="the bus is not running"):
         await bus.publish("croupier.tests", envelope("s", 1))
