@@ -236,7 +236,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"first moment, included: {_MOMENT}",
     )
     journal.add_argument(
-        "--to", dest="end", type=_moment, required=True, help=f"end, excluded: {_MOMENT}"
+        "--to",
+        dest="end",
+        type=_moment,
+        required=True,
+        metavar="WHEN",
+        help=f"end, excluded: {_MOMENT}",
     )
     journal.add_argument("--currency", default="", help=currency_help)
     journal.add_argument(
@@ -248,6 +253,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--at",
         type=_moment,
         default=None,
+        metavar="WHEN",
         help=f"balances including every posting up to this moment, included: {_MOMENT}; "
         "default now",
     )
@@ -265,7 +271,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"first moment, included: {_MOMENT}",
     )
     statement.add_argument(
-        "--to", dest="end", type=_moment, required=True, help=f"end, excluded: {_MOMENT}"
+        "--to",
+        dest="end",
+        type=_moment,
+        required=True,
+        metavar="WHEN",
+        help=f"end, excluded: {_MOMENT}",
     )
     statement.add_argument("--out", default="-", metavar="FILE", help=out_help)
     reconcile = actions.add_parser("reconcile", help="daily reconciliation report of a currency")
