@@ -233,6 +233,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         dest="start",
         type=_moment,
         required=True,
+        metavar="WHEN",
         help=f"first moment, included: {_MOMENT}",
     )
     journal.add_argument(
@@ -268,6 +269,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         dest="start",
         type=_moment,
         required=True,
+        metavar="WHEN",
         help=f"first moment, included: {_MOMENT}",
     )
     statement.add_argument(
