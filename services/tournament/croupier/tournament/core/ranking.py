@@ -25,12 +25,12 @@ units — goes one unit each to the first players of the group in registration o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from croupier.tournament.core.state import Entrant, Tournament
+from croupier.tournament.core.state import Tournament
 
-__all__ = ["Place", "prizes", "ranking", "split_prizes"]
+__all__ = ["Place", "groups", "numbered", "prizes", "ranking", "split_prizes"]
 
 
 @dataclass(frozen=True)
@@ -39,37 +39,37 @@ class Place:
     players: tuple[str, ...]
 
 
-def _groups(players: Sequence[Entrant], key: Callable[[Entrant], int]) -> list[tuple[str, ...]]:
-    """`players` grouped by equal `key`, highest first; stable, so registration order holds."""
-    groups: list[tuple[str, ...]] = []
+def groups(scores: Sequence[tuple[str, int]]) -> list[tuple[str, ...]]:
+    """The names of (name, score) pairs grouped by equal score, highest first; stable, so
+    the given (registration) order holds within a group."""
+    grouped: list[tuple[str, ...]] = []
     last: int | None = None
-    for player in sorted(players, key=key, reverse=True):
-        value = key(player)
-        if groups and value == last:
-            groups[-1] = (*groups[-1], player.name)
+    for name, score in sorted(scores, key=lambda pair: pair[1], reverse=True):
+        if grouped and score == last:
+            grouped[-1] = (*grouped[-1], name)
         else:
-            groups.append((player.name,))
-        last = value
-    return groups
+            grouped.append((name,))
+        last = score
+    return grouped
+
+
+def numbered(grouped: Sequence[tuple[str, ...]], first: int = 1) -> tuple[Place, ...]:
+    """Groups placed from `first` on; places skip after a shared place (1, 2, 2, 4)."""
+    places: list[Place] = []
+    taken = first - 1
+    for group in grouped:
+        places.append(Place(taken + 1, group))
+        taken += len(group)
+    return tuple(places)
 
 
 def ranking(state: Tournament) -> tuple[Place, ...]:
     """The live ranking, and the final one once the tournament is over (rules 35-41)."""
     players = list(state.entrants.values())
-    still_in = [p for p in players if p.out is None]
-    at_final = [p for p in players if p.out is not None and p.out.at_final_table]
-    before = [p for p in players if p.out is not None and not p.out.at_final_table]
-    groups = [
-        *_groups(still_in, lambda p: p.chips),
-        *_groups(at_final, lambda p: p.out.round_end if p.out else 0),
-        *_groups(before, lambda p: p.points),
-    ]
-    places: list[Place] = []
-    taken = 0
-    for group in groups:
-        places.append(Place(taken + 1, group))
-        taken += len(group)
-    return tuple(places)
+    still_in = [(p.name, p.chips) for p in players if p.out is None]
+    at_final = [(p.name, p.out.round_end) for p in players if p.out and p.out.at_final_table]
+    before = [(p.name, p.points) for p in players if p.out and not p.out.at_final_table]
+    return numbered([*groups(still_in), *groups(at_final), *groups(before)])
 
 
 def split_prizes(places: Sequence[Place], prizes: Sequence[int]) -> dict[str, int]:
