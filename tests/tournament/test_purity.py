@@ -9,7 +9,7 @@ from pathlib import Path
 
 import croupier.tournament.core as core_package
 
-ALLOWED_CROUPIER = ("croupier.tournament.core", "croupier.kit.limits")
+ALLOWED_CROUPIER = ("croupier.tournament.core", "croupier.kit.limits", "croupier.kit.fairness")
 IMPURE_STDLIB = {
     "asyncio", "datetime", "io", "logging", "os", "pathlib", "random", "secrets", "socket",
     "subprocess", "threading", "time", "uuid",
