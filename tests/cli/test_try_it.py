@@ -35,7 +35,9 @@ def test_try_plays_one_hand_against_bots_on_the_embedded_platform(tmp_path: Path
     finished = next(line for line in lines if " finished: " in line)
     history = json.loads(history_file.read_text("utf-8"))
     deltas = history["result"]["deltas"]
-    assert sorted(deltas) == ["bot1", "bot2", "you"]  # all three were dealt in
+    # The hand shown is the first one dealt to you (with both bots, unless one went
+    # broke in their heads-up hands before you sat).
+    assert "you" in deltas and set(deltas) <= {"bot1", "bot2", "you"}
     assert sum(deltas.values()) == 0  # play chips: no rake, nothing lost
     assert f"Hand {history['hand_number']} finished: you {deltas['you']:+d}" in finished
     # The README's next step: the hand's deal checks out.

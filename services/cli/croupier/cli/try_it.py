@@ -77,7 +77,10 @@ def _play(stub: Any, out: Any, history_file: str) -> int:
     ).table_id
     table = _Table(stub, table_id)
     players = (YOU, *BOTS)
-    for seat, player in enumerate(players):
+    # The bots sit first: the host deals as soon as two players sit, so they may play a
+    # hand or two heads-up (unprinted) before yours. Sitting last, you cannot be broke by
+    # then, so a hand dealt to you always comes; a bot broke by then sits it out.
+    for seat, player in reversed(list(enumerate(players))):
         stub.SeatPlayer(
             table_pb2.SeatPlayerRequest(
                 table_id=table_id, player_id=player, seat=seat, stack=STACK, is_bot=player != YOU
@@ -89,9 +92,7 @@ def _play(stub: Any, out: Any, history_file: str) -> int:
         file=out,
     )
     bots = {player: RuleBot(player, random.Random()) for player in players}
-    # The host deals as soon as two players sit: the hand shown is the first one dealt to
-    # all three (the bots play out an earlier heads-up one unprinted).
-    target = 0
+    target = 0  # the first hand dealt to you: the one shown
     board: list[str] = []
     actions = 0
     deadline = time.monotonic() + HAND_SECONDS
@@ -101,10 +102,16 @@ def _play(stub: Any, out: Any, history_file: str) -> int:
             break
         hand = mine.get("hand")
         number = int(mine.get("hand_number", 0))
-        if hand and not target and {s["player"] for s in hand["seats"]} == set(players):
+        seats = hand["seats"] if hand else []
+        dealt = [s["player"] for s in seats]
+        if not target and YOU in dealt:
             target = number
-            cards = next(s["hole_cards"] for s in hand["seats"] if s["player"] == YOU)
-            print(f"Hand {target} - button {hand['button']}; your cards: {_cards(cards)}", file=out)
+            cards = next(s["hole_cards"] for s in seats if s["player"] == YOU)
+            print(
+                f"Hand {target} ({', '.join(dealt)}) - button {mine['hand']['button']}; "
+                f"your cards: {_cards(cards)}",
+                file=out,
+            )
         printing = target == number
         if printing and hand and hand["board"] != board:
             board = list(hand["board"])
