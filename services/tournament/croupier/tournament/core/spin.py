@@ -15,9 +15,9 @@ probability. The draw is provably fair (`croupier.kit.fairness`):
 
 Prizes: the pool is the buy-in × the multiplier (as Spin formats publish it: a 2x Spin of
 three players pays twice one buy-in): with the published table the pool averages 98.5%
-of the three buy-ins. Place i wins pool × share_i // sum(shares), and the chips those floors leave
-go to first place. Places past the shares win nothing.
-Chips and prizes are virtual, never money (rule 55).
+of the three buy-ins. Place i wins pool × share_i // sum(shares), and the chips those
+floors leave go to first place. Places past the shares win nothing. Chips and prizes are
+virtual, never money (rule 55).
 """
 
 from __future__ import annotations
