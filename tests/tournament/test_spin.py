@@ -7,6 +7,7 @@ import hashlib
 import hmac
 from collections import Counter
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -202,3 +203,15 @@ def test_a_buy_in_out_of_bounds_or_a_pool_past_max_amount_is_refused(buy_in: Any
     with pytest.raises(InvalidInput) as refused:
         prizes(Multiplier(1000, 1, (1,)), buy_in)
     assert refused.value.reason == "invalid_buy_in"
+
+
+def test_the_rules_document_publishes_the_table_the_draw_uses() -> None:
+    text = (Path(__file__).parents[2] / "docs/rules/poker-naiko.md").read_text()
+    section = text.split("## Tournament structures", 1)[1]
+    published = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].isdigit():
+            shares = tuple(int(share) for share in cells[2].split("/"))
+            published.append(Multiplier(int(cells[0]), int(cells[1].replace(",", "")), shares))
+    assert tuple(published) == PUBLISHED_TABLE.rows
