@@ -223,7 +223,9 @@ def generate(
     try:
         check_amount(starting_stack, "starting_stack", low=1)
         check_int(level_minutes, "level_minutes", 1, MAX_MINUTES)
-        check_int(target_minutes, "target_minutes", level_minutes + 1, MAX_MINUTES)
+        check_int(target_minutes, "target_minutes", 2, MAX_MINUTES)
+        if target_minutes <= level_minutes:
+            raise OutOfBounds("target_minutes must be longer than level_minutes (one level)")
         check_int(start_big_blinds, "start_big_blinds", 2 * END_BIG_BLINDS, MAX_AMOUNT)
         if ante_kind not in ANTE_KINDS:
             raise OutOfBounds(f"ante_kind must be one of {', '.join(ANTE_KINDS)}")
@@ -271,9 +273,7 @@ def _level(small: int, number: int, ante_kind: AnteKind, minutes: int) -> Level:
     return Level(small, big, ante, ante_kind if ante else "none", minutes)
 
 
-class Recipe(NamedTuple):
-    """A named preset's generator arguments (the starting stack is the tournament's)."""
-
+class Recipe(NamedTuple):  # a preset's `generate` arguments after the starting stack
     level_minutes: int
     target_minutes: int
     ante_kind: AnteKind
