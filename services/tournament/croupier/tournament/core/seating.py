@@ -116,7 +116,7 @@ def _check_size(size: object) -> int:
     return size
 
 
-def _check_players(players: Iterable[object]) -> None:
+def check_names(players: Iterable[object]) -> None:
     seen: set[object] = set()
     for player in players:
         if not isinstance(player, str) or not player:
@@ -126,6 +126,11 @@ def _check_players(players: Iterable[object]) -> None:
         if player in seen:
             raise InvalidInput("duplicate_player", f"player {echo(player)} is listed twice")
         seen.add(player)
+
+
+def between(a: int, x: int, b: int) -> bool:
+    """Seat `x` strictly between seats `a` and `b`, clockwise."""
+    return a < x < b if a < b else x > a or x < b
 
 
 def check_tables(tables: Sequence[Table]) -> int:
@@ -141,7 +146,7 @@ def check_tables(tables: Sequence[Table]) -> int:
         isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_AMOUNT for n in numbers
     ):
         raise InvalidInput("table_number", "table numbers must be distinct whole numbers from 1")
-    _check_players(player for table in tables for player in table.players)
+    check_names(player for table in tables for player in table.players)
     for table in tables:
         seats = [seat for seat, _ in table.seats]
         blinds = table.blinds
@@ -153,6 +158,15 @@ def check_tables(tables: Sequence[Table]) -> int:
             raise InvalidInput(
                 "seat_number",
                 f"table {table.number}: seats must be distinct, in order and from 1 to {size}",
+            )
+        if blinds is not None and (
+            blinds.small_blind == blinds.big_blind
+            or between(blinds.small_blind, blinds.button, blinds.big_blind)
+        ):
+            raise InvalidInput(
+                "blinds",
+                f"table {table.number}: the button, small and big blinds must follow each "
+                "other clockwise (heads-up the button is the small blind)",
             )
     return size
 
@@ -191,7 +205,7 @@ def apply_moves(tables: Sequence[Table], moves: Iterable[Move]) -> tuple[Table, 
 def initial_seating(players: Sequence[str], table_size: int, seed: bytes) -> Seating:
     """Rule 7: the players in a drawn order, dealt round the fewest tables that hold them
     (table sizes within one), each to a drawn free seat of his table."""
-    _check_players(players)
+    check_names(players)
     size = _check_size(table_size)
     draw = Draw(check_seed(seed), "seating")
     if not players:

@@ -1,0 +1,175 @@
+"""Poker tournaments (issue 25, Poker TDA): breaking, balancing, dead button, hand-for-hand.
+
+- Breaking: while the players left fit at one table fewer, the highest-numbered table
+  breaks. Its players draw seat cards: the seats are picked at the shortest tables first
+  (sizes stay within one), each drawn among the free seats where a newcomer may be dealt
+  in at once: not between the button and the small blind of the next hand (nor the dead
+  small blind's seat); only when a table has no other free seat does he take one there and
+  wait for the button to pass.
+- Balancing: while a table has two players more than the shortest, the player due the
+  big blind next at the fullest such table moves to the worst position at the shortest
+  table: the free seat that reaches the big blind first, which may be the big blind of
+  the next hand at once, and is never the small blind's seat unless nothing else is free.
+  Before a table's first hand nobody is due, and the mover and seat are drawn.
+- Never from a table in mid-hand (poker-network's pokertournament.py): only a table whose
+  hand is over loses players; a table in mid-hand may receive them for its next hand.
+  When the table to break is in mid-hand, nothing moves until its hand is over: the break
+  reseats everyone, so balancing before it would only add moves.
+- Dead button (`next_button_and_blinds`): the big blind always moves forward to the next
+  player; the small blind is the last big blind's seat (dead if he is out) and the button
+  the last small blind's seat (dead if nobody holds it). Heads-up the button posts the
+  small blind, and the other player the big blind, which still moves forward.
+  This is not the cash tables' rule (croupier.poker.table_engine.PokerTable.deal_plan):
+  there the button moves one seat among the players and is never dead.
+- Hand-for-hand (`hand_for_hand_due`) on the money bubble and the final-table bubble;
+  players out in the same hand-for-hand hand share places by their chips at its start
+  (`rank_simultaneous_busts`), prizes pooled by `ranking.split_prizes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from croupier.kit.fairness import FairStream
+from croupier.kit.limits import MAX_AMOUNT, OutOfBounds, check_amount, check_int, echo
+from croupier.tournament.core.errors import InvalidInput, NotAllowed
+from croupier.tournament.core.ranking import Place, groups, numbered
+from croupier.tournament.core.seating import (
+    Blinds,
+    Draw,
+    Move,
+    Plan,
+    Table,
+    between,
+    check_names,
+    check_seed,
+    check_tables,
+    free_seat,
+    seat_player,
+)
+
+__all__ = [
+    "due_big_blind",
+    "hand_for_hand_due",
+    "next_button_and_blinds",
+    "rank_simultaneous_busts",
+    "tda_rebalance",
+]
+
+
+def _after(numbers: Sequence[int], seat: int) -> int:
+    """The first of the sorted seat `numbers` clockwise after `seat`."""
+    return next((n for n in numbers if n > seat), numbers[0])
+
+
+def next_button_and_blinds(
+    seats: Collection[int], previous: Blinds, busted: Collection[int] = ()
+) -> Blinds:
+    """The next hand's positions under the dead button rule (module docstring): `seats`
+    are those held when the last hand ended, `busted` those whose player went out in it.
+    A player seated since between the next button and small blind (the last small and
+    big blinds) is not dealt in until the button has passed him, so never gets a blind."""
+    playing = sorted(
+        seat
+        for seat in set(seats) - set(busted)
+        if not between(previous.small_blind, seat, previous.big_blind)
+    )
+    if len(playing) < 2:
+        raise NotAllowed("not_enough_players", "a hand needs at least two players at the table")
+    big_blind = _after(playing, previous.big_blind)
+    if len(playing) == 2:
+        button = _after(playing, big_blind)
+        return Blinds(button, button, big_blind)
+    return Blinds(previous.small_blind, previous.big_blind, big_blind)
+
+
+def due_big_blind(table: Table) -> int | None:
+    """The seat of the player due the big blind next hand at `table`, if it played one."""
+    if table.blinds is None:
+        return None
+    try:
+        return next_button_and_blinds([s for s, _ in table.seats], table.blinds).big_blind
+    except NotAllowed:  # fewer than two to deal in: nobody is due
+        return None
+
+
+def _newcomer_seat(table: Table, stream: FairStream) -> int:
+    """A drawn free seat where a broken table's player is dealt in at once (docstring)."""
+    blinds = table.blinds
+    if blinds is not None:
+        # From after the last big blind (the next small blind) to the last small blind
+        # (the next button): past it come the seats between button and small blind.
+        arc = (blinds.small_blind - blinds.big_blind) % table.size
+        seat = free_seat(table, stream, blinds.big_blind + 1, arc)
+        if seat:
+            return seat
+    return free_seat(table, stream)
+
+
+def _worst_seat(table: Table, stream: FairStream) -> int:
+    """The free seat that reaches the big blind first (module docstring)."""
+    if table.blinds is None:
+        return free_seat(table, stream)
+    return free_seat(table, None, table.blinds.big_blind + 1)
+
+
+def tda_rebalance(tables: Sequence[Table], seed: bytes) -> Plan:
+    """The moves that break and balance tables now (module docstring)."""
+    size = check_tables(tables)
+    draw = Draw(check_seed(seed), "tda-rebalance")
+    stream = FairStream(seed, draw.label)
+    at = {table.number: table for table in tables if table.seats}
+    left = sum(len(table.seats) for table in at.values())
+    moves: list[Move] = []
+
+    def move(source: Table, seat: int, target: Table, to_seat: int, reason: str) -> None:
+        player = dict(source.seats)[seat]
+        moves.append(Move(player, source.number, seat, target.number, to_seat, reason))
+        if source.number in at:
+            at[source.number] = seat_player(at[source.number], seat, None)
+        at[target.number] = seat_player(at[target.number], to_seat, player)
+
+    while len(at) > 1 and left <= (len(at) - 1) * size:
+        if at[max(at)].running:
+            return Plan(tuple(moves), draw)
+        broken = at.pop(max(at))
+        # The drawn order of its players takes the seats in turn, each drawn at the
+        # shortest table: the same as dealing them seat cards.
+        for seat, _ in stream.shuffled(broken.seats):
+            target = min(at.values(), key=lambda t: (len(t.seats), t.number))
+            move(broken, seat, target, _newcomer_seat(target, stream), "table_broken")
+    while at:
+        shortest = min(at.values(), key=lambda t: (len(t.seats), t.number))
+        over = [t for t in at.values() if not t.running and len(t.seats) >= len(shortest.seats) + 2]
+        if not over:
+            break
+        source = max(over, key=lambda t: (len(t.seats), -t.number))
+        seat = due_big_blind(source) or source.seats[stream.below(len(source.seats))][0]
+        move(source, seat, shortest, _worst_seat(shortest, stream), "balance")
+    return Plan(tuple(moves), draw)
+
+
+def hand_for_hand_due(players_left: int, paid_places: int, table_size: int = 0) -> bool:
+    """Hand-for-hand on the money bubble (one more player than places paid) and on the
+    final-table bubble (one more than a table seats; `table_size` 0: not asked)."""
+    try:
+        check_int(players_left, "players_left", 0, MAX_AMOUNT)
+        check_int(paid_places, "paid_places", 1, MAX_AMOUNT)
+        check_int(table_size, "table_size", 0, MAX_AMOUNT)
+    except OutOfBounds as exc:
+        raise InvalidInput("invalid_count", exc.message) from None
+    return players_left - 1 in {paid_places, table_size or -1}
+
+
+def rank_simultaneous_busts(busts: Mapping[str, int], best_place: int) -> tuple[Place, ...]:
+    """Places `best_place`, ... of players out in one hand-for-hand hand: more chips at
+    its start, better place; equal chips share a place (prizes: `ranking.split_prizes`).
+    `busts` maps each player to his chips at the hand's start, in registration order."""
+    check_names(busts)
+    try:
+        check_int(best_place, "best_place", 1, MAX_AMOUNT)
+        for player, chips in busts.items():
+            check_amount(chips, f"chips of {echo(player)} at the start of the hand", low=1)
+    except OutOfBounds as exc:
+        raise InvalidInput("invalid_bust", exc.message) from None
+    return numbered(groups(list(busts.items())), best_place)
