@@ -60,6 +60,12 @@ def test_tda_breaking_order_the_highest_numbered_table_breaks_first() -> None:
     assert counts(apply_moves(tables, plan.moves)) == [9, 8, 0]
 
 
+def test_tda_breaking_two_tables_at_once_moves_each_player_once() -> None:
+    tables = [table(1, [1, 2], size=4), table(2, [1], size=4), table(3, [1], size=4)]
+    plan = tda_rebalance(tables, SEED)
+    assert sorted((m.player, m.to_table) for m in plan.moves) == [("t2s1", 1), ("t3s1", 1)]
+
+
 def test_tda_no_table_breaks_while_the_rest_cannot_seat_everyone() -> None:
     tables = [table(1, list(range(1, 10))), table(2, list(range(1, 10))), table(3, [1])]
     plan = tda_rebalance(tables, SEED)  # 19 > 18: table 3 stays and is balanced
@@ -226,11 +232,13 @@ def tables_between_hands(draw: st.DrawFn) -> list[Table]:
 
 
 @given(tables_between_hands(), st.integers(0, 10**6))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 def test_tda_property_between_hands_tables_balance_within_one_and_everyone_sits_once(
     tables: list[Table], n: int
 ) -> None:
     plan = tda_rebalance(tables, seed(n))
+    movers = [m.player for m in plan.moves]
+    assert len(movers) == len(set(movers))  # nobody moves twice
     after = apply_moves(tables, plan.moves)
     sizes = [len(t.seats) for t in after if t.seats]
     assert not sizes or max(sizes) - min(sizes) <= 1

@@ -13,8 +13,9 @@
   Before a table's first hand nobody is due, and the mover and seat are drawn.
 - Never from a table in mid-hand (poker-network's pokertournament.py): only a table whose
   hand is over loses players; a table in mid-hand may receive them for its next hand.
-  When the table to break is in mid-hand, nothing moves until its hand is over: the break
-  reseats everyone, so balancing before it would only add moves.
+  A table to break that is in mid-hand keeps its players until its hand is over, and
+  balancing waits with it: the break reseats them, so balancing first would only add
+  moves. All the tables to break are chosen first, so nobody moves twice.
 - Dead button (`next_button_and_blinds`): the big blind always moves forward to the next
   player; the small blind is the last big blind's seat (dead if he is out) and the button
   the last small blind's seat (dead if nobody holds it). Heads-up the button posts the
@@ -129,15 +130,19 @@ def tda_rebalance(tables: Sequence[Table], seed: bytes) -> Plan:
             at[source.number] = seat_player(at[source.number], seat, None)
         at[target.number] = seat_player(at[target.number], to_seat, player)
 
+    breaking: list[Table] = []  # decided first: nobody moves to a table that breaks too
     while len(at) > 1 and left <= (len(at) - 1) * size:
-        if at[max(at)].running:
-            return Plan(tuple(moves), draw)
-        broken = at.pop(max(at))
+        breaking.append(at.pop(max(at)))
+    for broken in breaking:
+        if broken.running:
+            continue
         # The drawn order of its players takes the seats in turn, each drawn at the
         # shortest table: the same as dealing them seat cards.
         for seat, _ in stream.shuffled(broken.seats):
             target = min(at.values(), key=lambda t: (len(t.seats), t.number))
             move(broken, seat, target, _newcomer_seat(target, stream), "table_broken")
+    if any(broken.running for broken in breaking):
+        return Plan(tuple(moves), draw)
     while at:
         shortest = min(at.values(), key=lambda t: (len(t.seats), t.number))
         over = [t for t in at.values() if not t.running and len(t.seats) >= len(shortest.seats) + 2]
