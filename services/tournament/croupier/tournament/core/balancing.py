@@ -40,6 +40,7 @@ from croupier.tournament.core.seating import (
     Draw,
     Move,
     Plan,
+    Reason,
     Table,
     between,
     check_names,
@@ -123,7 +124,7 @@ def tda_rebalance(tables: Sequence[Table], seed: bytes) -> Plan:
     left = sum(len(table.seats) for table in at.values())
     moves: list[Move] = []
 
-    def move(source: Table, seat: int, target: Table, to_seat: int, reason: str) -> None:
+    def move(source: Table, seat: int, target: Table, to_seat: int, reason: Reason) -> None:
         player = dict(source.seats)[seat]
         moves.append(Move(player, source.number, seat, target.number, to_seat, reason))
         if source.number in at:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from croupier.kit.fairness import SEED_BYTES, FairStream
 from croupier.kit.limits import MAX_AMOUNT, echo
@@ -37,6 +38,7 @@ __all__ = [
     "Draw",
     "Move",
     "Plan",
+    "Reason",
     "Seating",
     "Table",
     "apply_moves",
@@ -73,6 +75,11 @@ class Table:
         return tuple(player for _, player in self.seats)
 
 
+Reason = Literal["table_closed", "lone_player", "table_broken", "balance"]
+"""Why a player moves: a closed table or a lone player (rummy); a broken table or
+balancing (poker)."""
+
+
 @dataclass(frozen=True)
 class Move:
     player: str
@@ -80,8 +87,7 @@ class Move:
     from_seat: int
     to_table: int
     to_seat: int
-    reason: str
-    """`table_closed`, `lone_player` (rummy), `table_broken`, `balance` (poker)."""
+    reason: Reason
 
 
 @dataclass(frozen=True)
@@ -241,7 +247,7 @@ def rummy_rebalance(tables: Sequence[Table], seed: bytes) -> Plan:
     at = {table.number: table for table in [*running, *idle[:keep]]}
     moves: list[Move] = []
 
-    def move(player: str, source: Table, seat: int, target: Table, reason: str) -> None:
+    def move(player: str, source: Table, seat: int, target: Table, reason: Reason) -> None:
         to_seat = free_seat(target, stream)
         moves.append(Move(player, source.number, seat, target.number, to_seat, reason))
         at[target.number] = seat_player(target, to_seat, player)
