@@ -1,5 +1,6 @@
-"""The tournament core is pure (.notes/TEAM.md): standard library, `croupier.kit.limits`
-and itself only, so the director service and `croupier conformance` share it."""
+"""The tournament core is pure (.notes/TEAM.md): standard library, `croupier.kit.limits`,
+`croupier.kit.fairness` (seeded expansion) and itself only, so the director service and
+`croupier conformance` share it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ IMPURE_STDLIB = {
 }  # fmt: skip
 
 
-def test_core_imports_only_the_standard_library_itself_and_the_kit_limits() -> None:
+def test_core_imports_only_the_standard_library_itself_and_the_pure_kit() -> None:
     folder = Path(core_package.__file__).parent
     paths = sorted(folder.glob("*.py"))
     assert len(paths) >= 7
