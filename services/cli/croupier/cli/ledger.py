@@ -201,6 +201,26 @@ def _handle(args: argparse.Namespace) -> int:
     return code
 
 
+def _add_period(parser: argparse.ArgumentParser) -> None:
+    """--from (included) and --to (excluded): the period of a journal or a statement."""
+    parser.add_argument(
+        "--from",
+        dest="start",
+        type=_moment,
+        required=True,
+        metavar="WHEN",
+        help=f"first moment, included: {_MOMENT}",
+    )
+    parser.add_argument(
+        "--to",
+        dest="end",
+        type=_moment,
+        required=True,
+        metavar="WHEN",
+        help=f"end, excluded: {_MOMENT}",
+    )
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "ledger",
@@ -228,22 +248,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     journal = actions.add_parser(
         "journal", help=f"every posting of a period, one row each ({_PERIOD})"
     )
-    journal.add_argument(
-        "--from",
-        dest="start",
-        type=_moment,
-        required=True,
-        metavar="WHEN",
-        help=f"first moment, included: {_MOMENT}",
-    )
-    journal.add_argument(
-        "--to",
-        dest="end",
-        type=_moment,
-        required=True,
-        metavar="WHEN",
-        help=f"end, excluded: {_MOMENT}",
-    )
+    _add_period(journal)
     journal.add_argument("--currency", default="", help=currency_help)
     journal.add_argument(
         "--format", choices=("csv", "parquet"), default="csv", help="file format (default csv)"
@@ -264,22 +269,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "statement", help=f"one account: opening, postings, closing ({_PERIOD})"
     )
     statement.add_argument("account_id", help="the account's id (as the wallet's API gives it)")
-    statement.add_argument(
-        "--from",
-        dest="start",
-        type=_moment,
-        required=True,
-        metavar="WHEN",
-        help=f"first moment, included: {_MOMENT}",
-    )
-    statement.add_argument(
-        "--to",
-        dest="end",
-        type=_moment,
-        required=True,
-        metavar="WHEN",
-        help=f"end, excluded: {_MOMENT}",
-    )
+    _add_period(statement)
     statement.add_argument("--out", default="-", metavar="FILE", help=out_help)
     reconcile = actions.add_parser("reconcile", help="daily reconciliation report of a currency")
     reconcile.add_argument(
