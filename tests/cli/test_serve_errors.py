@@ -1,7 +1,8 @@
 """`croupier serve` and `croupier run` refuse what they cannot do with one line naming it.
 
 - A gRPC port another server holds is an error naming the address (SO_REUSEPORT is off: a
-  second server used to "start" on the same port and take a random half of the calls).
+  second server used to "start" on the same port and take a random half of the calls);
+  so is a busy metrics port.
 - A Kafka broker that cannot be reached stops `croupier serve table` within seconds with
   one line naming the bootstrap address (it printed hundreds of librdkafka lines first).
 """
@@ -67,6 +68,23 @@ def run_to_end(
         pytest.fail(f"still running after 60 s: {expired.stderr!r}")
     lines = (done.stdout + done.stderr).splitlines()
     return done.returncode, lines, time.monotonic() - started
+
+
+def test_a_metrics_port_in_use_exits_naming_the_address() -> None:
+    """The metrics endpoint's port is checked like the gRPC one, before anything serves
+    (a busy CROUPIER_METRICS_PORT ended in a traceback after gRPC had started)."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        busy = holder.getsockname()[1]
+        code, lines, _ = run_to_end(
+            [str(CROUPIER), "serve", "diagnostics"],
+            serve_env(CROUPIER_GRPC_PORT="0", CROUPIER_METRICS_PORT=str(busy)),
+        )
+    assert code == 2
+    assert lines == [
+        f"croupier serve diagnostics: cannot listen on 127.0.0.1:{busy}: in use by another process"
+    ]
 
 
 def test_second_server_on_a_port_in_use_exits_naming_the_address(serving_port: int) -> None:

@@ -36,8 +36,8 @@ StopHook = Callable[[], Awaitable[None]]
 
 
 class CannotListen(Exception):
-    """The gRPC address cannot be listened on (e.g. another process holds the port);
-    the message names the address."""
+    """The gRPC or metrics address cannot be listened on (e.g. another process holds the
+    port); the message names the address."""
 
 
 def check_free(host: str, port: int) -> None:
@@ -109,6 +109,8 @@ class ServiceHost:
         )
         address = f"{self.settings.grpc_host}:{self.settings.grpc_port}"
         check_free(self.settings.grpc_host, self.settings.grpc_port)
+        if self.serve_metrics_endpoint:  # both ports checked before anything serves
+            check_free(self.settings.grpc_host, self.settings.metrics_port)
         try:
             self.port = self._server.add_insecure_port(address)
         except RuntimeError:  # lost a race for the port since the check
