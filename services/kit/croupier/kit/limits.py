@@ -2,9 +2,11 @@
 
 One place for them, so the table host, the engines and the wallet refuse the same absurd
 values, and refuse them before anything is logged or stored. The bounds are chosen so
-that no sum the platform makes can leave a signed 64-bit integer (protobuf int64,
-PostgreSQL bigint): `MAX_AMOUNT` is 10^15 minor units (ten trillion dollars in cents),
-and even a million such amounts added together stay below 2^63 ≈ 9.2 × 10^18.
+that what one table or one request adds up cannot leave a signed 64-bit integer
+(protobuf int64, PostgreSQL bigint): `MAX_AMOUNT` is 10^15 minor units (ten trillion
+dollars in cents), and 9,000 such amounts added together still stay below 2^63 ≈ 9.2 ×
+10^18 (a table's stacks, pots and payments are a handful of them). A balance that many
+movements would push past it is the wallet's to refuse (`BalanceOutOfRange`).
 
 Stdlib only: pure engines import it. A caller turns `OutOfBounds` into its own refusal
 (an engine's `Rejected("invalid_argument", ...)`, the wallet's `InvalidArgument`); the
@@ -35,6 +37,16 @@ def echo(value: object) -> str:
     """`value` as an error message may quote it: cut to `MAX_ECHO` characters."""
     text = repr(value)
     return text if len(text) <= MAX_ECHO else text[: MAX_ECHO - 3] + "..."
+
+
+def json_int(value: object) -> object:
+    """Protobuf's JSON form writes 64-bit integers as text ("300"): ASCII digits become the
+    int they spell (up to 4,000 of them, under Python's limit for int() of a text; such a
+    number is far out of bounds anyway). Any other value comes back as it was, for the
+    check to refuse it."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 4000:
+        return int(value)
+    return value
 
 
 def check_int(value: object, what: str, low: int, high: int) -> int:

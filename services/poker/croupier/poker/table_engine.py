@@ -93,6 +93,7 @@ from croupier.kit.limits import (
     check_int,
     check_seconds,
     echo,
+    json_int,
 )
 from croupier.poker import cards as C
 from croupier.poker import engine, history
@@ -158,18 +159,10 @@ def _invalid(message: str) -> Rejected:
     return Rejected("invalid_argument", message)
 
 
-def _number(value: object) -> object:
-    """protobuf JSON writes int64 as text: digits become the int they spell (up to 4000 of
-    them: Python refuses longer conversions, and such a value is out of bounds anyway)."""
-    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 4000:
-        return int(value)
-    return value
-
-
 def _bounded(check: Callable[[object, str], int], value: object, what: str) -> int:
     """`value` checked against its bound in `croupier.kit.limits`; else INVALID_ARGUMENT."""
     try:
-        return check(_number(value), what)
+        return check(json_int(value), what)
     except OutOfBounds as exc:
         raise _invalid(exc.message) from None
 

@@ -33,7 +33,7 @@ import structlog
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.envelope import make_envelope
 from croupier.kit.fairness import new_seed
-from croupier.kit.limits import OutOfBounds, check_amount, check_seconds, echo
+from croupier.kit.limits import OutOfBounds, check_amount, check_seconds, echo, json_int
 from croupier.table import history, metrics
 from croupier.table.buyins import Buyins
 from croupier.table.clocks import CallLater, Cancellable, ClockSettings, loop_call_later, sleep_ms
@@ -177,11 +177,7 @@ def clock_from_options(options: JSON) -> ClockSettings | None:
             value = options.get(name)
             if value in (None, "", 0, "0"):
                 continue
-            # Protobuf's JSON form writes 64-bit integers as text ("300"); longer text
-            # stays text (refused as such) rather than feeding int() thousands of digits.
-            if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 19:
-                value = int(value)
-            return _checked(partial(check_seconds, value, name)) * 1000
+            return _checked(partial(check_seconds, json_int(value), name)) * 1000
         return 0
 
     turn = seconds("turn_seconds", "decision_seconds")
