@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from croupier.rummy.autoplay import ALL_AUTOMATIC_MS, AutoPlay
 from croupier.rummy.bots import gin_bot_action, laydown_bot_action
 from croupier.rummy.knock_game import GinState
 from croupier.rummy.table_engine import ENGINE, RummyTable, view_message
@@ -264,3 +265,38 @@ def test_rule_9_a_player_with_0_chips_at_the_end_of_a_round_is_eliminated_not_bl
     heads_up = _seated("rummy51", 2)
     heads_up = replace(heads_up, stacks=(2000, 0))  # p1 eliminated: p0 holds every chip
     assert not ENGINE.can_start_hand(heads_up)
+
+
+def test_rule_9_the_deal_moves_one_seat_clockwise_past_eliminated_seats() -> None:
+    """The dealer moves one seat clockwise per round, skipping a seat no longer dealt in.
+    Counting rounds over the players left skipped a seat: with p0..p3 dealing rounds 1-3
+    as p0, p1, p2 and p1 then eliminated, round 4 went to p0 instead of p3."""
+    state = _seated("rummy51", 4)
+    state, _ = _bot_round(state, _seed("rotation-1"))
+    assert state.round is not None and state.round.dealer == "p0"
+    stacks = tuple(
+        0 if player == "p1" else stack
+        for player, stack in zip(state.seats, state.stacks, strict=True)
+    )
+    state = replace(state, round=replace(state.round, dealer="p2"), rounds_started=3, stacks=stacks)
+    dealers = []
+    for number in range(2):
+        state, events = ENGINE.apply(state, StartHand(seed=_seed(f"rotation-{number + 4}")))
+        dealers.append(events[0].data["dealer"])
+        assert events[0].data["players"] == ["p0", "p2", "p3"]
+        while ENGINE.to_act(state):  # play the round out
+            (player,) = ENGINE.to_act(state)
+            assert state.round is not None and not isinstance(state.round, GinState)
+            state, _ = ENGINE.apply(state, Act(player, laydown_bot_action(state.round)))
+    assert dealers == ["p3", "p0"]
+
+
+def test_rule_46_an_eliminated_player_leaving_does_not_restart_the_5_minutes() -> None:
+    """Only a player out of the round (rule 9) may leave while it runs; the round's count
+    of 5 minutes since everyone in it became automatic goes on (it restarted)."""
+    auto = AutoPlay().after_act(["p0", "p1"], "p0", True, 1_000)
+    auto = auto.after_act(["p0", "p1"], "p1", True, 2_000)
+    assert auto.all_since_ms == 2_000
+    left = auto.left("p2")
+    assert left.all_since_ms == 2_000
+    assert left.cancels(True, 2_000 + ALL_AUTOMATIC_MS)

@@ -16,7 +16,7 @@ so a table rebuilt from its log cancels the same round at the same command.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = ["ALL_AUTOMATIC_MS", "AutoPlay"]
 
@@ -50,7 +50,9 @@ class AutoPlay:
         )
 
     def left(self, player: str) -> AutoPlay:
-        return AutoPlay(self.players - {player})
+        # Only a player out of the round (eliminated, rule 9) leaves while it runs: the
+        # round's 5 minutes go on counting.
+        return replace(self, players=self.players - {player})
 
     def new_round(self) -> AutoPlay:
         return AutoPlay(self.players)

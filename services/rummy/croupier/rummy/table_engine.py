@@ -149,7 +149,9 @@ def parse_options(raw: JSON) -> tuple[VariantRules, int, int, bool, int]:
 
 class RummyEngine:
     name = "rummy"
-    version = "1"
+    # 2: Rummy 40's discard ban, rule 9 eliminations, rule 46's cancel and per-turn clock
+    # keys, and the dealer moving past eliminated seats deal version-1 logs differently.
+    version = "2"
     # Seed 000 rule 45: after a timeout the player is in auto-player mode: the host plays
     # their turns (draw from the stock, discard it), paced by its clock, until they act.
     auto_play_after_timeout = True
@@ -172,6 +174,20 @@ class RummyEngine:
     def _in_play(state: RummyTable) -> tuple[str, ...]:
         """The seats dealt the next round: every one not eliminated (rule 9: 0 chips)."""
         return tuple(p for p, stack in zip(state.seats, state.stacks, strict=True) if stack)
+
+    @staticmethod
+    def _next_dealer(state: RummyTable, players: tuple[str, ...]) -> str:
+        """The deal moves one seat clockwise per round, past the seats no longer dealt in
+        (rule 9): counting rounds over the players left skipped a seat after an
+        elimination. With no last round to go by (a player left since), count rounds."""
+        last = state.round.dealer if state.round is not None else ""
+        if last in state.seats:
+            start = state.seats.index(last)
+            for step in range(1, len(state.seats) + 1):
+                candidate = state.seats[(start + step) % len(state.seats)]
+                if candidate in players:
+                    return candidate
+        return players[state.rounds_started % len(players)]
 
     def apply(self, state: RummyTable, command: Command) -> tuple[RummyTable, list[Event]]:
         if isinstance(command, SeatPlayer):
@@ -205,7 +221,7 @@ class RummyEngine:
             if not self.can_start_hand(state):
                 raise Rejected("failed_precondition", "no round can start now")
             players = self._in_play(state)
-            dealer = players[state.rounds_started % len(players)]
+            dealer = self._next_dealer(state, players)
             dealt = table.start(state.rules, players, dealer, command.seed)
             started = replace(
                 state,
