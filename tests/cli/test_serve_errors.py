@@ -120,3 +120,22 @@ def test_serve_table_without_a_reachable_kafka_fails_fast_with_one_line() -> Non
     assert len(lines) == 1, lines[:5]
     assert lines[0].startswith(f"croupier serve table: cannot reach Kafka at 127.0.0.1:{port}")
     assert seconds < 10
+
+
+def test_serve_table_checks_its_port_before_it_touches_kafka(serving_port: int) -> None:
+    """A second table host started by mistake on a busy port stops before it joins the
+    command log's consumer group (it used to take partitions from the running replica,
+    rebuild their tables, and only then find the port taken): here the broker is
+    unreachable, and the port is what it names."""
+    code, lines, _ = run_to_end(
+        [str(CROUPIER), "serve", "table"],
+        serve_env(
+            CROUPIER_GRPC_PORT=str(serving_port),
+            CROUPIER_KAFKA_BOOTSTRAP=f"127.0.0.1:{closed_port()}",
+        ),
+    )
+    assert code == 2
+    assert lines == [
+        f"croupier serve table: cannot listen on 127.0.0.1:{serving_port}: "
+        "in use by another process"
+    ]

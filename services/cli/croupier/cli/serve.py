@@ -2,8 +2,9 @@
 
 Settings come from environment variables (croupier.kit.settings); a wrong one stops the
 process at once with exit code 2 and a message naming every bad variable. So does a gRPC
-port another process holds, or a Kafka broker that cannot be reached: one line on stderr
-naming the address, exit code 2.
+or metrics port another process holds (checked before the service starts anything), or,
+for the table host, a Kafka broker that cannot be reached: one line on stderr naming the
+address, exit code 2. The wallet serves without Kafka and joins it in the background.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ SERVICE_MODULES: dict[str, str | None] = {
 
 
 async def _serve(name: str, settings: ServerSettings) -> None:
-    from croupier.kit.server import ServiceHost
+    from croupier.kit.server import ServiceHost, check_ports
 
+    check_ports(settings)  # before the service joins Kafka or rebuilds anything
     services: list[Service] = []
     hooks: list[StopHook] = []
     module_name = SERVICE_MODULES[name]
@@ -74,7 +76,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "serve",
         help="run one service on its own, as a container does (settings from CROUPIER_* "
-        "environment variables; the table host and the wallet need Kafka)",
+        "environment variables; the table host needs Kafka at start, the wallet joins it "
+        "when it can)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -60,6 +60,15 @@ def check_free(host: str, port: int) -> None:
         raise CannotListen(f"cannot listen on {host}:{port}: {reason}") from None
 
 
+def check_ports(settings: ServerSettings, *, metrics: bool = True) -> None:
+    """The gRPC port and (when served) the metrics port are free, before anything serves:
+    `croupier serve` checks them before a service joins Kafka or rebuilds its tables, so a
+    second process started by mistake takes nothing from the first one."""
+    check_free(settings.grpc_host, settings.grpc_port)
+    if metrics:
+        check_free(settings.grpc_host, settings.metrics_port)
+
+
 @dataclass(frozen=True)
 class Service:
     """One gRPC service to serve: its full name (for health/reflection) and its registrar.
@@ -108,9 +117,7 @@ class ServiceHost:
             self._server,
         )
         address = f"{self.settings.grpc_host}:{self.settings.grpc_port}"
-        check_free(self.settings.grpc_host, self.settings.grpc_port)
-        if self.serve_metrics_endpoint:  # both ports checked before anything serves
-            check_free(self.settings.grpc_host, self.settings.metrics_port)
+        check_ports(self.settings, metrics=self.serve_metrics_endpoint)
         try:
             self.port = self._server.add_insecure_port(address)
         except RuntimeError:  # lost a race for the port since the check
