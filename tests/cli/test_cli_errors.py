@@ -136,8 +136,19 @@ def test_ledger_unknown_currency_is_refused_naming_the_known_ones(
             },
             "unknown game 'chess': this version knows backgammon, joker, poker, rummy",
         ),
+        (
+            {
+                "game": "poker",
+                "table_id": "t",
+                "hand_number": 1,
+                "seed": "00",
+                "seed_sha256": "x",
+                "commands": [],
+            },
+            "not a hand history: seed must be 64 hexadecimal digits",
+        ),
     ],
-    ids=["empty", "not-an-object", "wrong-type", "unknown-game"],
+    ids=["empty", "not-an-object", "wrong-type", "unknown-game", "short-seed"],
 )
 def test_verify_malformed_history_is_one_line_exit_2(
     document: object, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

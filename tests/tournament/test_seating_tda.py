@@ -182,6 +182,7 @@ def test_tda_hand_for_hand_on_the_money_and_final_table_bubbles() -> None:
     assert not hand_for_hand_due(players_left=18, paid_places=18)
     assert hand_for_hand_due(players_left=10, paid_places=3, table_size=9)
     assert not hand_for_hand_due(players_left=10, paid_places=3)
+    assert not hand_for_hand_due(players_left=0, paid_places=5)  # nobody left: no bubble
     with pytest.raises(InvalidInput) as refused:
         hand_for_hand_due(-1, 3)
     assert refused.value.reason == "invalid_count"

@@ -12,8 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import re
 import sys
 from typing import Any
+
+from croupier.kit.fairness import SEED_BYTES
 
 # The fields `croupier.table.history.build` writes that the check reads, and their JSON types.
 _FIELDS: dict[str, tuple[type, str]] = {
@@ -39,6 +42,8 @@ def _malformed(history: Any, games: list[str]) -> str:
             return f"not a hand history: {name} must be a JSON {json_name}"
     if history["game"] not in games:
         return f"unknown game {history['game'][:40]!r}: this version knows {', '.join(games)}"
+    if not re.fullmatch(f"[0-9a-f]{{{2 * SEED_BYTES}}}", history["seed"]):
+        return f"not a hand history: seed must be {2 * SEED_BYTES} hexadecimal digits"
     return ""
 
 

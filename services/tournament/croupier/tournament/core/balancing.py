@@ -164,7 +164,8 @@ def hand_for_hand_due(players_left: int, paid_places: int, table_size: int = 0) 
         check_int(table_size, "table_size", 0, MAX_AMOUNT)
     except OutOfBounds as exc:
         raise InvalidInput("invalid_count", exc.message) from None
-    return players_left - 1 in {paid_places, table_size or -1}
+    over = players_left - 1
+    return over == paid_places or (table_size > 0 and over == table_size)
 
 
 def rank_simultaneous_busts(busts: Mapping[str, int], best_place: int) -> tuple[Place, ...]:
