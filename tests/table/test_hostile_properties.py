@@ -40,6 +40,7 @@ from croupier.table.host import TableHost
 from croupier.table.kafka_log import KafkaCommandLog
 from croupier.table.v1 import table_pb2
 from tests.conftest import unique_name
+from tests.hostile import fill
 from tests.table.play import Seeds
 
 SERVICE = table_pb2.DESCRIPTOR.services_by_name["TableEngine"]
@@ -187,26 +188,6 @@ def _message(
             single = _scalar(field, table_ids)
         optional[field.name] = st.lists(single, max_size=3) if field.is_repeated else single
     return st.fixed_dictionaries({}, optional=optional)  # type: ignore[arg-type]
-
-
-def fill(message: Message, values: dict[str, Any]) -> Message:
-    for name, value in values.items():
-        field = message.DESCRIPTOR.fields_by_name[name]
-        target = getattr(message, name)
-        if field.message_type is not None and field.message_type.GetOptions().map_entry:
-            target.update(value)
-        elif field.is_repeated:
-            for item in value:
-                if field.message_type is not None:
-                    fill(target.add(), item)
-                else:
-                    target.append(item)
-        elif field.message_type is not None:
-            target.SetInParent()
-            fill(target, value)
-        else:
-            setattr(message, name, value)
-    return message
 
 
 def _serialized(cls: type[Message], values: dict[str, Any]) -> bytes | None:

@@ -29,6 +29,7 @@ from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.wallet.bootstrap import build_wallet
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
+from tests.hostile import fill
 
 pytestmark = pytest.mark.integration
 
@@ -129,26 +130,6 @@ def _message(descriptor: Descriptor, depth: int = 0) -> st.SearchStrategy[dict[s
         is_repeated = field.is_repeated
         optional[field.name] = st.lists(single, max_size=3) if is_repeated else single
     return st.fixed_dictionaries({}, optional=optional)  # type: ignore[arg-type]
-
-
-def fill(message: Message, values: dict[str, Any]) -> Message:
-    for name, value in values.items():
-        field = message.DESCRIPTOR.fields_by_name[name]
-        target = getattr(message, name)
-        if field.message_type is not None and field.message_type.GetOptions().map_entry:
-            target.update(value)
-        elif field.is_repeated:
-            for item in value:
-                if field.message_type is not None:
-                    fill(target.add(), item)
-                else:
-                    target.append(item)
-        elif field.message_type is not None:
-            target.SetInParent()
-            fill(target, value)
-        else:
-            setattr(message, name, value)
-    return message
 
 
 USD = {"amount_minor": 50, "currency": "USD"}
