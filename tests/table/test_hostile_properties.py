@@ -40,7 +40,7 @@ from croupier.table.host import TableHost
 from croupier.table.kafka_log import KafkaCommandLog
 from croupier.table.v1 import table_pb2
 from tests.conftest import unique_name
-from tests.hostile import fill
+from tests.hostile import fill, scalar
 from tests.table.play import Seeds
 
 SERVICE = table_pb2.DESCRIPTOR.services_by_name["TableEngine"]
@@ -102,16 +102,6 @@ def _text(table_ids: list[str]) -> st.SearchStrategy[str]:
     )
 
 
-_RANGES = {
-    FieldDescriptor.TYPE_INT64: (-(2**63), 2**63 - 1),
-    FieldDescriptor.TYPE_SINT64: (-(2**63), 2**63 - 1),
-    FieldDescriptor.TYPE_UINT64: (0, 2**64 - 1),
-    FieldDescriptor.TYPE_INT32: (-(2**31), 2**31 - 1),
-    FieldDescriptor.TYPE_SINT32: (-(2**31), 2**31 - 1),
-    FieldDescriptor.TYPE_ENUM: (-(2**31), 2**31 - 1),
-    FieldDescriptor.TYPE_UINT32: (0, 2**32 - 1),
-}
-
 json_scalars = st.one_of(
     st.none(),
     st.booleans(),
@@ -154,21 +144,9 @@ def _json_text() -> st.SearchStrategy[str]:
 
 
 def _scalar(field: FieldDescriptor, table_ids: list[str]) -> st.SearchStrategy[Any]:
-    if field.type == FieldDescriptor.TYPE_STRING:
-        if field.name.endswith("_json"):
-            return _json_text()
-        return _text(table_ids)
-    if field.type == FieldDescriptor.TYPE_BYTES:
-        return st.binary(max_size=16)
-    if field.type == FieldDescriptor.TYPE_BOOL:
-        return st.booleans()
-    if field.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
-        return st.floats(allow_nan=True)
-    low, high = _RANGES[field.type]
-    plausible = [v for v in INTS if low <= v <= high]
-    if field.type == FieldDescriptor.TYPE_ENUM:
-        plausible += [v.number for v in field.enum_type.values]
-    return st.one_of(st.sampled_from(plausible), st.integers(low, high))
+    if field.type == FieldDescriptor.TYPE_STRING and field.name.endswith("_json"):
+        return _json_text()
+    return scalar(field, INTS, _text(table_ids))
 
 
 def _message(

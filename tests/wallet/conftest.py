@@ -6,13 +6,17 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 
 import asyncpg  # type: ignore[import-untyped]
+import grpc
 import pytest
 from prometheus_client import CollectorRegistry
 
+from croupier.kit.server import ServiceHost
+from croupier.kit.settings import ServerSettings
 from croupier.wallet.adapters.audit import audit_ledger
 from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
 from croupier.wallet.adapters.migrations import migrate
 from croupier.wallet.adapters.postgres import PostgresUnitOfWork, create_pool
+from croupier.wallet.bootstrap import build_wallet
 from croupier.wallet.service.ledger import LedgerService
 
 
@@ -76,3 +80,27 @@ def ledger_service(
     return LedgerService(
         unit_of_work=PostgresUnitOfWork.factory(pool), clock=clock, metrics=metrics
     )
+
+
+@pytest.fixture
+async def wallet_channel(
+    wallet_pool: tuple[asyncpg.Pool, str], clock: SteppingClock
+) -> AsyncIterator[grpc.aio.Channel]:
+    """A channel to the Wallet gRPC service on the test's schema (no bus: PostgreSQL-only
+    methods), served on a free port and stopped after the test. Requests up to 8 MiB may
+    be sent, so tests can send absurdly large values."""
+    pool, schema = wallet_pool
+    wallet = await build_wallet(
+        pool=pool,
+        schema=schema,
+        bus=None,
+        registry=CollectorRegistry(),
+        clock=clock,  # type: ignore[arg-type]
+    )
+    settings = ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0)
+    host = ServiceHost(settings=settings, services=[wallet.service()], serve_metrics_endpoint=False)
+    await host.start()
+    options = [("grpc.max_send_message_length", 8 << 20)]
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{host.port}", options=options) as channel:
+        yield channel
+    await host.stop()

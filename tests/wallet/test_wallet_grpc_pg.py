@@ -6,19 +6,13 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
-import asyncpg  # type: ignore[import-untyped]
 import grpc
 import pyarrow.parquet as pq
 import pytest
-from prometheus_client import CollectorRegistry
 
 from croupier.common.v1 import common_pb2
-from croupier.kit.server import ServiceHost
-from croupier.kit.settings import ServerSettings
-from croupier.wallet.bootstrap import build_wallet
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
 
 pytestmark = pytest.mark.integration
@@ -31,23 +25,8 @@ def usd(amount: int) -> common_pb2.Money:
 
 
 @pytest.fixture
-async def stub(
-    wallet_pool: tuple[asyncpg.Pool, str], clock: object
-) -> AsyncIterator[wallet_pb2_grpc.WalletStub]:
-    pool, schema = wallet_pool
-    wallet = await build_wallet(
-        pool=pool,
-        schema=schema,
-        bus=None,
-        registry=CollectorRegistry(),
-        clock=clock,  # type: ignore[arg-type]
-    )
-    settings = ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0)
-    host = ServiceHost(settings=settings, services=[wallet.service()], serve_metrics_endpoint=False)
-    await host.start()
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{host.port}") as channel:
-        yield wallet_pb2_grpc.WalletStub(channel)
-    await host.stop()
+def stub(wallet_channel: grpc.aio.Channel) -> wallet_pb2_grpc.WalletStub:
+    return wallet_pb2_grpc.WalletStub(wallet_channel)
 
 
 async def open_player(stub: wallet_pb2_grpc.WalletStub, player: str, deposit: int) -> str:

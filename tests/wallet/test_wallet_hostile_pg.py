@@ -4,19 +4,13 @@ message, and the ledger is unchanged after each refusal."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import asyncpg  # type: ignore[import-untyped]
 import grpc
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
-from prometheus_client import CollectorRegistry
 
 from croupier.common.v1 import common_pb2
 from croupier.kit.limits import MAX_AMOUNT, MAX_ECHO
-from croupier.kit.server import ServiceHost
-from croupier.kit.settings import ServerSettings
-from croupier.wallet.bootstrap import build_wallet
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
 
 pytestmark = pytest.mark.integration
@@ -26,25 +20,8 @@ PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION
 
 
 @pytest.fixture
-async def stub(
-    wallet_pool: tuple[asyncpg.Pool, str], clock: object
-) -> AsyncIterator[wallet_pb2_grpc.WalletStub]:
-    pool, schema = wallet_pool
-    wallet = await build_wallet(
-        pool=pool,
-        schema=schema,
-        bus=None,
-        registry=CollectorRegistry(),
-        clock=clock,  # type: ignore[arg-type]
-    )
-    settings = ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0)
-    host = ServiceHost(settings=settings, services=[wallet.service()], serve_metrics_endpoint=False)
-    await host.start()
-    async with grpc.aio.insecure_channel(
-        f"127.0.0.1:{host.port}", options=[("grpc.max_send_message_length", 8 << 20)]
-    ) as channel:
-        yield wallet_pb2_grpc.WalletStub(channel)
-    await host.stop()
+def stub(wallet_channel: grpc.aio.Channel) -> wallet_pb2_grpc.WalletStub:
+    return wallet_pb2_grpc.WalletStub(wallet_channel)
 
 
 async def ledger_state(pool: asyncpg.Pool) -> tuple[object, ...]:

@@ -11,7 +11,6 @@ postings exactly as they were, and the server still answers.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
@@ -21,15 +20,11 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from prometheus_client import CollectorRegistry
 
 from croupier.common.v1 import common_pb2
 from croupier.kit.limits import MAX_AMOUNT
-from croupier.kit.server import ServiceHost
-from croupier.kit.settings import ServerSettings
-from croupier.wallet.bootstrap import build_wallet
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
-from tests.hostile import fill
+from tests.hostile import fill, scalar
 
 pytestmark = pytest.mark.integration
 
@@ -75,20 +70,6 @@ ABSURD_TEXT = [
 ]
 INTS = [0, 1, -1, 5, 100, MAX_AMOUNT, MAX_AMOUNT + 1, 2**31 - 1, -(2**31), 2**62, -(2**62)]
 
-_RANGES = {
-    FieldDescriptor.TYPE_INT64: (-(2**63), 2**63 - 1),
-    FieldDescriptor.TYPE_SINT64: (-(2**63), 2**63 - 1),
-    FieldDescriptor.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
-    FieldDescriptor.TYPE_UINT64: (0, 2**64 - 1),
-    FieldDescriptor.TYPE_FIXED64: (0, 2**64 - 1),
-    FieldDescriptor.TYPE_INT32: (-(2**31), 2**31 - 1),
-    FieldDescriptor.TYPE_SINT32: (-(2**31), 2**31 - 1),
-    FieldDescriptor.TYPE_SFIXED32: (-(2**31), 2**31 - 1),
-    FieldDescriptor.TYPE_ENUM: (-(2**31), 2**31 - 1),
-    FieldDescriptor.TYPE_UINT32: (0, 2**32 - 1),
-    FieldDescriptor.TYPE_FIXED32: (0, 2**32 - 1),
-}
-
 text = st.one_of(
     st.sampled_from(IDS),
     st.sampled_from(ABSURD_TEXT),
@@ -98,19 +79,7 @@ text = st.one_of(
 
 
 def _scalar(field: FieldDescriptor) -> st.SearchStrategy[Any]:
-    if field.type == FieldDescriptor.TYPE_STRING:
-        return text
-    if field.type == FieldDescriptor.TYPE_BYTES:
-        return st.binary(max_size=16)
-    if field.type == FieldDescriptor.TYPE_BOOL:
-        return st.booleans()
-    if field.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
-        return st.floats(allow_nan=True)
-    low, high = _RANGES[field.type]
-    plausible = [v for v in INTS if low <= v <= high]
-    if field.type == FieldDescriptor.TYPE_ENUM:
-        plausible += [v.number for v in field.enum_type.values]
-    return st.one_of(st.sampled_from(plausible), st.integers(low, high))
+    return scalar(field, INTS, text)
 
 
 def _message(descriptor: Descriptor, depth: int = 0) -> st.SearchStrategy[dict[str, Any]]:
@@ -277,27 +246,9 @@ async def ledger_state(pool: asyncpg.Pool) -> tuple[object, ...]:
 
 
 @pytest.fixture
-async def channel(
-    wallet_pool: tuple[asyncpg.Pool, str], clock: object
-) -> AsyncIterator[grpc.aio.Channel]:
-    pool, schema = wallet_pool
-    wallet = await build_wallet(
-        pool=pool,
-        schema=schema,
-        bus=None,
-        registry=CollectorRegistry(),
-        clock=clock,  # type: ignore[arg-type]
-    )
-    settings_ = ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0)
-    host = ServiceHost(
-        settings=settings_, services=[wallet.service()], serve_metrics_endpoint=False
-    )
-    await host.start()
-    options = [("grpc.max_send_message_length", 8 << 20)]
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{host.port}", options=options) as chan:
-        await seed(wallet_pb2_grpc.WalletStub(chan))
-        yield chan
-    await host.stop()
+async def channel(wallet_channel: grpc.aio.Channel) -> grpc.aio.Channel:
+    await seed(wallet_pb2_grpc.WalletStub(wallet_channel))
+    return wallet_channel
 
 
 async def seed(stub: wallet_pb2_grpc.WalletStub) -> None:
