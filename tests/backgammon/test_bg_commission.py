@@ -12,8 +12,8 @@ from croupier.backgammon.commission import (
     settle,
     single_game_payout,
 )
-from croupier.wallet.core.commission import backgammon_commission
-from croupier.wallet.core.money import CURRENCIES
+from croupier.game.commission import backgammon_commission
+from croupier.game.money import CURRENCIES
 
 
 @pytest.mark.parametrize(

@@ -20,8 +20,8 @@ from croupier.backgammon.game import (
     start_game,
     timeout_action,
 )
-from croupier.kit.fairness import FairStream
-from croupier.table.engine import Rejected
+from croupier.game import RuleBroken
+from croupier.game.fairness import FairStream
 
 from .helpers import side
 
@@ -178,7 +178,7 @@ def test_beaver_needs_the_option_and_single_mode() -> None:
 def test_vector_12_cube_cap_64() -> None:
     """Vector 12: no double at 64; a double 32->64 cannot be beavered (it would be 128)."""
     st = running((STARTING_BOARD[0], STARTING_BOARD[1]), turn=0, cube=64, cube_owner=0)
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         apply(st, "a", {"action": "double"})
     st = running(
         (STARTING_BOARD[0], STARTING_BOARD[1]),
@@ -189,7 +189,7 @@ def test_vector_12_cube_cap_64() -> None:
     )
     st, _ = apply(st, "a", {"action": "double"})
     assert "beaver" not in legal_actions(st, "b")["actions"]
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         apply(st, "b", {"action": "beaver"})
     st, _ = apply(st, "b", {"action": "take"})
     assert (st.cube, st.cube_owner) == (64, 1)
@@ -409,7 +409,7 @@ def test_dice_come_from_the_seed() -> None:
     # play the opening move, then the next roll comes from the stream
     play = legal_actions(st, st.players[st.turn])["plays"][0]
     st, _ = apply(st, st.players[st.turn], {"action": "move", "play": play})
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         apply(st, st.players[st.turn], {"action": "roll", "dice": [6, 6]})
     st, _ = apply(st, st.players[st.turn], {"action": "roll"})
     assert st.dice == pairs[k + 1]

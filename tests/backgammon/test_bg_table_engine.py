@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from croupier.backgammon.table_engine import ENGINE, BackgammonTable
-from croupier.kit.fairness import FairStream
-from croupier.kit.limits import MAX_AMOUNT, MAX_MATCH_POINTS
-from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand, UnseatPlayer
+from croupier.game import Act, RuleBroken, SeatPlayer, StartHand, UnseatPlayer
+from croupier.game.fairness import FairStream
+from croupier.game.limits import MAX_AMOUNT, MAX_MATCH_POINTS
+from tests.refusals import status_name
 
 
 def seated(options: dict[str, Any]) -> BackgammonTable:
@@ -79,7 +80,7 @@ def test_seeded_dice_cannot_be_chosen_and_history_lists_them() -> None:
     play = ENGINE.legal_actions(state, player)["plays"][0]
     state, _ = ENGINE.apply(state, Act(player, {"action": "move", "play": play}))
     (player,) = ENGINE.to_act(state)
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         ENGINE.apply(state, Act(player, {"action": "roll", "dice": [6, 6]}))
     stream = FairStream(seed, "dice")
     assert ENGINE.randomness(seed)[:10] == [stream.die() for _ in range(10)]
@@ -101,9 +102,9 @@ def test_a_player_cannot_declare_their_own_loss_on_time() -> None:
     state = seated({"mode": "single", "stake": 100})
     state, _ = ENGINE.apply(state, StartHand(bytes(32)))
     (player,) = ENGINE.to_act(state)
-    with pytest.raises(Rejected) as refused:
+    with pytest.raises(RuleBroken) as refused:
         ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player)))
-    assert refused.value.code == "invalid_argument"
+    assert status_name(refused.value) == "invalid_argument"
     assert ENGINE.result(state) is None
 
 
@@ -120,9 +121,9 @@ def test_a_player_cannot_declare_their_own_loss_on_time() -> None:
 def test_amounts_and_match_length_past_their_bounds_are_refused(
     options: dict[str, Any], named: str
 ) -> None:
-    with pytest.raises(Rejected) as caught:
+    with pytest.raises(RuleBroken) as caught:
         ENGINE.open(options)
-    assert caught.value.code == "invalid_argument"
+    assert status_name(caught.value) == "invalid_argument"
     assert named in caught.value.message and "between" in caught.value.message
 
 
@@ -135,9 +136,9 @@ def test_p5_the_next_money_game_waits_until_both_players_are_ready() -> None:
     """¶2, ¶5: each single game is an amount agreed anew; the table deals the next one
     only when both players sent `ready` (version 1 dealt it at once)."""
     state = seated({"mode": "single", "stake": 100, "currency": "USD"})
-    with pytest.raises(Rejected) as caught:  # no game over yet: nothing to be ready for
+    with pytest.raises(RuleBroken) as caught:  # no game over yet: nothing to be ready for
         ENGINE.apply(state, Act("ann", {"action": "ready"}))
-    assert caught.value.code == "failed_precondition"
+    assert status_name(caught.value) == "failed_precondition"
     state, _ = ENGINE.apply(state, StartHand(b"r" * 32))
     state = play_out(state, random.Random(3))
     assert ENGINE.result(state) is not None and not ENGINE.can_start_hand(state)
@@ -149,9 +150,9 @@ def test_p5_the_next_money_game_waits_until_both_players_are_ready() -> None:
     assert not ENGINE.can_start_hand(state)
     assert ENGINE.public_view(state)["ready"] == ["bob"]
     assert ENGINE.legal_actions(state, "bob") == {"actions": []}
-    with pytest.raises(Rejected) as caught:
+    with pytest.raises(RuleBroken) as caught:
         ENGINE.apply(state, Act("bob", {"action": "ready"}))
-    assert caught.value.code == "failed_precondition"
+    assert status_name(caught.value) == "failed_precondition"
 
     state, _ = ENGINE.apply(state, Act("ann", {"action": "ready"}))
     assert ENGINE.can_start_hand(state)
@@ -165,9 +166,9 @@ def test_p4_series_games_follow_each_other_without_ready() -> None:
     state, _ = ENGINE.apply(state, StartHand(b"q" * 32))
     state = play_out(state, random.Random(4))
     assert ENGINE.can_start_hand(state)
-    with pytest.raises(Rejected) as caught:
+    with pytest.raises(RuleBroken) as caught:
         ENGINE.apply(state, Act("ann", {"action": "ready"}))
-    assert caught.value.code == "failed_precondition"
+    assert status_name(caught.value) == "failed_precondition"
 
 
 def test_p5_a_player_not_ready_may_leave_between_money_games() -> None:

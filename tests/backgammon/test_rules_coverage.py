@@ -31,10 +31,9 @@ from croupier.backgammon.game import (
 from croupier.backgammon.moves import legal_plays, match_play
 from croupier.backgammon.notation import IllegalPlay
 from croupier.backgammon.table_engine import ENGINE, BackgammonTable
-from croupier.table.clocks import ClockSettings
-from croupier.table.engine import Act, HandResult, Rejected, SeatPlayer, StartHand
-from croupier.wallet.core.commission import backgammon_commission
-from croupier.wallet.core.money import CURRENCIES
+from croupier.game import Act, ClockSettings, HandResult, RuleBroken, SeatPlayer, StartHand
+from croupier.game.commission import backgammon_commission
+from croupier.game.money import CURRENCIES
 from tests.backgammon.test_table_clock import (
     PLAYERS,
     USD_SINGLE,
@@ -119,7 +118,7 @@ def test_rule_1_two_modes_series_to_points_and_single_money_game() -> None:
     assert (single.options.mode, single.options.stake) == ("single", 500)
     assert (series.options.mode, series.options.points) == ("match", 5)
     for other in ("chouette", "tournament", "doubles"):
-        with pytest.raises(Rejected):
+        with pytest.raises(RuleBroken):
             ENGINE.open({"mode": other, "stake": 500})
     one = a_bears_off_last(side({6: 14}), options=Options(stake=500))
     assert one.complete and payout(one) == 500
@@ -148,7 +147,7 @@ def test_rule_4_the_series_ends_when_a_total_reaches_or_passes_the_target() -> N
 
     st = a_bears_off_last(side({6: 15}), options=opts, score=(6, 0))
     assert st.score == (8, 0) and st.match_winner == 0 and st.complete
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         start_game(st, opening=(3, 1))  # no game after the series is over
 
 
@@ -215,7 +214,7 @@ def test_rule_21_after_a_beaver_the_doubler_takes_or_drops_at_the_doubled_value(
     st, _ = apply(doubled(opts), "b", {"action": "beaver"})
     assert legal_actions(st, "a")["actions"] == ["take", "drop"]
     for refused in ({"action": "double"}, {"action": "beaver"}, {"action": "roll"}):
-        with pytest.raises(Rejected):
+        with pytest.raises(RuleBroken):
             apply(st, "a", refused)
 
     dropped, _ = apply(st, "a", {"action": "drop"})
@@ -291,7 +290,7 @@ def test_rule_23_landing_on_a_blot_hits_it_onto_the_bar() -> None:
     assert hit.boards[0][19] == 1 and events[0].data["play"] == "24/20* 13/11"
     assert legal_actions(hit, "b")["actions"] == ["roll", "double", "resign"]
     held = running(boards, turn=0, dice=(5, 2))
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         apply(held, "a", {"action": "move", "play": "24/19 24/22"})
 
 

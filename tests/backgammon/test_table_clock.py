@@ -21,11 +21,10 @@ import pytest
 
 from croupier.backgammon import table_engine
 from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.game import Act, ClockSettings, SeatPlayer, StartHand
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.table.buyins import Buyins
-from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import InMemoryCommandLog, LogEntry
-from croupier.table.engine import Act, SeatPlayer, StartHand
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.sink import WALLET_REQUESTS_TOPIC

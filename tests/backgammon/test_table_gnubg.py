@@ -28,7 +28,8 @@ from croupier.backgammon.board import board_from_position_id
 from croupier.backgammon.gnubg_bridge import gnubg_binary
 from croupier.backgammon.state import Phase
 from croupier.backgammon.table_engine import ENGINE, BackgammonTable
-from croupier.table.engine import Rejected, UnseatPlayer
+from croupier.game import RuleBroken, UnseatPlayer
+from tests.refusals import status_name
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -289,13 +290,13 @@ async def test_rule_12_evaluation_must_be_of_this_position_and_is_required() -> 
     evaluation = await ENGINE.evaluate_abandonment(table, "bob")
     assert evaluation is not None
     other = table_at(AHEAD)
-    with pytest.raises(Rejected) as stale:
+    with pytest.raises(RuleBroken) as stale:
         ENGINE.apply(other, UnseatPlayer("bob", evaluation))
-    assert stale.value.code == "failed_precondition"
-    with pytest.raises(Rejected) as missing:
+    assert status_name(stale.value) == "failed_precondition"
+    with pytest.raises(RuleBroken) as missing:
         ENGINE.apply(table, UnseatPlayer("bob"))
     assert "evaluation" in missing.value.message
-    with pytest.raises(Rejected):  # evaluated for the wrong player
+    with pytest.raises(RuleBroken):  # evaluated for the wrong player
         ENGINE.apply(table, UnseatPlayer("ann", evaluation))
     # Deterministic replay: the same command gives the same state.
     once, _ = ENGINE.apply(table, UnseatPlayer("bob", evaluation))

@@ -23,6 +23,8 @@ import pytest
 
 from croupier.backgammon.v1 import backgammon_pb2
 from croupier.common.v1 import common_pb2
+from croupier.game.commission import backgammon_commission
+from croupier.game.money import CURRENCIES
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
@@ -31,8 +33,6 @@ from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.kafka_log import KafkaCommandLog
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from croupier.wallet.core.commission import backgammon_commission
-from croupier.wallet.core.money import CURRENCIES
 from croupier.wallet.core.settlement import backgammon_rule, check_engine_result
 from tests.conftest import unique_name
 from tests.joker.test_table_kafka import WalletRequests

@@ -19,7 +19,7 @@ import pytest
 from croupier.backgammon.state import Phase
 from croupier.backgammon.table_engine import ENGINE, BackgammonTable
 from croupier.backgammon.v1 import backgammon_pb2
-from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand, UnseatPlayer
+from croupier.game import Act, RuleBroken, SeatPlayer, StartHand, UnseatPlayer
 from croupier.table.v1 import table_pb2
 from tests.backgammon.test_table_grpc import (
     first_play,
@@ -28,6 +28,7 @@ from tests.backgammon.test_table_grpc import (
     running_service,
     settlements,
 )
+from tests.refusals import status_name
 
 PLAYERS = ("ann", "bob")
 
@@ -81,21 +82,21 @@ def test_rule_45_tournament_tables_pay_no_commission() -> None:
         {"mode": "single", "stake": 1000, "currency": "CHIP", "tournament": True}
     )
     assert fees == {} and sorted(deltas.values()) == [-1000, 1000]
-    with pytest.raises(Rejected) as real_money:
+    with pytest.raises(RuleBroken) as real_money:
         ENGINE.open({"mode": "single", "stake": 1000, "currency": "USD", "tournament": True})
     assert real_money.value.message == "a tournament table plays for chips: use currency CHIP"
 
 
 def test_options_are_checked() -> None:
-    with pytest.raises(Rejected) as unknown:
+    with pytest.raises(RuleBroken) as unknown:
         ENGINE.open({"mode": "single", "stake": 100, "currency": "DOGE"})
-    assert unknown.value.code == "invalid_argument" and "DOGE" in unknown.value.message
-    with pytest.raises(Rejected) as series_beaver:
+    assert status_name(unknown.value) == "invalid_argument" and "DOGE" in unknown.value.message
+    with pytest.raises(RuleBroken) as series_beaver:
         ENGINE.open({"mode": "series", "points": 5, "beaver": True})
     assert "rule 19" in series_beaver.value.message
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         ENGINE.open({"mode": "series", "points": 0})
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         ENGINE.open({"mode": "chouette"})
 
 

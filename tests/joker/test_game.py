@@ -256,7 +256,7 @@ def test_bad_action_through_the_game_leaves_state_unchanged() -> None:
     with pytest.raises(NotYourTurn):
         game.act(state, "nika", {"action": "bid", "tricks": 0})
     refused = game.check(state, "nika", {"action": "bid", "tricks": 0})
-    assert isinstance(refused, IllegalAction) and refused.code == "not_your_turn"
+    assert isinstance(refused, IllegalAction) and refused.reason == "not_your_turn"
     assert game.check(state, "giorgi", {"action": "bid", "tricks": 0}) is None
     with pytest.raises(IllegalAction):
         game.act(state, "nobody", {"action": "bid", "tricks": 0})

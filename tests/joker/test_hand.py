@@ -33,6 +33,7 @@ from croupier.joker.hand import (
     timeout_command,
 )
 from croupier.joker.tricks import JokerUse
+from tests.refusals import status_name
 
 
 def three_card_hand(trump_card: str = "Qd") -> HandState:
@@ -123,8 +124,8 @@ def test_bg5_dealer_may_not_make_the_total_equal_n() -> None:
     hand = run(three_card_hand(), (0, bid(1)), (1, bid(0)), (2, bid(1)))
     with pytest.raises(DealerBidForbidden) as refused:
         apply(hand, 3, Bid(1))
-    assert refused.value.code == "dealer_bid_forbidden"
-    assert refused.value.status == "failed_precondition"
+    assert refused.value.reason == "dealer_bid_forbidden"
+    assert status_name(refused.value) == "failed_precondition"
 
 
 def test_bg5_dealer_bids_freely_when_excluded_number_is_impossible() -> None:
@@ -209,7 +210,7 @@ def test_bad_input_is_refused_with_code_and_state_unchanged(
     state = run(three_card_hand(), *before)
     with pytest.raises(error) as refused:
         apply(state, seat, parse_command(action))
-    assert refused.value.code and refused.value.message
+    assert refused.value.reason and refused.value.message
     assert state == run(three_card_hand(), *before)
 
 

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from croupier.game.fairness import shuffled
 from croupier.joker.cards import DECK, Suit
 from croupier.joker.errors import IllegalAction
 from croupier.joker.hand import (
@@ -20,7 +21,6 @@ from croupier.joker.hand import (
     legal_actions,
 )
 from croupier.joker.tricks import JokerUse
-from croupier.kit.fairness import shuffled
 
 
 def candidates(state: HandState, seat: int) -> list[Bid | PlayCard]:
@@ -61,7 +61,7 @@ def test_legal_actions_and_apply_agree(game_no: int) -> None:
                 try:
                     after, _ = apply(state, seat, command)
                 except IllegalAction as refused:
-                    assert refused.code and not listed(state, seat, command)
+                    assert refused.reason and not listed(state, seat, command)
                     continue
                 assert listed(state, seat, command)
                 accepted.append(after)

@@ -40,7 +40,7 @@ def test_engine_modules_import_nothing_impure() -> None:
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
-                if node.module == "croupier.kit.fairness":
+                if node.module == "croupier.game.fairness":
                     assert all(a.name != "new_seed" for a in node.names), path.name
             for name in names:
                 assert name.split(".")[0] not in FORBIDDEN, f"{path.name} imports {name}"

@@ -19,9 +19,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from croupier.game import ClockSettings
 from croupier.joker.table_engine import ENGINE
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import InMemoryCommandLog, LogEntry
 from croupier.table.games import load_engines
 from croupier.table.history import initial_state

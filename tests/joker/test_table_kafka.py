@@ -30,6 +30,7 @@ from google.protobuf import json_format
 
 from croupier.common.v1 import common_pb2
 from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.game.money import CURRENCIES
 from croupier.joker import game
 from croupier.joker.options import Options
 from croupier.joker.table_engine import table_options
@@ -44,7 +45,6 @@ from croupier.table.host import TableHost
 from croupier.table.kafka_log import KafkaCommandLog
 from croupier.table.sink import WALLET_REQUESTS_TOPIC
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from croupier.wallet.core.money import CURRENCIES
 from croupier.wallet.core.settlement import check_engine_result
 from tests.conftest import unique_name
 from tests.table.play import Seeds, random_joker_action

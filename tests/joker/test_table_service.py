@@ -22,6 +22,7 @@ import pytest
 from google.protobuf import json_format
 
 from croupier.common.v1 import common_pb2
+from croupier.game import RuleBroken
 from croupier.joker.options import GameType, Khishti, MultiPremia, Options, TookAll
 from croupier.joker.table_engine import ENGINE, action_from_message, table_options
 from croupier.joker.v1 import joker_pb2
@@ -30,10 +31,10 @@ from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import table_service
 from croupier.table.commandlog import InMemoryCommandLog
-from croupier.table.engine import Rejected
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from tests.refusals import status_name
 from tests.table.play import FakeClock, Seeds, random_joker_action
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
@@ -211,9 +212,9 @@ def test_json_options_reach_the_engine(raw: dict[str, Any], expected: Options) -
     ],
 )
 def test_bad_options_are_refused_with_the_option_named(raw: dict[str, Any], says: str) -> None:
-    with pytest.raises(Rejected) as caught:
+    with pytest.raises(RuleBroken) as caught:
         table_options(raw)
-    assert caught.value.code == "invalid_argument"
+    assert status_name(caught.value) == "invalid_argument"
     assert says in caught.value.message
 
 
@@ -388,16 +389,16 @@ def with_unknown_enum(field: int, value: int, **fields: Any) -> joker_pb2.Action
 def test_malformed_protobuf_action_is_refused_with_the_reason(
     message: joker_pb2.Action, says: str
 ) -> None:
-    with pytest.raises(Rejected) as caught:
+    with pytest.raises(RuleBroken) as caught:
         action_from_message(message)
-    assert caught.value.code == "invalid_argument"
+    assert status_name(caught.value) == "invalid_argument"
     assert says in caught.value.message
 
 
 def test_another_games_message_is_not_a_joker_action() -> None:
-    with pytest.raises(Rejected) as caught:
+    with pytest.raises(RuleBroken) as caught:
         action_from_message(joker_pb2.View())
-    assert caught.value.code == "invalid_argument"
+    assert status_name(caught.value) == "invalid_argument"
 
 
 async def test_bad_protobuf_action_over_grpc_changes_nothing(service: Service) -> None:

@@ -8,9 +8,9 @@ import hashlib
 import json
 import random
 
+from croupier.game import JSON, Act, SeatPlayer, StartHand
 from croupier.joker import table_engine
 from croupier.joker.table_engine import ENGINE, JokerTable
-from croupier.table.engine import JSON, Act, SeatPlayer, StartHand
 from tests.table.play import random_joker_action
 
 PLAYERS = ("p1", "p2", "p3", "p4")

@@ -21,7 +21,8 @@ import pytest
 from google.protobuf import json_format
 from pokerkit import Mode, NoLimitTexasHoldem, PotLimitOmahaHoldem
 
-from croupier.kit.limits import MAX_AMOUNT
+from croupier.game import Act, RuleBroken, SeatPlayer, StartHand
+from croupier.game.limits import MAX_AMOUNT
 from croupier.kit.scenario import MalformedScenario
 from croupier.poker import cards as C
 from croupier.poker import history
@@ -31,9 +32,9 @@ from croupier.poker.rules import TableConfig
 from croupier.poker.state import HandState
 from croupier.poker.table_engine import ENGINE
 from croupier.poker.v1 import poker_pb2
-from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand
 from tests.poker.helpers import doc
 from tests.poker.test_vs_pokerkit import _script
+from tests.refusals import status_name
 
 SCRIPT = _script()
 
@@ -437,12 +438,12 @@ def test_protobuf_options_carry_the_big_blind_ante() -> None:
 
 
 def test_table_refuses_an_ante_with_a_big_blind_ante_and_out_of_bounds_amounts() -> None:
-    with pytest.raises(Rejected) as refused:
+    with pytest.raises(RuleBroken) as refused:
         ENGINE.open({"blinds": [50, 100], "ante": 10, "big_blind_ante": 100})
-    assert refused.value.code == "invalid_argument"
+    assert status_name(refused.value) == "invalid_argument"
     assert "not both" in refused.value.message
     for bad in (MAX_AMOUNT + 1, -1, "lots", 2.5):
-        with pytest.raises(Rejected) as refused:
+        with pytest.raises(RuleBroken) as refused:
             ENGINE.open({"blinds": [50, 100], "big_blind_ante": bad})
-        assert refused.value.code == "invalid_argument"
+        assert status_name(refused.value) == "invalid_argument"
         assert "options.big_blind_ante" in refused.value.message

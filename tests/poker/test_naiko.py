@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from croupier.kit.fairness import FairStream
+from croupier.game.fairness import FairStream
 from croupier.poker import cards as C
 from croupier.poker import naiko
 from croupier.poker.engine import apply, deal_from_seed, legal_actions, timeout_action, view

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from croupier.game import Act, SeatPlayer, StartHand
 from croupier.poker import cards as C
 from croupier.poker.bots import RandomBot, RuleBot, equity, make_bot, play_in_process
 from croupier.poker.table_engine import ENGINE, PokerTable
-from croupier.table.engine import Act, SeatPlayer, StartHand
 
 NAIKO = {"variant": "naiko", "blinds": [5, 10]}
 

@@ -1,4 +1,4 @@
-"""Bounds of what a poker table accepts (`croupier.kit.limits`): every amount, count and
+"""Bounds of what a poker table accepts (`croupier.game.limits`): every amount, count and
 duration in the options, a seat's stack and a top-up (the stack it makes too) is refused
 with INVALID_ARGUMENT naming the field and its bound, the state unchanged, so that no
 value can overflow a protobuf int64 view later. Pure: `PokerEngine` without the host."""
@@ -10,17 +10,18 @@ from typing import Any
 
 import pytest
 
-from croupier.kit.limits import MAX_AMOUNT, MAX_CLOCK_SECONDS
+from croupier.game import Act, RuleBroken, SeatPlayer, StartHand
+from croupier.game.limits import MAX_AMOUNT, MAX_CLOCK_SECONDS
 from croupier.poker.table_engine import ENGINE, PokerTable, view_message
-from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand
+from tests.refusals import status_name
 
 INT64_MAX = 2**63 - 1
 
 
 def refused(call: Any, *args: Any) -> str:
-    with pytest.raises(Rejected) as caught:
+    with pytest.raises(RuleBroken) as caught:
         call(*args)
-    assert caught.value.code == "invalid_argument"
+    assert status_name(caught.value) == "invalid_argument"
     return caught.value.message
 
 
@@ -88,8 +89,8 @@ def test_a_top_up_past_the_bound_is_refused_and_the_table_plays_on() -> None:
 def test_a_raise_beyond_any_stack_echoes_a_cut_amount() -> None:
     state = ENGINE.apply(seated(), StartHand(hashlib.sha256(b"bounds").digest()))[0]
     actor = ENGINE.to_act(state)[0]
-    with pytest.raises(Rejected) as caught:
+    with pytest.raises(RuleBroken) as caught:
         ENGINE.apply(state, Act(actor, {"action": "raise", "to": 10**500}))
-    assert caught.value.code == "failed_precondition"
+    assert status_name(caught.value) == "failed_precondition"
     assert "is more than the stack allows: at most 500" in caught.value.message
     assert len(caught.value.message) < 200

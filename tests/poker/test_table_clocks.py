@@ -16,9 +16,9 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from croupier.game import ClockSettings
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.poker.table_engine import DEFAULT_SEAL_WINDOW_SECONDS, ENGINE
-from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.host import TableHost
 from tests.table.play import FakeClock, Seeds

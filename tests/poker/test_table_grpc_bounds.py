@@ -1,4 +1,4 @@
-"""Amounts past `croupier.kit.limits` through the gRPC TableEngine service (in-memory log
+"""Amounts past `croupier.game.limits` through the gRPC TableEngine service (in-memory log
 and bus): the issue's overflow. A 2^63 - 1 top-up on a 500-chip stack was accepted, the
 next fold answered INTERNAL (though applied) and every view in the default or protobuf
 format answered INTERNAL from then on. Now such values are INVALID_ARGUMENT, nothing is
@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 import pytest
 
-from croupier.kit.limits import MAX_AMOUNT
+from croupier.game.limits import MAX_AMOUNT
 from croupier.poker.v1 import poker_pb2
 from croupier.table.v1 import table_pb2
 from tests.table.play import served_table_host

@@ -19,13 +19,14 @@ from typing import Any
 
 import pytest
 
+from croupier.game import Act, RuleBroken, SeatPlayer, StartHand, UnseatPlayer
 from croupier.kit.scenario import MalformedScenario
 from croupier.poker import cards as C
 from croupier.poker import engine, history
 from croupier.poker.conformance import run_scenario
 from croupier.poker.rules import TableConfig
 from croupier.poker.table_engine import ENGINE, PokerTable
-from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand, UnseatPlayer
+from tests.refusals import status_name
 
 BLINDS = {"variant": "nlhe", "blinds": [1, 2]}
 
@@ -308,24 +309,24 @@ def test_oq_22_a_returning_player_who_waits_takes_his_big_blind_and_owes_nothing
 
 def test_oq_22_post_blind_refusals() -> None:
     state = fold_around(start(table({"a": 0, "b": 1, "c": 2})))
-    with pytest.raises(Rejected) as playing:
+    with pytest.raises(RuleBroken) as playing:
         ENGINE.apply(state, Act("a", {"action": "post_blind"}))
-    assert playing.value.code == "failed_precondition"
+    assert status_name(playing.value) == "failed_precondition"
     assert playing.value.message == "you are not waiting for the big blind"
     state = act(state, "a", action="sit_out")
-    with pytest.raises(Rejected, match="sit in first"):
+    with pytest.raises(RuleBroken, match="sit in first"):
         ENGINE.apply(state, Act("a", {"action": "post_blind"}))
     state = act(table_seat(state, "new", 5), "new", action="post_blind")
-    with pytest.raises(Rejected, match="already chose to post"):
+    with pytest.raises(RuleBroken, match="already chose to post"):
         ENGINE.apply(state, Act("new", {"action": "post_blind"}))
     away = act(act(state, "new", action="sit_out"), "new", action="sit_in")
     assert not seat_view(away, "new")["posting_blind"]  # sitting out withdrew the choice
-    with pytest.raises(Rejected) as bad:
+    with pytest.raises(RuleBroken) as bad:
         ENGINE.apply(state, Act("a", {"action": "sit_in", "post": "yes"}))
-    assert bad.value.code == "invalid_argument"
-    with pytest.raises(Rejected) as nobody:
+    assert status_name(bad.value) == "invalid_argument"
+    with pytest.raises(RuleBroken) as nobody:
         ENGINE.apply(state, Act("ghost", {"action": "post_blind"}))
-    assert nobody.value.code == "not_found"
+    assert status_name(nobody.value) == "not_found"
 
 
 # ---- top-ups and busted players -------------------------------------------------------------
@@ -334,19 +335,19 @@ def test_oq_22_post_blind_refusals() -> None:
 def test_rule_50_top_up_between_hands_up_to_the_max_buy_in() -> None:
     state = ENGINE.open({**BLINDS, "min_buy_in": 100, "max_buy_in": 500})
     state = table_seat(state, "a", 0, 300)
-    with pytest.raises(Rejected) as above:
+    with pytest.raises(RuleBroken) as above:
         ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 300}))
-    assert above.value.code == "failed_precondition"
+    assert status_name(above.value) == "failed_precondition"
     assert above.value.message == "a top-up may bring the stack to at most 500: at most 200 more"
     state, events = ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 200}))
     assert state.chips("a") == 500
     assert events[0].type == "player_topped_up" and events[0].data["stack"] == 500
-    with pytest.raises(Rejected, match="it is there already"):
+    with pytest.raises(RuleBroken, match="it is there already"):
         ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 1}))
     for amount in (0, -5, "10", True, None):
-        with pytest.raises(Rejected) as bad:
+        with pytest.raises(RuleBroken) as bad:
             ENGINE.apply(state, Act("a", {"action": "top_up", "amount": amount}))
-        assert bad.value.code == "invalid_argument"
+        assert status_name(bad.value) == "invalid_argument"
     unlimited = table_seat(ENGINE.open(BLINDS), "a", 0, 300)
     unlimited = act(unlimited, "a", action="top_up", amount=10_000)
     assert unlimited.chips("a") == 10_300
@@ -357,7 +358,7 @@ def test_rule_50_a_top_up_during_the_hand_lands_when_it_ends_and_the_result_is_u
     state, events = ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 400}))
     assert events[0].data == {"player": "a", "amount": 400, "pending": 400}
     assert state.chips("a") == 500 and seat_view(state, "a")["pending_top_up"] == 400
-    with pytest.raises(Rejected, match="at most 100 more"):
+    with pytest.raises(RuleBroken, match="at most 100 more"):
         ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 101}))
     assert state.hand is not None and state.hand.stacks[state.hand.ids.index("a")] <= 500
     state = fold_around(state)
@@ -408,7 +409,7 @@ def test_rule_50_a_busted_player_watches_the_table_play_on_and_buys_in_again() -
     state = start(state)
     assert state.hand is not None and "a" not in state.hand.ids
     assert "hole_cards" not in str(ENGINE.view(state, "a")["hand"]["seats"])
-    with pytest.raises(Rejected, match="at least 40"):
+    with pytest.raises(RuleBroken, match="at least 40"):
         ENGINE.apply(state, Act("a", {"action": "top_up", "amount": 39}))
     state = act(state, "a", action="top_up", amount=100)  # not in the hand: at once
     assert state.chips("a") == 100
@@ -469,7 +470,7 @@ def test_oq_22_rule_50_random_table_life_keeps_every_chip(variant: str) -> None:
             if action is not None:
                 try:
                     state, _ = ENGINE.apply(state, Act(player, action))
-                except Rejected:
+                except RuleBroken:
                     continue
                 if action["action"] == "top_up":
                     brought += action["amount"]
@@ -575,7 +576,7 @@ def test_oq_22_rule_50_legal_actions_list_post_blind_and_top_up_when_they_are_le
     assert ENGINE.legal_actions(state, "new")["actions"] == ["sit_out"]  # posting, at 600
     state = act(state, "full", action="sit_out")
     assert ENGINE.legal_actions(state, "full")["actions"] == ["sit_in"]
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         act(state, "full", action="post_blind")  # not listed: refused
     assert ENGINE.legal_actions(state, "nobody")["actions"] == []
     assert "table_actions" not in ENGINE.public_view(state)

@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import random
 
+from croupier.game import ClockSettings
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.poker.bots import Bot, make_bot
 from croupier.poker.table_engine import ENGINE
-from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.host import TableHost
 from tests.table.play import Seeds

@@ -12,6 +12,7 @@ from croupier.rummy.cards import parse_card, parse_cards
 from croupier.rummy.conformance import run_scenario
 from croupier.rummy.errors import RummyError
 from croupier.rummy.knock_game import GinPhase
+from tests.refusals import status_name
 
 A_HAND = ["4h", "5h", "6h", "9c", "9d", "9s", "Ac", "2c", "3c", "Kd"]  # deadwood Kd = 10
 B_HAND = ["7h", "8c", "8d", "Ks", "Kc", "Jd", "Td", "2d", "3s", "4s"]
@@ -301,7 +302,7 @@ def test_refused_action_leaves_state_unchanged() -> None:
             state, "a", {"action": "knock", "discard": "Kd", "melds": [["4h", "5h", "6h"]]}
         )
     assert refused.value.reason == "knock_over_limit"
-    assert refused.value.code == "failed_precondition"
+    assert status_name(refused.value) == "failed_precondition"
     assert state == before and state.phase is GinPhase.DISCARD
 
 

@@ -28,8 +28,8 @@ FORBIDDEN = {
 }
 ALLOWED_CROUPIER = (
     "croupier.rummy",
-    "croupier.table.engine",
-    "croupier.kit.fairness",
+    "croupier.game",
+    "croupier.game.fairness",
     "croupier.kit.scenario",
     # The round's chips and points arithmetic is the director's pure core (one copy).
     "croupier.tournament.core",

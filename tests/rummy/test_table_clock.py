@@ -23,10 +23,11 @@ import json
 from collections import Counter
 from collections.abc import Callable
 
+from croupier.game import ClockSettings
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.rummy.table_engine import ENGINE
 from croupier.table.buyins import Buyins
-from croupier.table.clocks import AUTO_PLAY_MS, ClockSettings
+from croupier.table.clocks import AUTO_PLAY_MS
 from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.games import load_engines
 from croupier.table.history import initial_state

@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 
 from croupier.common.v1 import common_pb2
+from croupier.game import Act, RuleBroken, SeatPlayer, StartHand
 from croupier.rummy.table_engine import ENGINE, action_from_message, view_message
 from croupier.rummy.v1 import rummy_pb2
 from croupier.rummy.variant import Family
 from croupier.rummy.variants import VARIANTS
-from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand
 from croupier.table.grpc_api import ProtoCodec
 from croupier.table.v1 import table_pb2
+from tests.refusals import status_name
 from tests.rummy.test_table_service import (
     PLAYERS,
     Table,
@@ -145,9 +146,9 @@ def unknown_kind() -> rummy_pb2.Action:
     ],
 )
 def test_malformed_protobuf_actions_are_refused(message: rummy_pb2.Action, says: str) -> None:
-    with pytest.raises(Rejected) as caught:
+    with pytest.raises(RuleBroken) as caught:
         action_from_message(message)
-    assert caught.value.code == "invalid_argument"
+    assert status_name(caught.value) == "invalid_argument"
     assert says in caught.value.message
 
 

@@ -1,4 +1,4 @@
-"""The rummy `GameEngine` adapter: seats, seeded rounds, timeouts, settlement into stacks
+"""The rummy `GameRules` adapter: seats, seeded rounds, timeouts, settlement into stacks
 (seed 000 §10, rules 20–23, 45), views and snapshots."""
 
 from __future__ import annotations
@@ -8,12 +8,13 @@ from dataclasses import replace
 
 import pytest
 
+from croupier.game import Act, RuleBroken, SeatPlayer, StartHand, UnseatPlayer
 from croupier.rummy.autoplay import ALL_AUTOMATIC_MS, AutoPlay
 from croupier.rummy.bots import gin_bot_action, laydown_bot_action
 from croupier.rummy.knock_game import GinState
 from croupier.rummy.table_engine import ENGINE, RummyTable, view_message
 from croupier.rummy.v1 import rummy_pb2
-from croupier.table.engine import Act, Rejected, SeatPlayer, StartHand, UnseatPlayer
+from tests.refusals import status_name
 
 
 def _seated(variant: str, players: int = 2, stack: int = 1000) -> RummyTable:
@@ -64,22 +65,22 @@ def test_timeouts_alone_play_the_auto_player() -> None:
 
 
 def test_refusals() -> None:
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         ENGINE.open({"variant": "canasta"})
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         ENGINE.open({"variant": "gin", "round_fee": "x"})
     state = _seated("gin")
-    with pytest.raises(Rejected):  # gin seats two
+    with pytest.raises(RuleBroken):  # gin seats two
         ENGINE.apply(state, SeatPlayer(player="p9", seat=2, stack=10))
     state, _ = ENGINE.apply(state, StartHand(seed=_seed("r")))
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         ENGINE.apply(state, UnseatPlayer(player="p0"))
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         ENGINE.apply(state, StartHand(seed=_seed("again")))
     (player,) = ENGINE.to_act(state)
-    with pytest.raises(Rejected) as refused:
+    with pytest.raises(RuleBroken) as refused:
         ENGINE.apply(state, Act(player=player, action={"action": "discard", "card": "Ah"}))
-    assert refused.value.code == "failed_precondition"
+    assert status_name(refused.value) == "failed_precondition"
 
 
 def test_views_hide_other_hands_and_snapshot_holds_everything() -> None:
@@ -117,7 +118,7 @@ def test_a_player_cannot_send_the_auto_players_discard() -> None:
     state, _ = ENGINE.apply(state, StartHand(bytes(32)))
     (player,) = ENGINE.to_act(state)
     action = ENGINE.timeout_action(state, player)
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         ENGINE.apply(state, Act(player=player, action={**action, "auto": True}))
     ENGINE.apply(state, Act(player=player, action=action, by_clock=True))
 
@@ -259,7 +260,7 @@ def test_rule_9_a_player_with_0_chips_at_the_end_of_a_round_is_eliminated_not_bl
     assert ENGINE.to_act(state) != ["p2"]
     state, _ = ENGINE.apply(state, UnseatPlayer("p2"))  # out of the round: may leave
     assert state.seats == ("p0", "p1") and ENGINE.to_act(state)
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         ENGINE.apply(state, UnseatPlayer("p0"))  # dealt in: may not
 
     heads_up = _seated("rummy51", 2)

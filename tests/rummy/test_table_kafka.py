@@ -28,6 +28,7 @@ import grpc
 import pytest
 from prometheus_client import CollectorRegistry
 
+from croupier.game import ClockSettings
 from croupier.kit.bus import make_envelope
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.server import ServiceHost
@@ -35,7 +36,6 @@ from croupier.kit.settings import ServerSettings
 from croupier.table import history
 from croupier.table.bootstrap import table_service
 from croupier.table.buyins import Buyins
-from croupier.table.clocks import ClockSettings
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.kafka_log import KafkaCommandLog

@@ -31,6 +31,7 @@ from google.protobuf import json_format
 
 from croupier.common.v1 import common_pb2
 from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.game.money import CURRENCIES
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
@@ -51,7 +52,6 @@ from croupier.table.host import TableHost
 from croupier.table.sink import EVENTS_TOPIC, WALLET_REQUESTS_TOPIC
 from croupier.table.table_state import step
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from croupier.wallet.core.money import CURRENCIES
 from croupier.wallet.core.settlement import check_engine_result
 from tests.table.play import FakeClock, Seeds
 

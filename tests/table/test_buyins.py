@@ -13,18 +13,19 @@ import grpc
 import pytest
 
 from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.game import Event, RuleBroken
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import table_service
 from croupier.table.buyins import BuyIn, Buyins, GrpcWallet, InMemoryWallet, WalletUnavailable
 from croupier.table.commandlog import InMemoryCommandLog
-from croupier.table.engine import Event, Rejected
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost
 from croupier.table.sink import WALLET_REQUESTS_TOPIC
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2
+from tests.refusals import status_name
 from tests.table.play import Seeds
 
 pytestmark = pytest.mark.timeout(30)
@@ -82,15 +83,15 @@ async def test_rule_50_buy_in_and_top_up_are_moved_by_the_wallet_before_they_are
     assert wallet.balances[("ann", "USD")] == 700
     assert wallet.seats[(table_id, "ann", "USD")] == 300
     version = table_host.view(table_id, "").version
-    with pytest.raises(Rejected) as poor:
+    with pytest.raises(RuleBroken) as poor:
         await table_host.seat(table_id, "cat", 1, 200)
-    assert poor.value.code == "failed_precondition"
+    assert status_name(poor.value) == "failed_precondition"
     assert poor.value.message == (
         "the wallet refused the buy-in: 'cat' has 150 USD available, 200 needed"
     )
-    with pytest.raises(Rejected, match="seat 0 is taken"):  # checked before any money moves
+    with pytest.raises(RuleBroken, match="seat 0 is taken"):  # checked before any money moves
         await table_host.seat(table_id, "bob", 0, 300)
-    with pytest.raises(Rejected, match="at most 500"):
+    with pytest.raises(RuleBroken, match="at most 500"):
         await table_host.seat(table_id, "bob", 1, 600)
     assert table_host.view(table_id, "").version == version
     assert wallet.balances[("cat", "USD")] == 150 and wallet.balances[("bob", "USD")] == 1000
@@ -98,7 +99,7 @@ async def test_rule_50_buy_in_and_top_up_are_moved_by_the_wallet_before_they_are
     await table_host.act(table_id, "ann", "t1", {"action": "top_up", "amount": 150})
     await table_host.act(table_id, "ann", "t1", {"action": "top_up", "amount": 150})  # again
     assert wallet.balances[("ann", "USD")] == 550
-    with pytest.raises(Rejected, match="at most 50 more"):
+    with pytest.raises(RuleBroken, match="at most 50 more"):
         await table_host.act(table_id, "ann", "t2", {"action": "top_up", "amount": 60})
     assert wallet.balances[("ann", "USD")] == 550
     assert sum(wallet.balances.values()) + sum(wallet.seats.values()) == 2150
@@ -233,7 +234,7 @@ async def test_an_unreachable_wallet_is_unavailable_and_nothing_moves() -> None:
     wallet = GrpcWallet("127.0.0.1:9", timeout=0.5)  # nothing listens on the discard port
     with pytest.raises(WalletUnavailable) as down:
         await wallet.buy_in(BuyIn("buyin:t:1", "t", "poker", "ann", "USD", 100))
-    assert down.value.code == "unavailable"
+    assert status_name(down.value) == "unavailable"
     assert "retry with the same command" in down.value.message
     await wallet.close()
 
@@ -333,9 +334,9 @@ async def test_rules_50_55_the_host_default_currency_is_written_into_the_opening
         engines=load_engines(), command_log=log, publisher=bus, currency="USD", seeds=Seeds("u")
     )
     await usd_host.start()
-    with pytest.raises(Rejected) as money:
+    with pytest.raises(RuleBroken) as money:
         await usd_host.open_table("poker", {"variant": "naiko", "blinds": [1, 2]}, None)
-    assert money.value.code == "invalid_argument"
+    assert status_name(money.value) == "invalid_argument"
     assert "never money" in money.value.message
     table_id = await usd_host.open_table("poker", {"variant": "nlhe", "blinds": [1, 2]}, None)
     await usd_host.stop()

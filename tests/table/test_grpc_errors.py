@@ -9,9 +9,9 @@ from typing import Any
 import grpc
 import pytest
 
+from croupier.game.limits import MAX_AMOUNT, MAX_CLOCK_SECONDS, MAX_ECHO
 from croupier.joker.v1 import joker_pb2
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.kit.limits import MAX_AMOUNT, MAX_CLOCK_SECONDS, MAX_ECHO
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import build_host, table_service
@@ -195,7 +195,7 @@ async def test_shutdown_ends_view_streams_instead_of_waiting_out_the_grace() -> 
 
 async def test_errors_cut_the_values_they_echo(stub: table_pb2_grpc.TableEngineStub) -> None:
     """A 60 KB value in an error message overflowed gRPC's metadata (RESOURCE_EXHAUSTED
-    instead of the error): echoes are cut to `croupier.kit.limits.MAX_ECHO`."""
+    instead of the error): echoes are cut to `croupier.game.limits.MAX_ECHO`."""
     huge = "x" * 60_000
     options = table_pb2.GameOptions(joker=joker_pb2.Options())
     cases = [

@@ -14,15 +14,15 @@ from typing import ClassVar
 import pytest
 
 from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.game import ClockSettings, RuleBroken
+from croupier.game.fairness import commitment
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.kit.fairness import commitment
-from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import InMemoryCommandLog, LogEntry
-from croupier.table.engine import Rejected
 from croupier.table.games import load_engines
 from croupier.table.host import LogUnavailable, TableHost, TableVoided
 from croupier.table.sink import EVENTS_TOPIC, WALLET_REQUESTS_TOPIC
 from croupier.table.v1 import table_pb2
+from tests.refusals import status_name
 from tests.table.play import FakeClock, Seeds, random_joker_action
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
@@ -97,12 +97,12 @@ async def test_rejected_command_is_not_logged_and_changes_nothing(bus: InMemoryB
     logged = len(await logged_entries(log))
     to_act = host.view(table_id, "").view["hand"]["to_act"]
     other = next(p for p in PLAYERS if p != to_act)
-    with pytest.raises(Rejected) as caught:
+    with pytest.raises(RuleBroken) as caught:
         await host.act(table_id, other, "c1", {"action": "bid", "tricks": 0})
-    assert caught.value.code == "failed_precondition"
-    with pytest.raises(Rejected) as malformed:
+    assert status_name(caught.value) == "failed_precondition"
+    with pytest.raises(RuleBroken) as malformed:
         await host.act(table_id, to_act, "c2", {"action": "dance"})
-    assert malformed.value.code == "invalid_argument"
+    assert status_name(malformed.value) == "invalid_argument"
     assert host.digest(table_id) == digest
     assert len(await logged_entries(log)) == logged
 
@@ -141,16 +141,16 @@ async def test_rebuilt_table_has_the_same_digest_and_play_continues(bus: InMemor
 async def test_unknown_table_and_unseated_player_are_not_found(bus: InMemoryBus) -> None:
     host = make_host(InMemoryCommandLog(), bus, FakeClock())
     await host.start()
-    with pytest.raises(Rejected) as unknown:
+    with pytest.raises(RuleBroken) as unknown:
         await host.act("nope", "giorgi", "c", {"action": "bid", "tricks": 0})
-    assert unknown.value.code == "not_found"
+    assert status_name(unknown.value) == "not_found"
     table_id = await open_full_table(host)
-    with pytest.raises(Rejected) as stranger:
+    with pytest.raises(RuleBroken) as stranger:
         await host.act(table_id, "mallory", "c", {"action": "bid", "tricks": 0})
-    assert stranger.value.code == "not_found"
-    with pytest.raises(Rejected) as full:
+    assert status_name(stranger.value) == "not_found"
+    with pytest.raises(RuleBroken) as full:
         await host.seat(table_id, "mallory", 3, 0)
-    assert full.value.code == "failed_precondition"
+    assert status_name(full.value) == "failed_precondition"
 
 
 async def test_clock_expiry_applies_the_timeout_once(bus: InMemoryBus) -> None:
@@ -281,8 +281,8 @@ async def test_others_see_who_is_disconnected(bus: InMemoryBus) -> None:
 async def test_outside_evaluation_is_logged_with_the_unseat_and_not_asked_on_replay(
     bus: InMemoryBus,
 ) -> None:
+    from croupier.game import Command, Event
     from croupier.joker.table_engine import JokerEngine, JokerTable
-    from croupier.table.engine import Command, Event
 
     class EvaluatedJoker(JokerEngine):
         asked = 0
@@ -297,7 +297,7 @@ async def test_outside_evaluation_is_logged_with_the_unseat_and_not_asked_on_rep
                 EvaluatedJoker.seen.append(command.evaluation)
             return super().apply(state, command)
 
-    from croupier.table.engine import UnseatPlayer
+    from croupier.game import UnseatPlayer
 
     log = InMemoryCommandLog()
     engines = {"joker": EvaluatedJoker()}
@@ -379,7 +379,7 @@ async def test_after_an_ambiguous_append_nothing_else_is_logged_before_it_is_con
     assert host.view(table_id, "").version == before.version  # not committed yet
     # The same player tries something else under a new id: the fence commits the first
     # action, so this one is now out of turn.
-    with pytest.raises(Rejected):
+    with pytest.raises(RuleBroken):
         await host.act(table_id, to_act, "something-else", other)
     assert host.view(table_id, "").version == before.version + 1
     digest = host.digest(table_id)
@@ -471,7 +471,7 @@ async def test_closing_during_a_hand_lets_it_settle_and_deals_no_other(bus: InMe
     await host.close(table_id)
     closing = host.view(table_id, "")
     assert not closing.closed  # the hand in play goes on
-    with pytest.raises(Rejected, match="closing"):
+    with pytest.raises(RuleBroken, match="closing"):
         await host.seat(table_id, "cy", 2, 100)
     await host.act(table_id, dealt["to_act"], "fold", {"action": "fold"})
     closed = host.view(table_id, "")
@@ -482,7 +482,7 @@ async def test_closing_during_a_hand_lets_it_settle_and_deals_no_other(bus: InMe
     assert len(published(bus, EVENTS_TOPIC, "table.table_closed")) == 1
     (settlement,) = published(bus, WALLET_REQUESTS_TOPIC, "wallet.settlement_requested")
     assert settlement.subject == table_id
-    with pytest.raises(Rejected, match="closed"):
+    with pytest.raises(RuleBroken, match="closed"):
         await host.act(table_id, "bob", "late", {"action": "check"})
     await host.stop()
 
@@ -518,7 +518,7 @@ async def test_a_caller_that_goes_away_mid_append_leaves_a_table_equal_to_its_re
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await call
-    with pytest.raises(Rejected):  # waits for the table's lock: "one" is committed first
+    with pytest.raises(RuleBroken):  # waits for the table's lock: "one" is committed first
         await host.act(table_id, to_act, "two", other)
     digest = host.digest(table_id)
     await host.stop()

@@ -28,12 +28,12 @@ from google.protobuf.message import Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from croupier.game import ClockSettings
+from croupier.game.limits import MAX_AMOUNT, MAX_CLOCK_SECONDS
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.kit.limits import MAX_AMOUNT, MAX_CLOCK_SECONDS
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import table_service
-from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import CommandLog, InMemoryCommandLog
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost

@@ -20,9 +20,9 @@ from typing import Any
 import grpc
 import pytest
 
+from croupier.game import ClockSettings
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.table.bootstrap import build_host, table_service
-from croupier.table.clocks import ClockSettings
 from croupier.table.kafka_log import KafkaCommandLog
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.conftest import unique_name

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from croupier.game import ClockSettings
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.table.clocks import ClockSettings
 from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.games import load_engines
 from croupier.table.host import TableHost

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croupier.kit.limits import MAX_AMOUNT
+from croupier.game.limits import MAX_AMOUNT
 from croupier.poker.table_engine import table_options
 from croupier.tournament.core.blinds import (
     ANTE_FROM_LEVEL,
@@ -29,6 +29,7 @@ from croupier.tournament.core.blinds import (
     to_table_config_fields,
 )
 from croupier.tournament.core.errors import InvalidInput
+from tests.refusals import status_name
 
 
 def lv(small: int, big: int, ante: int = 0, kind: Any = "none", minutes: int = 10) -> Level:
@@ -72,7 +73,7 @@ def test_rule_52_a_malformed_blind_structure_is_refused_naming_what_is_wrong(
     with pytest.raises(InvalidInput) as refused:
         BlindStructure(levels, breaks)
     assert refused.value.reason == "invalid_structure"
-    assert refused.value.status == "invalid_argument"
+    assert status_name(refused.value) == "invalid_argument"
     assert field in refused.value.message and len(refused.value.message) < 200
 
 

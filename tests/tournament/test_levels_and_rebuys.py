@@ -13,7 +13,7 @@ from croupier.tournament.core.actions import (
     RebuyCredited,
     TournamentFinished,
 )
-from croupier.tournament.core.errors import NotAllowed, RuleBroken
+from croupier.tournament.core.errors import NotAllowed, Refused
 from croupier.tournament.core.standings import apply
 from croupier.tournament.core.state import Tournament, can_rebuy, idle_players, players_in
 
@@ -23,7 +23,7 @@ from .play import LEVEL, begin, cancel, chips, finish, points, rebuy, run, tourn
 def _refused(state: Tournament, player: str) -> str:
     """The reason a rebuy is refused, checking the refusal leaves the state as it was."""
     assert not can_rebuy(state, player)
-    with pytest.raises(RuleBroken) as refusal:
+    with pytest.raises(Refused) as refusal:
         apply(state, rebuy(player))
     return refusal.value.reason
 

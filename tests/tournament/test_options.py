@@ -1,11 +1,11 @@
-"""A tournament's configuration and its bounds (croupier.kit.limits; rules 8, 11, 13, 14,
+"""A tournament's configuration and its bounds (croupier.game.limits; rules 8, 11, 13, 14,
 18, 19, 47)."""
 
 from __future__ import annotations
 
 import pytest
 
-from croupier.kit.limits import MAX_AMOUNT
+from croupier.game.limits import MAX_AMOUNT
 from croupier.tournament.core.errors import InvalidInput
 from croupier.tournament.core.options import Level, Options, RebuyPolicy
 from croupier.tournament.core.state import new_tournament

@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croupier.kit.limits import MAX_AMOUNT
+from croupier.game.limits import MAX_AMOUNT
 from croupier.tournament.core.actions import (
     Action,
     CancelRound,

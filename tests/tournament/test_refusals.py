@@ -6,10 +6,11 @@ import copy
 
 import pytest
 
-from croupier.kit.limits import MAX_AMOUNT
+from croupier.game.limits import MAX_AMOUNT
 from croupier.tournament.core.actions import Action, EndRound, StartRound, end_round
-from croupier.tournament.core.errors import InvalidInput, RuleBroken
+from croupier.tournament.core.errors import InvalidInput, Refused
 from croupier.tournament.core.standings import apply
+from tests.refusals import status_name
 
 from .play import LEVEL, begin, cancel, finish, rebuy, run, tournament
 
@@ -50,10 +51,10 @@ def test_a_refused_action_names_its_reason_and_changes_nothing(
     action: Action, reason: str, status: str
 ) -> None:
     before = copy.deepcopy(STATE)
-    with pytest.raises(RuleBroken) as refused:
+    with pytest.raises(Refused) as refused:
         apply(STATE, action)
     assert before == STATE
-    assert (refused.value.reason, refused.value.status) == (reason, status)
+    assert (refused.value.reason, status_name(refused.value)) == (reason, status)
     assert 0 < len(refused.value.message) < 200
     assert apply(STATE, LEVEL)[0].level == 2  # the state still takes actions
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from croupier.kit.limits import MAX_AMOUNT
+from croupier.game.limits import MAX_AMOUNT
 from croupier.tournament.core.errors import InvalidInput
 from croupier.tournament.core.spin import (
     PUBLISHED_TABLE,

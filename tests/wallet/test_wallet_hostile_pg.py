@@ -10,7 +10,7 @@ import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from croupier.common.v1 import common_pb2
-from croupier.kit.limits import MAX_AMOUNT, MAX_ECHO
+from croupier.game.limits import MAX_AMOUNT, MAX_ECHO
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
 
 pytestmark = pytest.mark.integration

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from croupier.common.v1 import common_pb2
-from croupier.kit.limits import MAX_AMOUNT
+from croupier.game.limits import MAX_AMOUNT
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
 from tests.hostile import fill, scalar
 

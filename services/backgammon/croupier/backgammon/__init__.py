@@ -9,6 +9,6 @@
   resignations, Crawford, automatic move, results; `game` is the API in one place.
 - `commission`: seed 001 payout, commission and settlement in integer cents.
 - `conformance`: `run_scenario` for `croupier conformance`.
-- `table_engine`: the thin `croupier.table.engine.GameEngine` adapter (`ENGINE`).
+- `table_engine`: the thin `croupier.game.GameRules` adapter (`ENGINE`).
 - `sample`: random reachable positions for cross-checks and benchmarks.
 """

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
-from croupier.wallet.core.commission import backgammon_amount_passing, backgammon_commission
-from croupier.wallet.core.money import CURRENCIES
+from croupier.game.commission import backgammon_amount_passing, backgammon_commission
+from croupier.game.money import CURRENCIES
 
 __all__ = [
     "EquitySettlement",
@@ -44,7 +44,7 @@ def single_game_payout(stake: int, cube: int, multiplier: int, max_win: int | No
 def commission_per_player(amount: int, tournament: bool = False) -> int:
     """The per-player commission on `amount` cents passing (rules 41, 42, 45).
 
-    The arithmetic is the wallet's (`croupier.wallet.core.commission`, the one home of
+    The arithmetic is the wallet's (`croupier.game.commission`, the one home of
     money math); tables here are priced in cents of a real-money currency.
     """
     if amount < 0:

@@ -27,8 +27,9 @@ from croupier.backgammon.game import (
 )
 from croupier.backgammon.matchid import match_id
 from croupier.backgammon.moves import legal_plays, legal_positions
+from croupier.game import Malformed, RuleBroken
+from croupier.kit.errors import status_of
 from croupier.kit.scenario import MalformedScenario
-from croupier.table.engine import Rejected
 
 __all__ = ["run_scenario"]
 
@@ -117,7 +118,7 @@ def _game(document: JSON) -> JSON:
     )
     try:
         state = new_table(options, players)
-    except Rejected as exc:
+    except RuleBroken as exc:
         raise MalformedScenario(exc.message) from exc
 
     cursor = 0
@@ -125,7 +126,7 @@ def _game(document: JSON) -> JSON:
     def next_roll() -> tuple[int, int]:
         nonlocal cursor
         if cursor >= len(rolls):
-            raise Rejected("failed_precondition", "no roll left in 'rolls'")
+            raise RuleBroken("no roll left in 'rolls'")
         roll = rolls[cursor]
         cursor += 1
         return roll
@@ -144,7 +145,7 @@ def _game(document: JSON) -> JSON:
         try:
             player = action.get("player")
             if not isinstance(player, str):
-                raise Rejected("invalid_argument", "an action needs a 'player'")
+                raise Malformed("an action needs a 'player'")
             if state.phase == "idle" or (
                 state.phase == "game_over" and mode == "match" and state.match_winner is None
             ):
@@ -157,9 +158,12 @@ def _game(document: JSON) -> JSON:
             ):
                 state, _ = apply(state, player, {"action": "roll", "dice": list(next_roll())})
             state, _ = apply(state, player, action)
-        except Rejected as exc:
+        except RuleBroken as exc:
             state = before
-            error = {"action_index": index, "code": exc.code, "message": exc.message}
+            # The published examples name the refusal's status, e.g. "failed_precondition".
+            status = status_of(exc)
+            code = status.name.lower() if status else exc.reason
+            error = {"action_index": index, "code": code, "message": exc.message}
             break
     return _output(state, error)
 

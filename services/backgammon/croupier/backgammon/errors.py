@@ -1,17 +1,14 @@
 """What the backgammon engine refuses, named in the game's terms.
 
-Every error is a `croupier.table.engine.Rejected` (so the table host and the conformance
-replayer need no translation) whose `code` is the host status: `invalid_argument` for a
-malformed action or option, `not_found` for an unknown player, `permission_denied` for
-dice a seeded game does not allow, `failed_precondition` for a well-formed action the
-rules do not allow now.
+Every error is a `croupier.game.RuleBroken` of the kind that says how callers should
+react: `Malformed` for a malformed action or option, `Unknown` for an unknown player,
+`NotYours` for dice a seeded game does not allow, plain `RuleBroken` for a well-formed
+action the rules do not allow now.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from croupier.table.engine import Rejected
+from croupier.game import Malformed, NotYours, RuleBroken, Unknown
 
 __all__ = [
     "BackgammonRejected",
@@ -25,31 +22,20 @@ __all__ = [
 ]
 
 
-class BackgammonRejected(Rejected):
+class BackgammonRejected(RuleBroken):
     """Root of the engine's errors."""
 
-    status: ClassVar[str] = "failed_precondition"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(self.status, message)
-
-
-class InvalidAction(BackgammonRejected):
+class InvalidAction(BackgammonRejected, Malformed):
     """A malformed action or table option (missing field, unknown name, bad dice)."""
 
-    status = "invalid_argument"
 
-
-class UnknownPlayer(BackgammonRejected):
+class UnknownPlayer(BackgammonRejected, Unknown):
     """A player who is not at this table."""
 
-    status = "not_found"
 
-
-class DiceFromSeed(BackgammonRejected):
+class DiceFromSeed(BackgammonRejected, NotYours):
     """Explicit dice in a game whose dice come from its seed."""
-
-    status = "permission_denied"
 
 
 class NotYourTurn(BackgammonRejected):

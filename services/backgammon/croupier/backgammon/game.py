@@ -1,7 +1,7 @@
 """One backgammon game or a whole series, as an immutable state and `apply`.
 
 `apply(state, player, action) -> (state, events)` takes actions in the conformance notation
-(`{"action": "move", "play": "8/5 6/5"}`) and raises `Rejected` for an illegal one, leaving
+(`{"action": "move", "play": "8/5 6/5"}`) and raises `RuleBroken` for an illegal one, leaving
 the state untouched. Dice are inputs: a game started with a 32-byte seed derives every die
 from `FairStream(seed, "dice").die()` (opening roll: one die each, ties re-rolled); a game
 started without a seed takes explicit dice (`{"action": "roll", "dice": [3, 1]}`), which is
@@ -57,9 +57,9 @@ from croupier.backgammon.views import (
     snapshot,
     timeout_action,
 )
-from croupier.kit.fairness import FairStream
-from croupier.kit.limits import echo
-from croupier.table.engine import Event
+from croupier.game import Event
+from croupier.game.fairness import FairStream
+from croupier.game.limits import echo
 
 # The engine's API in one place: this module's transitions, the state types and views.
 __all__ = [
@@ -174,7 +174,7 @@ def start_game(
 
 
 def apply(state: State, player: str, action: JSON) -> tuple[State, list[Event]]:
-    """Apply one action by `player`; raises Rejected (state unchanged) when not allowed."""
+    """Apply one action by `player`; raises RuleBroken (state unchanged) when not allowed."""
     if not isinstance(action, dict) or not isinstance(action.get("action"), str):
         raise InvalidAction("an action is an object with an 'action' name")
     who = state.index(player)

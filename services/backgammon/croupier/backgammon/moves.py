@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from croupier.backgammon.board import BAR, Board, Side
 from croupier.backgammon.notation import IllegalPlay, Move, apply_moves, format_play, parse_play
-from croupier.kit.limits import echo
+from croupier.game.limits import echo
 
 __all__ = [
     "Play",

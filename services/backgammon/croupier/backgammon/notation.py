@@ -17,7 +17,7 @@ import itertools
 import re
 
 from croupier.backgammon.board import BAR, Board
-from croupier.kit.limits import echo
+from croupier.game.limits import echo
 
 __all__ = ["IllegalPlay", "Move", "apply_moves", "format_play", "parse_play"]
 

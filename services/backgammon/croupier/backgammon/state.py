@@ -13,7 +13,7 @@ from enum import StrEnum
 from croupier.backgammon.board import STARTING_BOARD, Board, Side
 from croupier.backgammon.commission import MAX_CUBE
 from croupier.backgammon.errors import InvalidAction, UnknownPlayer
-from croupier.kit.limits import MAX_MATCH_POINTS, OutOfBounds, check_amount, check_int, echo
+from croupier.game.limits import MAX_MATCH_POINTS, OutOfBounds, check_amount, check_int, echo
 
 __all__ = [
     "MULTIPLIER",
@@ -65,7 +65,7 @@ class Options:
 
     def validate(self) -> None:
         """Each amount and the match length within its documented bound
-        (`croupier.kit.limits`): a stake of 2^70 made a settlement no int64 holds."""
+        (`croupier.game.limits`): a stake of 2^70 made a settlement no int64 holds."""
         try:
             check_amount(self.stake, "stake")
             if self.max_win is not None:

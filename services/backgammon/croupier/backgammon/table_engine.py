@@ -1,4 +1,4 @@
-"""Backgammon as the table host runs it (`croupier.table.engine.GameEngine`).
+"""Backgammon as the table host runs it (`croupier.game.GameRules`).
 
 Translation only, no rules (they live in `croupier.backgammon.game`): two seats fill up;
 each `StartHand` starts the next game with its seed (the opening roll and every later die
@@ -18,7 +18,7 @@ Money: a single game settles after each game (capped payout, commission, rules 5
 end with no money moving (every player named with 0). Amounts are minor units of the
 table's `currency` option (default CHIP, the host's default); commission is charged only
 in a real-money currency and never at a tournament table (rules 2, 45), with the
-wallet's calculator (`croupier.wallet.core.commission`).
+wallet's calculator (`croupier.game.commission`).
 
 Leaving a running game (rule 12, OQ 7): the host asks `evaluate_abandonment` (GNU
 Backgammon's evaluation, `croupier.backgammon.gnubg_bridge`) before logging the
@@ -49,23 +49,25 @@ from croupier.backgammon.gnubg_bridge import evaluate_abandonment as gnubg_evalu
 from croupier.backgammon.matchid import match_id
 from croupier.backgammon.notation import IllegalPlay, parse_play
 from croupier.backgammon.v1 import backgammon_pb2
-from croupier.kit.fairness import FairStream
-from croupier.kit.limits import echo
-from croupier.table.clocks import ClockSettings
-from croupier.table.engine import (
+from croupier.game import (
     JSON,
     Act,
+    ClockSettings,
     Command,
     Event,
     HandResult,
-    Rejected,
+    Malformed,
+    RuleBroken,
     SeatPlayer,
     StartHand,
+    Unknown,
     UnseatPlayer,
 )
+from croupier.game.commission import backgammon_commission
+from croupier.game.fairness import FairStream
+from croupier.game.limits import echo
+from croupier.game.money import CURRENCIES
 from croupier.table.v1 import table_pb2
-from croupier.wallet.core.commission import backgammon_commission
-from croupier.wallet.core.money import CURRENCIES
 
 __all__ = [
     "ENGINE",
@@ -88,7 +90,7 @@ def parse_options(raw: JSON) -> game.Options:
     name = str(raw.get("mode", "single")).lower()
     name = {"mode_single": "single", "mode_series": "match", "series": "match"}.get(name, name)
     if name not in ("single", "match"):
-        raise Rejected("invalid_argument", f"mode must be single or series, not {echo(name)}")
+        raise Malformed(f"mode must be single or series, not {echo(name)}")
     mode = game.Mode(name)
 
     def number(key: str, default: int | None) -> int | None:
@@ -98,10 +100,10 @@ def parse_options(raw: JSON) -> game.Options:
         try:
             return int(value)  # protobuf JSON writes int64 as text
         except (TypeError, ValueError):
-            raise Rejected("invalid_argument", f"{key} must be an integer") from None
+            raise Malformed(f"{key} must be an integer") from None
 
     if mode == "match" and raw.get("beaver"):
-        raise Rejected("invalid_argument", "beavers are a single-game option (rule 19)")
+        raise Malformed("beavers are a single-game option (rule 19)")
     options = game.Options(
         mode=mode,
         stake=number("stake", 0) or 0,
@@ -120,7 +122,7 @@ def parse_currency(raw: JSON) -> str:
     code = str(raw.get("currency") or DEFAULT_CURRENCY).upper()
     if code not in CURRENCIES:
         known = ", ".join(sorted(CURRENCIES))
-        raise Rejected("invalid_argument", f"unknown currency {echo(code)}; known: {known}")
+        raise Malformed(f"unknown currency {echo(code)}; known: {known}")
     return code
 
 
@@ -166,9 +168,7 @@ class BackgammonEngine:
         if parsed.tournament and CURRENCIES[currency].carries_commission:
             # Tournament games are played for the tournament's chips; the money (entry,
             # fee, prizes) moves through the tournament's own wallet operations.
-            raise Rejected(
-                "invalid_argument", "a tournament table plays for chips: use currency CHIP"
-            )
+            raise Malformed("a tournament table plays for chips: use currency CHIP")
         return BackgammonTable(options=parsed, currency=currency)
 
     def apply(
@@ -176,14 +176,14 @@ class BackgammonEngine:
     ) -> tuple[BackgammonTable, list[Event]]:
         if isinstance(command, SeatPlayer):
             if state.game is not None or len(state.seats) >= SEATS:
-                raise Rejected("failed_precondition", "the table is full")
+                raise RuleBroken("the table is full")
             if command.player in state.seats:
-                raise Rejected("failed_precondition", f"{echo(command.player)} is already seated")
+                raise RuleBroken(f"{echo(command.player)} is already seated")
             seated = replace(state, seats=(*state.seats, command.player))
             return seated, [Event("player_seated", {"player": command.player})]
         if isinstance(command, UnseatPlayer):
             if command.player not in state.seats:
-                raise Rejected("not_found", f"{echo(command.player)} is not seated at this table")
+                raise Unknown(f"{echo(command.player)} is not seated at this table")
             if state.game is not None and self._at_stake(state.game):
                 return self._abandon(state, command.player, command.evaluation)
             seats = tuple(p for p in state.seats if p != command.player)
@@ -191,7 +191,7 @@ class BackgammonEngine:
             return left, [Event("player_left", {"player": command.player})]
         if isinstance(command, StartHand):
             if not self.can_start_hand(state):
-                raise Rejected("failed_precondition", "no game can start now")
+                raise RuleBroken("no game can start now")
             current = state.game or game.new_table(state.options, state.seats)
             started, events = game.start_game(current, seed=command.seed)
             started_table = replace(
@@ -204,15 +204,15 @@ class BackgammonEngine:
             return started_table, events
         if isinstance(command, Act):
             if state.game is None:
-                raise Rejected("failed_precondition", "the game has not started")
+                raise RuleBroken("the game has not started")
             if command.action.get("action") == "timeout" and not command.by_clock:
-                raise Rejected("invalid_argument", "a loss on time is the clock's to declare")
+                raise Malformed("a loss on time is the clock's to declare")
             if command.action.get("action") == "ready":
                 return self._ready(state, command.player)
             _check_play_text(command.action)
             new_game, events = game.apply(state.game, command.player, command.action)
             return replace(state, game=new_game), events
-        raise Rejected("invalid_argument", f"unsupported command {command!r}")
+        raise Malformed(f"unsupported command {command!r}")
 
     @staticmethod
     def _awaiting_ready(state: BackgammonTable) -> bool:
@@ -222,14 +222,13 @@ class BackgammonEngine:
 
     def _ready(self, state: BackgammonTable, player: str) -> tuple[BackgammonTable, list[Event]]:
         if player not in state.seats:
-            raise Rejected("not_found", f"{echo(player)} is not seated at this table")
+            raise Unknown(f"{echo(player)} is not seated at this table")
         if not self._awaiting_ready(state):
-            raise Rejected(
-                "failed_precondition",
+            raise RuleBroken(
                 "ready is for the next single game, once the last one is over",
             )
         if player in state.ready:
-            raise Rejected("failed_precondition", "you are already ready for the next game")
+            raise RuleBroken("you are already ready for the next game")
         ready = replace(state, ready=state.ready | {player})
         return ready, [Event("player_ready", {"player": player})]
 
@@ -244,8 +243,7 @@ class BackgammonEngine:
         g = state.game
         assert g is not None
         if evaluation is None:
-            raise Rejected(
-                "failed_precondition",
+            raise RuleBroken(
                 "a running game is left only with GNU Backgammon's evaluation of its "
                 "position (the table host asks for it)",
             )
@@ -255,18 +253,18 @@ class BackgammonEngine:
             or evaluation.get("position_id") != position_id(g.board)
             or evaluation.get("match_id") != match_id(game.match_key(g))
         ):
-            raise Rejected("failed_precondition", "the evaluation is of another position or player")
+            raise RuleBroken("the evaluation is of another position or player")
         series = g.options.mode == "match"
         kind = "mwc" if series else "equity"
         try:
             value = Decimal(str(evaluation[kind]))
         except (KeyError, InvalidOperation):
-            raise Rejected("invalid_argument", f"the evaluation has no numeric {kind!r}") from None
+            raise Malformed(f"the evaluation has no numeric {kind!r}") from None
         if not value.is_finite():
-            raise Rejected("invalid_argument", f"the evaluation's {kind} is not finite")
+            raise Malformed(f"the evaluation's {kind} is not finite")
         if series:
             if not Decimal(0) <= value <= Decimal(1):
-                raise Rejected("invalid_argument", "a match winning chance lies in [0, 1]")
+                raise Malformed("a match winning chance lies in [0, 1]")
             mine = 2 * value - 1  # the connected player's share of the series stake
             cube, cap = 1, None
         else:
@@ -277,7 +275,7 @@ class BackgammonEngine:
         while abs(e0) > 3 and cube < 4 * g.cube:
             e0, cube = e0 / 2, cube * 2
         if abs(e0) > 3:
-            raise Rejected("invalid_argument", f"{kind} {value} is out of range")
+            raise Malformed(f"{kind} {value} is out of range")
         moved = abandoned_game_settlement(e0, g.options.stake, cube, cap, tournament=True)
         amount = moved.settlement.amount
         payee = None if moved.payee is None else g.players[moved.payee]
@@ -328,9 +326,7 @@ class BackgammonEngine:
         try:
             return await gnubg_evaluation(g, player)
         except (GnubgError, OSError, ValueError, KeyError) as exc:
-            raise Rejected(
-                "failed_precondition", f"the position could not be evaluated now: {exc}"
-            ) from exc
+            raise RuleBroken(f"the position could not be evaluated now: {exc}") from exc
 
     def can_start_hand(self, state: BackgammonTable) -> bool:
         if len(state.seats) != SEATS:
@@ -395,7 +391,7 @@ class BackgammonEngine:
 
     def timeout_action(self, state: BackgammonTable, player: str) -> JSON:
         if state.game is None:
-            raise Rejected("failed_precondition", "the game has not started")
+            raise RuleBroken("the game has not started")
         return game.timeout_action(state.game, player)
 
     def result(self, state: BackgammonTable) -> HandResult | None:
@@ -490,7 +486,7 @@ def _check_play_text(action: JSON) -> None:
         try:
             parse_play(play)
         except IllegalPlay as exc:
-            raise Rejected("invalid_argument", str(exc)) from None
+            raise Malformed(str(exc)) from None
 
 
 ACTION_NAMES = {
@@ -522,14 +518,14 @@ def action_from_message(message: Message) -> JSON:
     legal now is the engine's decision.
     """
     if not isinstance(message, backgammon_pb2.Action):
-        raise Rejected("invalid_argument", "a backgammon action is a croupier.backgammon.v1.Action")
+        raise Malformed("a backgammon action is a croupier.backgammon.v1.Action")
     name = ACTION_NAMES.get(message.kind)
     if name is None:
-        raise Rejected("invalid_argument", "an action needs its kind (roll, move, double, ...)")
+        raise Malformed("an action needs its kind (roll, move, double, ...)")
     present = {f.name for f, _ in message.ListFields()} - {"kind"}
     stray = sorted(present - ACTION_FIELDS.get(name, set()))
     if stray:
-        raise Rejected("invalid_argument", f"a {name} action carries no {', '.join(stray)}")
+        raise Malformed(f"a {name} action carries no {', '.join(stray)}")
     action: JSON = {"action": name}
     if name == "move":
         action["play"] = message.play

@@ -14,7 +14,7 @@ import pathlib
 import sys
 from typing import Any, Protocol, cast
 
-from croupier.kit.limits import echo
+from croupier.game.limits import echo
 from croupier.kit.scenario import MalformedScenario
 
 # The game named in a document → the module that replays it. Each module has

@@ -86,13 +86,13 @@ def _write(content: bytes, out: str) -> None:
 async def _run(args: argparse.Namespace) -> int:
     import asyncpg  # type: ignore[import-untyped]
 
+    from croupier.game.money import format_minor
     from croupier.wallet.adapters.audit import audit_ledger
     from croupier.wallet.adapters.migrations import migrate
     from croupier.wallet.adapters.parquet import journal_parquet
     from croupier.wallet.adapters.postgres import create_pool
     from croupier.wallet.adapters.reports_pg import PostgresReportSource
     from croupier.wallet.core.errors import LedgerError
-    from croupier.wallet.core.money import format_minor
     from croupier.wallet.service.reports import JOURNAL_COLUMNS, ReportService, canonical_json
 
     if args.action == "migrate":

@@ -16,7 +16,7 @@ import re
 import sys
 from typing import Any
 
-from croupier.kit.fairness import SEED_BYTES
+from croupier.game.fairness import SEED_BYTES
 
 # The fields `croupier.table.history.build` writes that the check reads, and their JSON types.
 _FIELDS: dict[str, tuple[type, str]] = {

@@ -11,5 +11,5 @@ Modules, one concern each:
   table host; `conformance`: `croupier conformance` documents; `errors`, `events`.
 
 Pure: no I/O, no clock, no randomness (a deal comes from a seed via
-`croupier.kit.fairness`).
+`croupier.game.fairness`).
 """

@@ -161,7 +161,7 @@ def _run_hand(document: dict[str, Any]) -> dict[str, Any]:
             seat = players.index(action["player"])
             state, _ = apply(state, seat, parse_command(action))
         except IllegalAction as exc:
-            error = {"action_index": index, "code": exc.code, "message": exc.message}
+            error = {"action_index": index, "code": exc.reason, "message": exc.message}
             break
     complete = state.phase is Phase.COMPLETE
     scores: dict[str, int] = {}

@@ -1,13 +1,15 @@
 """Why the engine refuses an action. One root, `IllegalAction`, and a class per broken rule.
 
-Every error has a machine-readable `code` (what broke, e.g. `dealer_bid_forbidden`) and a
-`status` for the table host's `Rejected` ("invalid_argument" for a malformed action,
-"failed_precondition" for a well-formed action the rules forbid now, "not_found" for an
+Every error is a `croupier.game.RuleBroken` with a machine-readable `reason` (what broke,
+e.g. `dealer_bid_forbidden`); its kind says how callers react (`Malformed` for a malformed
+action, plain `RuleBroken` for a well-formed action the rules forbid now, `Unknown` for an
 unknown player). Messages never name another player's cards. A refused action leaves the
 state unchanged: states are immutable and a rejection raises before anything is built.
 """
 
 from __future__ import annotations
+
+from croupier.game import Malformed, RuleBroken, Unknown
 
 __all__ = [
     "BidOutOfRange",
@@ -25,70 +27,61 @@ __all__ = [
 ]
 
 
-class IllegalAction(Exception):
-    """An action the rules do not allow here. Subclasses set `code` and `status`."""
+class IllegalAction(RuleBroken):
+    """An action the rules do not allow here. Subclasses set `reason`."""
 
-    code = "illegal_action"
-    status = "failed_precondition"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    reason = "illegal_action"
 
 
-class InvalidAction(IllegalAction):
+class InvalidAction(IllegalAction, Malformed):
     """The action is malformed: unknown name, a missing or mistyped field."""
 
-    code = "invalid_action"
-    status = "invalid_argument"
+    reason = "invalid_action"
 
 
-class InvalidJokerUse(IllegalAction):
+class InvalidJokerUse(IllegalAction, Malformed):
     """A joker played without a declared use, with a use that does not fit, or a bad suit."""
 
-    code = "invalid_joker_use"
-    status = "invalid_argument"
+    reason = "invalid_joker_use"
 
 
-class UnknownPlayer(IllegalAction):
-    code = "unknown_player"
-    status = "not_found"
+class UnknownPlayer(IllegalAction, Unknown):
+    reason = "unknown_player"
 
 
 class NotYourTurn(IllegalAction):
-    code = "not_your_turn"
+    reason = "not_your_turn"
 
 
 class WrongPhase(IllegalAction):
     """The action belongs to another phase (a bid during play, anything after the hand)."""
 
-    code = "wrong_phase"
+    reason = "wrong_phase"
 
 
-class BidOutOfRange(IllegalAction):
-    code = "bid_out_of_range"
-    status = "invalid_argument"
+class BidOutOfRange(IllegalAction, Malformed):
+    reason = "bid_out_of_range"
 
 
 class DealerBidForbidden(IllegalAction):
     """The dealer's bid would make the bids add up to the number of cards (BG 5)."""
 
-    code = "dealer_bid_forbidden"
+    reason = "dealer_bid_forbidden"
 
 
 class CardNotHeld(IllegalAction):
-    code = "card_not_held"
+    reason = "card_not_held"
 
 
 class MustFollowSuit(IllegalAction):
-    code = "must_follow_suit"
+    reason = "must_follow_suit"
 
 
 class MustPlayTrump(IllegalAction):
-    code = "must_play_trump"
+    reason = "must_play_trump"
 
 
 class MustPlayHighest(IllegalAction):
     """A joker was led "high": the highest card of the named suit must be played (BG 7)."""
 
-    code = "must_play_highest"
+    reason = "must_play_highest"

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from croupier.game.fairness import FairStream, shuffled
 from croupier.joker.cards import DECK
 from croupier.joker.errors import IllegalAction, UnknownPlayer, WrongPhase
 from croupier.joker.events import Event
@@ -45,7 +46,6 @@ from croupier.joker.premia import settle_pulka
 from croupier.joker.schedule import HandSlot, schedule
 from croupier.joker.scoring import hand_score
 from croupier.joker.sheet import HandRecord, PremiaLedger, score_sheet
-from croupier.kit.fairness import FairStream, shuffled
 
 __all__ = [
     "GameResult",

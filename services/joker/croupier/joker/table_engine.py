@@ -1,4 +1,4 @@
-"""Georgian Joker as the table host runs it (`croupier.table.engine.GameEngine`).
+"""Georgian Joker as the table host runs it (`croupier.game.GameRules`).
 
 Translation only, no rules: the table's four seats fill up, the first `StartHand` starts
 the game (`croupier.joker.game`) and every later one deals the next hand; clock expiries
@@ -27,26 +27,26 @@ from typing import Any
 from google.protobuf.message import Message
 
 from croupier.common.v1 import common_pb2
-from croupier.joker import game
-from croupier.joker.cards import DECK, Suit, UnknownCard, card
-from croupier.joker.conformance import parse_options
-from croupier.joker.errors import IllegalAction
-from croupier.joker.hand import SEATS
-from croupier.joker.options import GameType, Options
-from croupier.joker.v1 import joker_pb2
-from croupier.kit.fairness import shuffled
-from croupier.kit.scenario import MalformedScenario
-from croupier.table.engine import (
+from croupier.game import (
     JSON,
     Act,
     Command,
     Event,
     HandResult,
-    Rejected,
+    Malformed,
+    RuleBroken,
     SeatPlayer,
     StartHand,
     UnseatPlayer,
 )
+from croupier.game.fairness import shuffled
+from croupier.joker import game
+from croupier.joker.cards import DECK, Suit, UnknownCard, card
+from croupier.joker.conformance import parse_options
+from croupier.joker.hand import SEATS
+from croupier.joker.options import GameType, Options
+from croupier.joker.v1 import joker_pb2
+from croupier.kit.scenario import MalformedScenario
 from croupier.table.v1 import table_pb2
 
 # ---- table options -------------------------------------------------------------------
@@ -74,8 +74,8 @@ MULTI_PREMIA_NAMES = ("others_deducted", "others_not_deducted")
 KHISHTI_LIMIT = -10_000
 
 
-def _invalid(message: str) -> Rejected:
-    return Rejected("invalid_argument", message)
+def _invalid(message: str) -> Malformed:
+    return Malformed(message)
 
 
 def _points(value: object, name: str) -> int:
@@ -143,10 +143,6 @@ class JokerTable:
         return tuple(player for _, player in sorted(self.seats))
 
 
-def _rejected(exc: IllegalAction) -> Rejected:
-    return Rejected(exc.status, exc.message)
-
-
 def _events(events: Sequence[Any]) -> list[Event]:
     return [Event(e.type, dict(e.data)) for e in events]
 
@@ -163,43 +159,37 @@ class JokerEngine:
             return self._seat(state, command), [Event("player_seated", {"player": command.player})]
         if isinstance(command, UnseatPlayer):
             if state.game is not None:
-                raise Rejected("failed_precondition", "a Joker game cannot lose a player")
+                raise RuleBroken("a Joker game cannot lose a player")
             seats = tuple((n, p) for n, p in state.seats if p != command.player)
             return replace(state, seats=seats), [Event("player_left", {"player": command.player})]
         if isinstance(command, StartHand):
             return self._start(state, command.seed)
         if isinstance(command, Act):
             if state.game is None:
-                raise Rejected("failed_precondition", "the game has not started")
-            try:
-                new_game, events = game.act(state.game, command.player, command.action)
-            except IllegalAction as exc:
-                raise _rejected(exc) from exc
+                raise RuleBroken("the game has not started")
+            new_game, events = game.act(state.game, command.player, command.action)
             return replace(state, game=new_game), _events(events)
-        raise Rejected("invalid_argument", f"unsupported command {command!r}")
+        raise Malformed(f"unsupported command {command!r}")
 
     @staticmethod
     def _seat(state: JokerTable, command: SeatPlayer) -> JokerTable:
         if not 0 <= command.seat < SEATS:
-            raise Rejected("invalid_argument", f"a Joker table has seats 0 to {SEATS - 1}")
+            raise Malformed(f"a Joker table has seats 0 to {SEATS - 1}")
         if state.game is not None or len(state.seats) >= SEATS:
-            raise Rejected("failed_precondition", "the table is full")
+            raise RuleBroken("the table is full")
         if command.player in state.players:
-            raise Rejected("failed_precondition", f"{command.player!r} is already seated")
+            raise RuleBroken(f"{command.player!r} is already seated")
         if any(n == command.seat for n, _ in state.seats):
-            raise Rejected("failed_precondition", f"seat {command.seat} is taken")
+            raise RuleBroken(f"seat {command.seat} is taken")
         return replace(state, seats=(*state.seats, (command.seat, command.player)))
 
     def _start(self, state: JokerTable, seed: bytes) -> tuple[JokerTable, list[Event]]:
         current = state.game
         if current is None:
             if len(state.seats) != SEATS:
-                raise Rejected("failed_precondition", "a Joker game needs 4 seated players")
+                raise RuleBroken("a Joker game needs 4 seated players")
             current = game.new_game(game_id="", players=state.players, options=state.options)
-        try:
-            started, events = game.start_hand(current, seed)
-        except IllegalAction as exc:
-            raise _rejected(exc) from exc
+        started, events = game.start_hand(current, seed)
         return replace(state, game=started, hands_started=state.hands_started + 1), _events(events)
 
     def can_start_hand(self, state: JokerTable) -> bool:
@@ -227,11 +217,8 @@ class JokerEngine:
 
     def timeout_action(self, state: JokerTable, player: str) -> JSON:
         if state.game is None:
-            raise Rejected("failed_precondition", "the game has not started")
-        try:
-            return game.timeout_action(state.game, player)
-        except IllegalAction as exc:
-            raise _rejected(exc) from exc
+            raise RuleBroken("the game has not started")
+        return game.timeout_action(state.game, player)
 
     def result(self, state: JokerTable) -> HandResult | None:
         if state.game is None:

@@ -1,7 +1,13 @@
-"""Errors a service handler raises; the kit answers each with its gRPC status code.
+"""The one table that turns errors into gRPC status codes.
 
-Handlers never call `context.abort` themselves: they raise one of these with a message
-written for the frontend developer who will read it. Messages must not contain hidden
+Handlers and cores never pick a status: they raise a `croupier.game.errors` refusal
+(`RuleBroken` or one of its kinds) or, for a dependency that is down, `Unavailable`. The
+kit's interceptor looks the exception's class up here by ancestry (the first class of
+its MRO that the table names) and answers that status with the exception's message,
+sending its `reason` in the trailing metadata (`x-error-reason`) for programs. Anything
+the table does not name is a bug and answers INTERNAL.
+
+Messages are written for the frontend developer who reads them and never contain hidden
 information (another player's cards).
 """
 
@@ -9,48 +15,36 @@ from __future__ import annotations
 
 import grpc
 
+from croupier.game.errors import Duplicate, Malformed, NotYours, RuleBroken, Unknown
 
-class ServiceError(Exception):
-    """Base class: an expected failure with a status code and a readable message."""
+REASON_HEADER = "x-error-reason"
 
-    status: grpc.StatusCode = grpc.StatusCode.UNKNOWN
+
+class Unavailable(Exception):
+    """A dependency (the command log, the wallet, the replica owning a table) cannot answer
+    now; the same request may be retried."""
+
+    reason = "unavailable"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
 
-class InvalidArgument(ServiceError):
-    """The request itself is wrong (missing field, bad format, negative amount)."""
-
-    status = grpc.StatusCode.INVALID_ARGUMENT
-
-
-class FailedPrecondition(ServiceError):
-    """The request is well formed but not allowed in the current state (not your turn)."""
-
-    status = grpc.StatusCode.FAILED_PRECONDITION
+STATUS_BY_ROOT: dict[type[Exception], grpc.StatusCode] = {
+    Malformed: grpc.StatusCode.INVALID_ARGUMENT,
+    Unknown: grpc.StatusCode.NOT_FOUND,
+    NotYours: grpc.StatusCode.PERMISSION_DENIED,
+    Duplicate: grpc.StatusCode.ALREADY_EXISTS,
+    RuleBroken: grpc.StatusCode.FAILED_PRECONDITION,
+    Unavailable: grpc.StatusCode.UNAVAILABLE,
+}
 
 
-class NotFound(ServiceError):
-    """The named table, account or player does not exist."""
-
-    status = grpc.StatusCode.NOT_FOUND
-
-
-class AlreadyExists(ServiceError):
-    """An id is taken (for idempotency keys: by a request with different content)."""
-
-    status = grpc.StatusCode.ALREADY_EXISTS
-
-
-class PermissionDenied(ServiceError):
-    """The caller may not do this (acting for another player)."""
-
-    status = grpc.StatusCode.PERMISSION_DENIED
-
-
-class Unavailable(ServiceError):
-    """A dependency is down; the client may retry."""
-
-    status = grpc.StatusCode.UNAVAILABLE
+def status_of(error: BaseException) -> grpc.StatusCode | None:
+    """The status `error` answers, or None when it is not an expected refusal (a bug)."""
+    for cls in type(error).__mro__:
+        status = STATUS_BY_ROOT.get(cls)
+        if status is not None:
+            return status
+    return None

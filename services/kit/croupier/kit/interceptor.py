@@ -5,9 +5,9 @@ Every call through a kit server:
   structlog context and sent back in the trailing metadata (with the status, errors too);
 - is timed into `croupier_grpc_server_handling_seconds{method,code}` and counted in
   `croupier_grpc_server_in_flight{method}`;
-- has `croupier.kit.errors.ServiceError`s turned into their status code and message, and
-  any other exception into INTERNAL with a message that names only the request id (the
-  details go to the log);
+- has refusals turned into their status code (the one table, `croupier.kit.errors`), with
+  their message and their reason in the trailing metadata, and any other exception into
+  INTERNAL with a message that names only the request id (the details go to the log);
 - answers a request body that cannot be decoded with INVALID_ARGUMENT instead of grpc's
   default INTERNAL, naming the expected message type.
 """
@@ -25,8 +25,7 @@ import grpc
 import structlog
 from google.protobuf.message import DecodeError
 
-from croupier.kit.errors import ServiceError
-from croupier.kit.limits import OutOfBounds
+from croupier.kit.errors import REASON_HEADER, status_of
 from croupier.kit.logs import REQUEST_ID_HEADER
 from croupier.kit.metrics import GRPC_IN_FLIGHT, GRPC_LATENCY, GRPC_MALFORMED
 
@@ -113,14 +112,17 @@ class _Call:
         if isinstance(exc, _MalformedRequest):
             self.code = grpc.StatusCode.INVALID_ARGUMENT
             await self.context.abort(self.code, exc.reason)
-        if isinstance(exc, ServiceError):
-            self.code = exc.status
-            log.info("call rejected", code=self.code.name, reason=exc.message)
-            await self.context.abort(self.code, exc.message)
-        if isinstance(exc, OutOfBounds):
-            self.code = grpc.StatusCode.INVALID_ARGUMENT
-            log.info("call rejected", code=self.code.name, reason=exc.message)
-            await self.context.abort(self.code, exc.message)
+        status = status_of(exc)
+        if status is not None:
+            self.code = status
+            message = str(exc)
+            reason = str(getattr(exc, "reason", ""))
+            log.info("call rejected", code=status.name, reason=reason, message=message)
+            request_id = structlog.contextvars.get_contextvars().get("request_id", "")
+            self.context.set_trailing_metadata(
+                ((REQUEST_ID_HEADER, request_id), (REASON_HEADER, reason))
+            )
+            await self.context.abort(status, message)
         if isinstance(exc, asyncio.CancelledError):
             self.code = grpc.StatusCode.CANCELLED
             raise exc

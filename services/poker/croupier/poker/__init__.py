@@ -12,7 +12,7 @@ Modules, one per concern:
 - `naiko`: Naiko powers (Sneak Peek, Sleeve Swap, Short Anchor, Protective Seal), Destellos.
 - `history`: the replayable JSON hand history and its reader.
 - `conformance`: `run_scenario(document)` for `croupier conformance`.
-- `table_engine`: `ENGINE`, the thin `croupier.table.engine.GameEngine` adapter.
+- `table_engine`: `ENGINE`, the thin `croupier.game.GameRules` adapter.
 """
 
 from croupier.poker.engine import (

@@ -225,8 +225,8 @@ def play_in_process(
     send it. A busted bot leaves and sits again with a new buy-in between hands. Returns
     counts (hands, decisions, powers by kind) and each bot's net result.
     """
+    from croupier.game import Act, SeatPlayer, StartHand, UnseatPlayer
     from croupier.poker.table_engine import ENGINE
-    from croupier.table.engine import Act, SeatPlayer, StartHand, UnseatPlayer
 
     state = ENGINE.open(options)
     players = [f"{kind}{i}" for i, kind in enumerate(kinds)]

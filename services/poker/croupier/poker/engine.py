@@ -16,14 +16,21 @@ from collections.abc import Mapping, Sequence
 from itertools import chain
 from typing import Any
 
-from croupier.kit.fairness import FairStream, shuffled
-from croupier.kit.limits import echo
+from croupier.game.fairness import FairStream, shuffled
+from croupier.game.limits import echo
 from croupier.poker import cards as C
 from croupier.poker import naiko
 from croupier.poker.betting import ROTATIONS, Options, compute_options, next_actor, options
 from croupier.poker.evaluator import omaha_value, rank7
 from croupier.poker.pots import Pot, award, layers, settle, split, uncalled, unreachable
-from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, IllegalAction, TableConfig
+from croupier.poker.rules import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    IllegalAction,
+    MalformedAction,
+    NotInHand,
+    TableConfig,
+)
 from croupier.poker.state import (
     AWAITING,
     COMPLETE,
@@ -215,7 +222,7 @@ def deal_from_seed(
     destellos: Sequence[int] | None = None,
     posts: Mapping[int, tuple[int, int]] | None = None,
 ) -> HandState:
-    """A hand dealt from the deck order a 32-byte seed gives (`croupier.kit.fairness`); in
+    """A hand dealt from the deck order a 32-byte seed gives (`croupier.game.fairness`); in
     Naiko mode the Carousel is drawn uniformly from the 3 legal ones (OQ 14, label
     "carousel")."""
     carousel = None
@@ -402,7 +409,7 @@ def _apply_naiko(
 def _check_turn(s: HandState, player: str) -> None:
     if s.ids[s.to_act] != player:
         if player not in s.ids:
-            raise IllegalAction("unknown_player", f"no player {player!r} in this hand", "not_found")
+            raise NotInHand("unknown_player", f"no player {player!r} in this hand")
         raise IllegalAction("not_your_turn", f"it is {s.ids[s.to_act]}'s turn, not {player}'s")
 
 
@@ -412,7 +419,7 @@ def _apply_poker(
     p = s.to_act
     if s.ids[p] != player:
         if player not in s.ids:
-            raise IllegalAction("unknown_player", f"no player {player!r} in this hand", "not_found")
+            raise NotInHand("unknown_player", f"no player {player!r} in this hand")
         raise IllegalAction("not_your_turn", f"it is {s.ids[p]}'s turn, not {player}'s")
     # the most frequent kinds first; every branch copies only once the action is legal
     if kind == "call":
@@ -449,9 +456,7 @@ def _apply_poker(
     elif kind == "bet" or kind == "raise":
         to = action.get("to")
         if type(to) is not int and (not isinstance(to, int) or isinstance(to, bool)):
-            raise IllegalAction(
-                "missing_amount", f"a {kind} needs an integer 'to' amount", "invalid_argument"
-            )
+            raise MalformedAction("missing_amount", f"a {kind} needs an integer 'to' amount")
         _check_bet_to(s, p, kind, to, options(s, p))
         t = s.copy()
         put = to - s.bets[p]
@@ -493,7 +498,7 @@ def _apply_poker(
         if t.stacks[p] == 0:
             entry["all_in"] = True
     else:
-        raise IllegalAction("unknown_action", f"unknown action {kind!r}", "invalid_argument")
+        raise MalformedAction("unknown_action", f"unknown action {kind!r}")
     # The event is also the action log's entry (events are read-only for their receivers).
     t.actions = s.actions + (entry,)  # noqa: RUF005 - one allocation, on the hot path
     events: list[Event] = [entry]

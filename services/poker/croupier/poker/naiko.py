@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from croupier.poker import cards as C
-from croupier.poker.rules import IllegalAction
+from croupier.poker.rules import IllegalAction, MalformedAction
 from croupier.poker.state import PREFLOP, RIVER, HandState
 
 PEEK, SWAP, ANCHOR, SEAL = "peek", "swap", "anchor", "seal"
@@ -143,10 +143,8 @@ def activate(
         raise _reject("powers_not_available", "powers exist only in Naiko mode (rule 4)")
     power = action.get("power")
     if power not in (PEEK, SWAP, ANCHOR):
-        raise IllegalAction(
-            "unknown_power",
-            f"unknown power {power!r}; expected peek, swap or anchor",
-            "invalid_argument",
+        raise MalformedAction(
+            "unknown_power", f"unknown power {power!r}; expected peek, swap or anchor"
         )
     if power not in nk.carousel:
         raise _reject("power_not_in_carousel", f"{power} is not in this hand's Carousel")
@@ -186,9 +184,7 @@ def activate(
         except C.BadCard:
             card = -1
         if card not in s.hole[p]:
-            raise IllegalAction(
-                "not_your_card", "name one of your own hole cards to give up", "invalid_argument"
-            )
+            raise MalformedAction("not_your_card", "name one of your own hole cards to give up")
         if s.deck_pos >= len(s.deck):
             raise _reject("deck_empty", "there is no card left to swap in")
         new = s.deck[s.deck_pos]  # rule 40: the stub's top card at this moment
@@ -200,7 +196,7 @@ def activate(
     else:
         target_id = action.get("target")
         if not isinstance(target_id, str) or target_id not in s.ids:
-            raise IllegalAction("bad_target", "name the opponent to anchor", "invalid_argument")
+            raise MalformedAction("bad_target", "name the opponent to anchor")
         target = s.ids.index(target_id)
         if target == p:
             raise _reject("bad_target", "you cannot anchor yourself")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from croupier.table.engine import Rejected
+from croupier.game import Malformed, RuleBroken, Unknown
 
 VARIANTS = ("nlhe", "plo", "naiko")
 LIMITS = ("no-limit", "pot-limit")
@@ -71,14 +71,20 @@ class TableConfig:
         return self.variant == "plo"
 
 
-class IllegalAction(Rejected):
+class IllegalAction(RuleBroken):
     """An action the rules do not allow now; the state it was tried on is unchanged.
 
-    `reason` is a precise machine-readable cause (e.g. "raise_below_minimum"), `code` the
-    table host's category ("invalid_argument" for a malformed action, "failed_precondition"
-    for a well-formed one the rules forbid now). Messages never mention hidden cards.
+    `reason` is a precise machine-readable cause (e.g. "raise_below_minimum"). Messages
+    never mention hidden cards.
     """
 
-    def __init__(self, reason: str, message: str, code: str = "failed_precondition") -> None:
-        super().__init__(code, message)
-        self.reason = reason
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message, reason)
+
+
+class MalformedAction(IllegalAction, Malformed):
+    """An action that is wrong in itself (an unknown name, a card or target that is none)."""
+
+
+class NotInHand(IllegalAction, Unknown):
+    """An action by, or naming, a player who is not in the hand."""

@@ -1,4 +1,4 @@
-"""Poker as the table host runs it (`croupier.table.engine.GameEngine`): translation only.
+"""Poker as the table host runs it (`croupier.game.GameRules`): translation only.
 
 The rules live in `engine` (a hand) and `naiko` (powers); this module keeps what lasts
 between hands (seats, stacks, the button, Naiko Destello balances) and turns host commands
@@ -16,7 +16,7 @@ into engine calls:
   player. He leaves when the hand ends.
 - `StartHand(seed)` moves the button one seat clockwise (OQ 22) among the players playing
   and deals from the seed (`engine.deal_from_seed`; Naiko: the Carousel too).
-- `Act` is `engine.apply`; an illegal action raises `IllegalAction`, a `Rejected`. Table
+- `Act` is `engine.apply`; an illegal action raises `IllegalAction`, a `RuleBroken`. Table
   actions (`TABLE_ACTIONS`) work between hands too: `sit_out` (from the next hand; blinds
   that pass meanwhile are missed), `sit_in` (at once, or waiting for the big blind after
   missed blinds; `"post": true` posts at once), `post_blind` and `top_up` (below).
@@ -70,7 +70,7 @@ play currency (`croupier.table.buyins`) plays for money: a Hold'em or Omaha tabl
 its opener chooses; a Naiko table plays for virtual chips that are never money (rules 50,
 55) and refuses such a currency.
 
-Bounds (`croupier.kit.limits`, so that no view overflows a protobuf int64): every amount
+Bounds (`croupier.game.limits`, so that no view overflows a protobuf int64): every amount
 (blinds, antes, buy-in limits, a seat's stack, the stack a top-up makes) is at most
 `MAX_AMOUNT`, every clock option at most `MAX_CLOCK_SECONDS`; past them a command is
 refused with INVALID_ARGUMENT before anything is logged.
@@ -85,8 +85,22 @@ from typing import Any
 from google.protobuf.message import Message
 
 from croupier.common.v1 import common_pb2
-from croupier.kit.fairness import shuffled
-from croupier.kit.limits import (
+from croupier.game import (
+    JSON,
+    Act,
+    Command,
+    Event,
+    HandResult,
+    Malformed,
+    NotYours,
+    RuleBroken,
+    SeatPlayer,
+    StartHand,
+    Unknown,
+    UnseatPlayer,
+)
+from croupier.game.fairness import shuffled
+from croupier.game.limits import (
     MAX_AMOUNT,
     OutOfBounds,
     check_amount,
@@ -101,17 +115,6 @@ from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, TableConfig
 from croupier.poker.state import HandState
 from croupier.poker.v1 import poker_pb2
 from croupier.table.buyins import PLAY_CURRENCIES
-from croupier.table.engine import (
-    JSON,
-    Act,
-    Command,
-    Event,
-    HandResult,
-    Rejected,
-    SeatPlayer,
-    StartHand,
-    UnseatPlayer,
-)
 from croupier.table.v1 import table_pb2
 
 VARIANTS = {
@@ -155,12 +158,12 @@ HOST_OPTIONS = (
 )
 
 
-def _invalid(message: str) -> Rejected:
-    return Rejected("invalid_argument", message)
+def _invalid(message: str) -> Malformed:
+    return Malformed(message)
 
 
 def _bounded(check: Callable[[object, str], int], value: object, what: str) -> int:
-    """`value` checked against its bound in `croupier.kit.limits`; else INVALID_ARGUMENT."""
+    """`value` checked against its bound in `croupier.game.limits`; else INVALID_ARGUMENT."""
     try:
         return check(json_int(value), what)
     except OutOfBounds as exc:
@@ -459,9 +462,9 @@ class PokerEngine:
             return self._table_action(state, command.player, command.action)
         if isinstance(command, Act):
             if state.hand is None or not state.running:
-                raise Rejected("failed_precondition", "no hand is running")
+                raise RuleBroken("no hand is running")
             if command.player in state.leaving:
-                raise Rejected("failed_precondition", f"{command.player!r} has left the table")
+                raise RuleBroken(f"{command.player!r} has left the table")
             _check_target(state.hand, command.action)
             hand, raw = engine.apply(state.hand, command.player, command.action)
             return self._after_action(replace(state, hand=hand), _events(raw))
@@ -472,15 +475,15 @@ class PokerEngine:
         if not 0 <= command.seat < opts.seats:
             raise _invalid(f"this table has seats 0 to {opts.seats - 1}")
         if any(p == command.player for _, p, _ in state.seats):
-            raise Rejected("failed_precondition", f"{command.player!r} is already seated")
+            raise RuleBroken(f"{command.player!r} is already seated")
         if any(n == command.seat for n, _, _ in state.seats):
-            raise Rejected("failed_precondition", f"seat {command.seat} is taken")
+            raise RuleBroken(f"seat {command.seat} is taken")
         if command.is_bot and not opts.bots_allowed:
-            raise Rejected("permission_denied", "bots are not enabled at this table")
+            raise NotYours("bots are not enabled at this table")
         holds_code = bool(opts.invite_code) and command.invite_code == opts.invite_code
         invited = command.is_bot or command.player in opts.invited or holds_code
         if opts.private and not invited:
-            raise Rejected("permission_denied", "this private table is for invited players only")
+            raise NotYours("this private table is for invited players only")
         stack = _bounded(check_amount, command.stack, "stack")
         # A seat needs chips: one taken with none would never be dealt in (only a player
         # who went broke at the table stays seated to watch, rule 50).
@@ -511,9 +514,9 @@ class PokerEngine:
         """Table actions, also between hands: `sit_out`, `sit_in` (`"post": true` to post
         at once), `post_blind`, `top_up`."""
         if not any(p == player for _, p, _ in state.seats):
-            raise Rejected("not_found", f"{player!r} is not seated")
+            raise Unknown(f"{player!r} is not seated")
         if player in state.leaving:
-            raise Rejected("failed_precondition", f"{player!r} has left the table")
+            raise RuleBroken(f"{player!r} has left the table")
         kind = action["action"]
         if kind == "top_up":
             return self._top_up(state, player, action.get("amount"))
@@ -533,7 +536,7 @@ class PokerEngine:
         waiting for the big blind (or posting) when he missed his blinds)."""
         if kind == "sit_out":
             if player in state.sitting_out:
-                raise Rejected("failed_precondition", "you are already sitting out")
+                raise RuleBroken("you are already sitting out")
             # Sitting out withdraws a choice to post: he chooses again when he comes back.
             new = replace(
                 state,
@@ -542,7 +545,7 @@ class PokerEngine:
             )
             return new, [Event("player_sitting_out", {"player": player})]
         if player not in state.sitting_out:
-            raise Rejected("failed_precondition", "you are not sitting out")
+            raise RuleBroken("you are not sitting out")
         waiting = state.waiting | {player} if any(state.owed(player)) else state.waiting
         new = replace(state, sitting_out=state.sitting_out - {player}, waiting=waiting)
         live, dead = new.owed(player)
@@ -561,11 +564,11 @@ class PokerEngine:
         """A waiting player chooses to post (OQ 22): dealt in on the next hand the rules
         allow, with his post (`PokerTable.entry_post`) instead of waiting for his big blind."""
         if player in state.sitting_out:
-            raise Rejected("failed_precondition", "you are sitting out: sit in first")
+            raise RuleBroken("you are sitting out: sit in first")
         if player not in state.waiting:
-            raise Rejected("failed_precondition", "you are not waiting for the big blind")
+            raise RuleBroken("you are not waiting for the big blind")
         if player in state.posting:
-            raise Rejected("failed_precondition", "you already chose to post")
+            raise RuleBroken("you already chose to post")
         live, dead = state.entry_post(player)
         new = replace(state, posting=state.posting | {player})
         return new, [Event("player_posting", {"player": player, "live": live, "dead": dead})]
@@ -585,14 +588,12 @@ class PokerEngine:
         _bounded(check_amount, stack + raw, "the stack after the top-up")
         least, most = state.top_up_range(player)
         if raw > most:  # past max_buy_in (MAX_AMOUNT was refused above)
-            raise Rejected(
-                "failed_precondition",
+            raise RuleBroken(
                 f"a top-up may bring the stack to at most {opts.max_buy_in}: "
                 + (f"at most {most} more" if most else "it is there already"),
             )
         if raw < least:
-            raise Rejected(
-                "failed_precondition",
+            raise RuleBroken(
                 f"a busted player buys in again with at least {opts.min_buy_in}",
             )
         in_hand = state.running and state.hand is not None and player in state.hand.ids
@@ -611,7 +612,7 @@ class PokerEngine:
 
     def _unseat(self, state: PokerTable, player: str) -> tuple[PokerTable, list[Event]]:
         if not any(p == player for _, p, _ in state.seats):
-            raise Rejected("not_found", f"{player!r} is not seated")
+            raise Unknown(f"{player!r} is not seated")
         if state.running and state.hand is not None and player in state.hand.ids:
             event = Event("player_leaving", {"player": player})
             return self._after_action(replace(state, leaving=state.leaving | {player}), [event])
@@ -620,7 +621,7 @@ class PokerEngine:
 
     def _start(self, state: PokerTable, seed: bytes) -> tuple[PokerTable, list[Event]]:
         if not self.can_start_hand(state):
-            raise Rejected("failed_precondition", "a hand needs 2 seated players with chips")
+            raise RuleBroken("a hand needs 2 seated players with chips")
         plan = state.deal_plan()
         dealt = plan.dealt
         numbers = [n for n, _, _ in dealt]
@@ -735,7 +736,7 @@ class PokerEngine:
         return replace(new, leaving=frozenset()), events
 
     def stacks(self, state: PokerTable) -> dict[str, int]:
-        """What each seated player would leave with now (`croupier.table.engine.HoldsStacks`):
+        """What each seated player would leave with now (`croupier.game.HoldsStacks`):
         his chips, top-ups pending included (during a hand: as the hand started)."""
         pending = dict(state.top_ups)
         return {p: st + pending.get(p, 0) for _, p, st in state.seats}
@@ -750,7 +751,7 @@ class PokerEngine:
         return [] if actor is None else [actor]
 
     def turn_key(self, state: PokerTable, player: str) -> str | None:
-        """Which decision `player`'s clock is timing (`croupier.table.engine.TracksTurns`).
+        """Which decision `player`'s clock is timing (`croupier.game.TracksTurns`).
 
         A power does not end a turn (§10.1), so the key counts poker actions only: the
         clock keeps running from the turn's start through the power to the poker action.
@@ -825,7 +826,7 @@ class PokerEngine:
 
     def timeout_action(self, state: PokerTable, player: str) -> JSON:
         if state.hand is None or not state.running:
-            raise Rejected("failed_precondition", "no hand is running")
+            raise RuleBroken("no hand is running")
         return engine.timeout_action(state.hand, player)
 
     def result(self, state: PokerTable) -> HandResult | None:
@@ -874,7 +875,7 @@ def _check_target(hand: HandState, action: JSON) -> None:
     if action.get("action") == "power" and action.get("power") == "anchor":
         target = action.get("target")
         if isinstance(target, str) and target and target not in hand.ids:
-            raise Rejected("not_found", f"no player {echo(target)} in this hand to anchor")
+            raise Unknown(f"no player {echo(target)} in this hand to anchor")
 
 
 def _remove(state: PokerTable, player: str) -> PokerTable:

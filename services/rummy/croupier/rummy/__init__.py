@@ -11,7 +11,7 @@
 - `outcome`, `settlement`: negative points and the round's chips (seed 000 §10);
 - `table`: deals from a seed and one set of functions for both families; `autoplay`: the
   auto-player mode and the cancel of an all-automatic round (seed 000 rules 45–46);
-  `table_engine`: the `croupier.table.engine.GameEngine` adapter the table host runs;
+  `table_engine`: the `croupier.game.GameRules` adapter the table host runs;
 - `bots`: simple deterministic players (benchmarks, cross-checks);
 - `conformance`: the `croupier conformance` replayer for `"game": "rummy"`.
 """

@@ -1,7 +1,7 @@
 """Seed 000 rules 45–46 at a table: who is in auto-player mode, and when a round whose
 players are all automatic is cancelled.
 
-Pure: time comes in as each action's log timestamp (`croupier.table.engine.Act.at_ms`),
+Pure: time comes in as each action's log timestamp (`croupier.game.Act.at_ms`),
 so a table rebuilt from its log cancels the same round at the same command.
 
 - Rule 45: an action the clock played puts its player in auto-player mode; the player's

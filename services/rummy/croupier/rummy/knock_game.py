@@ -17,14 +17,14 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from croupier.game import Event
 from croupier.rummy.arrangement import best_arrangement
 from croupier.rummy.cards import Card, card_name, card_names, rank_of
-from croupier.rummy.errors import RummyError
+from croupier.rummy.errors import MalformedRummyAction, RummyError
 from croupier.rummy.melds import InvalidMeld, TableMeld, build_meld, lay_off
 from croupier.rummy.notation import action_card, action_melds, remove_cards
 from croupier.rummy.outcome import Ending, RoundOutcome, gin_penalty
 from croupier.rummy.variant import VariantRules
-from croupier.table.engine import Event
 
 __all__ = ["GinPhase", "GinState", "apply", "deal", "finish", "hand_deadwood", "outcome"]
 
@@ -119,7 +119,7 @@ def apply(state: GinState, player: str, action: Mapping[str, Any]) -> tuple[GinS
     kind = action.get("action")
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
-        raise RummyError("unknown_action", f"unknown action {kind!r}")
+        raise MalformedRummyAction("unknown_action", f"unknown action {kind!r}")
     return handler(state, action)
 
 
@@ -176,7 +176,7 @@ def _draw(state: GinState, action: Mapping[str, Any]) -> tuple[GinState, list[Ev
         return new, [
             Event("CardDrawn", {"player": player, "from": "discard", "card": card_name(card)})
         ]
-    raise RummyError("bad_action", "draw 'from' is 'stock' or 'discard'")
+    raise MalformedRummyAction("bad_action", "draw 'from' is 'stock' or 'discard'")
 
 
 def _require_discard_phase(state: GinState) -> None:
@@ -240,7 +240,7 @@ def _declared(
         try:
             meld = build_meld(entries, state.rules.melds, owner)
         except InvalidMeld as exc:
-            raise RummyError("invalid_meld", str(exc)) from exc
+            raise MalformedRummyAction("invalid_meld", str(exc)) from exc
         after = remove_cards(remaining, meld.cards)
         if after is None:
             raise RummyError("meld_not_held", "a declared meld uses cards you do not hold")
@@ -323,7 +323,7 @@ def _layoff(state: GinState, action: Mapping[str, Any]) -> tuple[GinState, list[
     index = action.get("meld")
     count = len(state.table_melds)
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
-        raise RummyError("no_such_meld", f"no meld {index!r} on the table")
+        raise MalformedRummyAction("no_such_meld", f"no meld {index!r} on the table")
     rest = remove_cards(state.hands[state.turn], [card])
     if rest is None:
         raise RummyError("card_not_held", f"you do not hold {card_name(card)}")

@@ -17,8 +17,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from croupier.game import Event
 from croupier.rummy.cards import Card, card_name, card_names
-from croupier.rummy.errors import RummyError
+from croupier.rummy.errors import MalformedRummyAction, RummyError
 from croupier.rummy.laydown_state import LaydownPhase, LaydownState, deal, with_seat
 from croupier.rummy.melds import InvalidMeld, MeldEntry, TableMeld, build_meld, lay_off, take_joker
 from croupier.rummy.notation import action_card, action_meld, action_melds, remove_cards
@@ -29,7 +30,6 @@ from croupier.rummy.outcome import (
     rummy_penalty,
 )
 from croupier.rummy.variant import DiscardTake
-from croupier.table.engine import Event
 
 __all__ = ["LaydownPhase", "LaydownState", "apply", "deal"]
 
@@ -47,7 +47,7 @@ def apply(
     kind = action.get("action")
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
-        raise RummyError("unknown_action", f"unknown action {kind!r}")
+        raise MalformedRummyAction("unknown_action", f"unknown action {kind!r}")
     if kind != "draw" and state.phase is LaydownPhase.DRAW:
         raise RummyError("must_draw_first", "draw a card first")
     return handler(state, action)
@@ -79,12 +79,12 @@ def _draw(state: LaydownState, action: Mapping[str, Any]) -> tuple[LaydownState,
         )
         return new, [Event("CardDrawn", {"player": player, "from": "stock"})]
     if source != "discard":
-        raise RummyError("bad_action", "draw 'from' is 'stock' or 'discard'")
+        raise MalformedRummyAction("bad_action", "draw 'from' is 'stock' or 'discard'")
     count = action.get("count", 1)
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise RummyError("bad_action", "'count' is a positive number of cards")
+        raise MalformedRummyAction("bad_action", "'count' is a positive number of cards")
     if count > 1 and not rules.whole_pile:
-        raise RummyError("bad_action", "only the top discard may be taken")
+        raise MalformedRummyAction("bad_action", "only the top discard may be taken")
     if count > len(state.discard_pile):
         raise RummyError("empty_pile", "the discard pile has fewer cards")
     taken = state.discard_pile[len(state.discard_pile) - count :]
@@ -110,7 +110,7 @@ def _build(state: LaydownState, entries: list[MeldEntry]) -> TableMeld:
     try:
         return build_meld(entries, state.rules.melds, state.players[state.turn])
     except InvalidMeld as exc:
-        raise RummyError("invalid_meld", str(exc)) from exc
+        raise MalformedRummyAction("invalid_meld", str(exc)) from exc
 
 
 def _lay_melds(
@@ -170,7 +170,7 @@ def _meld_index(state: LaydownState, action: Mapping[str, Any]) -> int:
         or isinstance(index, bool)
         or not 0 <= index < len(state.table_melds)
     ):
-        raise RummyError("no_such_meld", f"no meld {index!r} on the table")
+        raise MalformedRummyAction("no_such_meld", f"no meld {index!r} on the table")
     return index
 
 

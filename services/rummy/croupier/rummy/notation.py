@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from croupier.rummy.cards import Card, CardError, is_joker, parse_card
-from croupier.rummy.errors import RummyError
+from croupier.rummy.errors import MalformedRummyAction
 from croupier.rummy.melds import MeldEntry
 
 __all__ = ["action_card", "action_meld", "action_melds", "remove_cards"]
@@ -16,11 +16,11 @@ __all__ = ["action_card", "action_meld", "action_melds", "remove_cards"]
 def action_card(action: Mapping[str, Any], key: str = "card") -> Card:
     value = action.get(key)
     if not isinstance(value, str):
-        raise RummyError("bad_action", f"the action needs a card in {key!r}")
+        raise MalformedRummyAction("bad_action", f"the action needs a card in {key!r}")
     try:
         return parse_card(value)
     except CardError as exc:
-        raise RummyError("bad_action", str(exc)) from exc
+        raise MalformedRummyAction("bad_action", str(exc)) from exc
 
 
 def _entry(item: object) -> MeldEntry:
@@ -33,19 +33,19 @@ def _entry(item: object) -> MeldEntry:
             if played_as is None:
                 return (card, None)
             if not isinstance(played_as, str):
-                raise RummyError("bad_action", "'as' must be a card")
+                raise MalformedRummyAction("bad_action", "'as' must be a card")
             target = parse_card(played_as)
             if not is_joker(card) or is_joker(target):
-                raise RummyError("bad_action", "only a joker stands for another card")
+                raise MalformedRummyAction("bad_action", "only a joker stands for another card")
             return (card, target)
     except CardError as exc:
-        raise RummyError("bad_action", str(exc)) from exc
-    raise RummyError("bad_action", f"bad meld card {item!r}")
+        raise MalformedRummyAction("bad_action", str(exc)) from exc
+    raise MalformedRummyAction("bad_action", f"bad meld card {item!r}")
 
 
 def action_meld(value: object) -> list[MeldEntry]:
     if not isinstance(value, list) or not value:
-        raise RummyError("bad_action", "a meld is a list of cards")
+        raise MalformedRummyAction("bad_action", "a meld is a list of cards")
     return [_entry(item) for item in value]
 
 
@@ -54,7 +54,7 @@ def action_melds(action: Mapping[str, Any], key: str = "melds") -> list[list[Mel
     if value is None:
         return None
     if not isinstance(value, list):
-        raise RummyError("bad_action", f"{key!r} is a list of melds")
+        raise MalformedRummyAction("bad_action", f"{key!r} is a list of melds")
     return [action_meld(meld) for meld in value]
 
 

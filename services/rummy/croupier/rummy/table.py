@@ -1,8 +1,8 @@
 """The shape a thin table-host adapter needs: seeded deals and one set of functions for both
-families (`croupier.table.engine.GameEngine` is implemented on top of these later).
+families (`croupier.game.GameRules` is implemented on top of these later).
 
 - `start(rules, players, dealer, seed)`: deal from a 32-byte seed with
-  `croupier.kit.fairness.shuffled(deck, seed, "deck")`, one card at a time from the
+  `croupier.game.fairness.shuffled(deck, seed, "deck")`, one card at a time from the
   dealer's left, then the up-card, then the stock;
 - `apply`, `legal_actions`, `view`, `timeout_action`, `outcome`: dispatch to the family's
   state machine; `cancel`: end a round with no winner and no charge (seed 000 rule 46);
@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from croupier.kit.fairness import shuffled
+from croupier.game import Event
+from croupier.game.fairness import shuffled
 from croupier.rummy import knock_game, knock_queries, laydown_game, laydown_queries
 from croupier.rummy.cards import Card, standard_deck
 from croupier.rummy.knock_game import GinPhase, GinState
@@ -23,7 +24,6 @@ from croupier.rummy.laydown_game import LaydownPhase, LaydownState
 from croupier.rummy.outcome import Ending, RoundOutcome
 from croupier.rummy.settlement import Settlement, settle
 from croupier.rummy.variant import Family, VariantRules
-from croupier.table.engine import Event
 
 __all__ = [
     "RoundState",
@@ -61,7 +61,7 @@ def deal_cards(
 
 
 def start(rules: VariantRules, players: Sequence[str], dealer: str, seed: bytes) -> RoundState:
-    """A new round dealt from `seed` (the only randomness; see croupier.kit.fairness)."""
+    """A new round dealt from `seed` (the only randomness; see croupier.game.fairness)."""
     deck = shuffled(standard_deck(rules.decks, rules.jokers), seed, "deck")
     hands, upcard, stock = deal_cards(rules, players, dealer, deck)
     if rules.family is Family.KNOCK:

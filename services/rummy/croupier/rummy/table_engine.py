@@ -1,4 +1,4 @@
-"""The rummy family as the table host runs it (`croupier.table.engine.GameEngine`).
+"""The rummy family as the table host runs it (`croupier.game.GameRules`).
 
 Translation only, no rules (they live in `knock_game` / `laydown_game`, reached through
 `croupier.rummy.table`): players sit; each `StartHand` deals a round from its seed (the
@@ -37,7 +37,19 @@ from typing import Any
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.message import Message
 
-from croupier.kit.fairness import shuffled
+from croupier.game import (
+    JSON,
+    Act,
+    Command,
+    Event,
+    HandResult,
+    Malformed,
+    RuleBroken,
+    SeatPlayer,
+    StartHand,
+    UnseatPlayer,
+)
+from croupier.game.fairness import shuffled
 from croupier.rummy import table
 from croupier.rummy.autoplay import AutoPlay
 from croupier.rummy.cards import CardError, card_names, parse_card, standard_deck
@@ -46,17 +58,6 @@ from croupier.rummy.settlement import Settlement
 from croupier.rummy.v1 import rummy_pb2
 from croupier.rummy.variant import VariantRules
 from croupier.rummy.variants import VARIANTS
-from croupier.table.engine import (
-    JSON,
-    Act,
-    Command,
-    Event,
-    HandResult,
-    Rejected,
-    SeatPlayer,
-    StartHand,
-    UnseatPlayer,
-)
 
 __all__ = [
     "ENGINE",
@@ -106,13 +107,13 @@ class RummyTable:
 def _integer(raw: JSON, key: str, default: int) -> int:
     value = raw.get(key, default)
     if isinstance(value, (bool, float)):
-        raise Rejected("invalid_argument", f"options.{key} must be an integer")
+        raise Malformed(f"options.{key} must be an integer")
     try:
         number = int(value)  # protobuf JSON writes int64 as text
     except (TypeError, ValueError):
-        raise Rejected("invalid_argument", f"options.{key} must be an integer") from None
+        raise Malformed(f"options.{key} must be an integer") from None
     if number < 0:
-        raise Rejected("invalid_argument", f"options.{key} must not be negative")
+        raise Malformed(f"options.{key} must not be negative")
     return number
 
 
@@ -121,26 +122,21 @@ def parse_options(raw: JSON) -> tuple[VariantRules, int, int, bool, int]:
     unknown = sorted(set(raw) - OPTION_KEYS)
     if unknown:
         known = ", ".join(sorted(OPTION_KEYS))
-        raise Rejected(
-            "invalid_argument", f"unknown rummy option(s) {', '.join(unknown)}; known: {known}"
-        )
+        raise Malformed(f"unknown rummy option(s) {', '.join(unknown)}; known: {known}")
     given = raw.get("variant", "")
     variant = str(given).lower().removeprefix("variant_")
     if not isinstance(given, str) or variant not in VARIANTS:
         names = ", ".join(sorted(VARIANTS))
-        raise Rejected(
-            "invalid_argument", f"options.variant {given!r} is not a rummy variant ({names})"
-        )
+        raise Malformed(f"options.variant {given!r} is not a rummy variant ({names})")
     rules = VARIANTS[variant]
     flag = raw.get("limit_to_winner_risk", True)
     if not isinstance(flag, bool):
-        raise Rejected("invalid_argument", "options.limit_to_winner_risk must be true or false")
+        raise Malformed("options.limit_to_winner_risk must be true or false")
     for key in ("turn_seconds", "reconnect_seconds", "reserve_seconds"):
         _integer(raw, key, 0)
     players = _integer(raw, "players", 0)
     if players and not rules.min_players <= players <= rules.max_players:
-        raise Rejected(
-            "invalid_argument",
+        raise Malformed(
             f"options.players: {rules.name} is played by {rules.min_players} to "
             f"{rules.max_players} players, not {players}",
         )
@@ -194,11 +190,11 @@ class RummyEngine:
             if self._running(state) or len(state.seats) >= (
                 state.players or state.rules.max_players
             ):
-                raise Rejected("failed_precondition", "no seat is free now")
+                raise RuleBroken("no seat is free now")
             if command.player in state.seats:
-                raise Rejected("failed_precondition", f"{command.player!r} is already seated")
+                raise RuleBroken(f"{command.player!r} is already seated")
             if command.stack <= 0:
-                raise Rejected("invalid_argument", "a rummy seat needs chips (stack > 0)")
+                raise Malformed("a rummy seat needs chips (stack > 0)")
             seated = replace(
                 state, seats=(*state.seats, command.player), stacks=(*state.stacks, command.stack)
             )
@@ -206,7 +202,7 @@ class RummyEngine:
         if isinstance(command, UnseatPlayer):
             dealt_in = state.round.players if state.round is not None else ()
             if self._running(state) and command.player in dealt_in:
-                raise Rejected("failed_precondition", "a player cannot leave a running round")
+                raise RuleBroken("a player cannot leave a running round")
             keep = [i for i, p in enumerate(state.seats) if p != command.player]
             left = replace(
                 state,
@@ -219,7 +215,7 @@ class RummyEngine:
             return left, [Event("PlayerLeft", {"player": command.player})]
         if isinstance(command, StartHand):
             if not self.can_start_hand(state):
-                raise Rejected("failed_precondition", "no round can start now")
+                raise RuleBroken("no round can start now")
             players = self._in_play(state)
             dealer = self._next_dealer(state, players)
             dealt = table.start(state.rules, players, dealer, command.seed)
@@ -242,9 +238,9 @@ class RummyEngine:
             ]
         if isinstance(command, Act):
             if state.round is None:
-                raise Rejected("failed_precondition", "no round is running")
+                raise RuleBroken("no round is running")
             if "auto" in command.action and not command.by_clock:
-                raise Rejected("invalid_argument", "the auto-player's discard is the clock's")
+                raise Malformed("the auto-player's discard is the clock's")
             if state.auto.cancels(command.by_clock, command.at_ms) and self._running(state):
                 played = table.cancel(state.round)
                 events = [
@@ -270,7 +266,7 @@ class RummyEngine:
                     for player in new.last_round["eliminated"]
                 ]
             return new, events
-        raise Rejected("invalid_argument", f"unsupported command {command!r}")
+        raise Malformed(f"unsupported command {command!r}")
 
     @staticmethod
     def _settle(state: RummyTable) -> RummyTable:
@@ -324,7 +320,7 @@ class RummyEngine:
         return [] if player is None else [player]
 
     def turn_key(self, state: RummyTable, player: str) -> str | None:
-        """The turn `player`'s clock is timing (`croupier.table.engine.TracksTurns`).
+        """The turn `player`'s clock is timing (`croupier.game.TracksTurns`).
 
         Rule 45 times a whole turn (draw, melds, lay-offs, discard), and the defender's
         lay-offs after a knock are one turn: the key is the number of the turn, so the
@@ -370,7 +366,7 @@ class RummyEngine:
 
     def timeout_action(self, state: RummyTable, player: str) -> JSON:
         if state.round is None:
-            raise Rejected("failed_precondition", "no round is running")
+            raise RuleBroken("no round is running")
         return table.timeout_action(state.round, player)
 
     def result(self, state: RummyTable) -> HandResult | None:
@@ -458,8 +454,8 @@ def _game_view_class() -> Any:
     return message_factory.GetMessageClass(descriptor)
 
 
-def _invalid(message: str) -> Rejected:
-    return Rejected("invalid_argument", message)
+def _invalid(message: str) -> Malformed:
+    return Malformed(message)
 
 
 def _code(card: Any, what: str) -> str:

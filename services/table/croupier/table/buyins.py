@@ -36,8 +36,9 @@ import grpc
 
 from croupier.common.v1 import common_pb2
 from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.game import JSON, Event, Malformed, RuleBroken
 from croupier.kit.bus.envelope import make_envelope
-from croupier.table.engine import JSON, Event, Rejected
+from croupier.kit.errors import Unavailable
 from croupier.table.sink import GAMES, WALLET_REQUESTS_TOPIC
 
 PLAY_CURRENCIES = frozenset({"CHIP", "PLAY"})
@@ -45,11 +46,8 @@ WALLET_TIMEOUT_SECONDS = 5.0
 TOP_UP = "top_up"
 
 
-class WalletUnavailable(Rejected):
+class WalletUnavailable(Unavailable):
     """The wallet did not answer a buy-in: nothing was logged; retry the same command."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__("unavailable", message)
 
 
 @dataclass(frozen=True)
@@ -68,8 +66,8 @@ class Wallet(Protocol):
     """What a cash table needs of the wallet before it logs a command."""
 
     async def buy_in(self, buy_in: BuyIn) -> None:
-        """Move the chips (idempotent by `transfer_id`). Raises `Rejected` when the wallet
-        refuses (with its reason), `WalletUnavailable` (code "unavailable") when it cannot
+        """Move the chips (idempotent by `transfer_id`). Raises `RuleBroken` when the wallet
+        refuses (with its reason), `WalletUnavailable` when it cannot
         tell."""
         ...
 
@@ -81,11 +79,13 @@ class NoWallet:
         return None
 
 
-_REFUSALS = {
-    grpc.StatusCode.FAILED_PRECONDITION: "failed_precondition",
-    grpc.StatusCode.NOT_FOUND: "failed_precondition",  # no account in that currency
-    grpc.StatusCode.ALREADY_EXISTS: "failed_precondition",  # id reused for another amount
-    grpc.StatusCode.INVALID_ARGUMENT: "invalid_argument",
+# The wallet's refusals, as the table's caller should see them (any other status: the
+# wallet did not answer, and the same command may be retried).
+_REFUSALS: dict[grpc.StatusCode, type[RuleBroken]] = {
+    grpc.StatusCode.FAILED_PRECONDITION: RuleBroken,
+    grpc.StatusCode.NOT_FOUND: RuleBroken,  # no account in that currency
+    grpc.StatusCode.ALREADY_EXISTS: RuleBroken,  # id reused for another amount
+    grpc.StatusCode.INVALID_ARGUMENT: Malformed,
 }
 
 
@@ -124,13 +124,13 @@ class GrpcWallet:
         try:
             await self._wallet().BuyIn(request, timeout=self._timeout)
         except grpc.aio.AioRpcError as error:
-            code = _REFUSALS.get(error.code())
-            if code is None:
+            refusal = _REFUSALS.get(error.code())
+            if refusal is None:
                 raise WalletUnavailable(
                     f"the wallet did not confirm the buy-in ({error.code().name}); "
                     "retry with the same command"
                 ) from error
-            raise Rejected(code, f"the wallet refused the buy-in: {error.details()}") from error
+            raise refusal(f"the wallet refused the buy-in: {error.details()}") from error
 
     async def close(self) -> None:
         if self._channel is not None:
@@ -155,8 +155,7 @@ class InMemoryWallet:
         earlier = self.transfers.get(buy_in.transfer_id)
         if earlier is not None:
             if earlier != buy_in:
-                raise Rejected(
-                    "failed_precondition",
+                raise RuleBroken(
                     f"the wallet refused the buy-in: transfer {buy_in.transfer_id!r} "
                     "was used for another buy-in",
                 )
@@ -164,8 +163,7 @@ class InMemoryWallet:
         key = (buy_in.player, buy_in.currency)
         available = self.balances.get(key, 0)
         if available < buy_in.amount:
-            raise Rejected(
-                "failed_precondition",
+            raise RuleBroken(
                 f"the wallet refused the buy-in: {buy_in.player!r} has {available} "
                 f"{buy_in.currency} available, {buy_in.amount} needed",
             )

@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from croupier.game import ClockSettings
+
 # An auto-player's turn is played this long after it starts (or when the turn clock runs
 # out, if sooner), not at once: a table whose players were all automatic logged commands
 # as fast as the host could apply them (a Rummy 51 table: 23,546 entries in 6 s).
@@ -45,13 +47,6 @@ async def sleep_ms(call_later: CallLater, delay_ms: int) -> None:
         await woken
     finally:
         timer.cancel()
-
-
-@dataclass(frozen=True)
-class ClockSettings:
-    turn_ms: int
-    reserve_ms: int = 0
-    reconnect_ms: int = 60_000
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from croupier.table.engine import GameEngine
+from croupier.game import GameRules
 
 ENGINE_MODULES = {
     "backgammon": "croupier.backgammon.table_engine",
@@ -18,8 +18,8 @@ ENGINE_MODULES = {
 }
 
 
-def load_engines() -> dict[str, GameEngine[Any]]:
-    engines: dict[str, GameEngine[Any]] = {}
+def load_engines() -> dict[str, GameRules[Any]]:
+    engines: dict[str, GameRules[Any]] = {}
     for game, module in ENGINE_MODULES.items():
         engines[game] = importlib.import_module(module).ENGINE
     return engines

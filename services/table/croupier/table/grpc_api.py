@@ -1,9 +1,10 @@
-"""`croupier.table.v1.TableEngine` over gRPC: validation, translation, status codes.
+"""`croupier.table.v1.TableEngine` over gRPC: validation and translation.
 
 Game options, actions and views travel either as the game's protobuf member of the
 `oneof`s or as JSON in the game's conformance notation (`options_json`, `action_json`,
 `view_json`). An engine that knows its protobuf messages implements `ProtoCodec`;
-the host itself knows no game.
+the host itself knows no game. No error handling here: refusals reach the kit's
+interceptor, which answers their status from its one table (`croupier.kit.errors`).
 """
 
 from __future__ import annotations
@@ -15,24 +16,9 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from croupier.kit.errors import (
-    AlreadyExists,
-    FailedPrecondition,
-    InvalidArgument,
-    NotFound,
-    PermissionDenied,
-    ServiceError,
-    Unavailable,
-)
-from croupier.kit.limits import echo
-from croupier.table.engine import JSON, Rejected, implements
-from croupier.table.host import (
-    LogUnavailable,
-    TableHost,
-    TableVoided,
-    ViewSnapshot,
-    clock_from_options,
-)
+from croupier.game import JSON, Malformed, implements
+from croupier.game.limits import echo
+from croupier.table.host import TableHost, ViewSnapshot, clock_from_options
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 if TYPE_CHECKING:
@@ -41,14 +27,6 @@ if TYPE_CHECKING:
 _COMPACT_JSON = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for every view
 MAX_ID = 128
 MAX_JSON = 64 * 1024
-REJECTION_STATUS: dict[str, type[ServiceError]] = {
-    "invalid_argument": InvalidArgument,
-    "failed_precondition": FailedPrecondition,
-    "not_found": NotFound,
-    "permission_denied": PermissionDenied,
-    "unavailable": Unavailable,  # the table is served by another replica
-    "already_exists": AlreadyExists,  # a command id reused for another command
-}
 
 
 @runtime_checkable
@@ -71,34 +49,24 @@ class JsonViewCodec(Protocol):
 
 def _require_id(value: str, name: str) -> str:
     if not value:
-        raise InvalidArgument(f"{name} is required")
+        raise Malformed(f"{name} is required")
     if len(value) > MAX_ID:
-        raise InvalidArgument(f"{name} is limited to {MAX_ID} characters")
+        raise Malformed(f"{name} is limited to {MAX_ID} characters")
     return value
 
 
 def _parse_json(text: str, name: str) -> JSON:
     if len(text) > MAX_JSON:
-        raise InvalidArgument(f"{name} is limited to {MAX_JSON} bytes")
+        raise Malformed(f"{name} is limited to {MAX_JSON} bytes")
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidArgument(f"{name} is not valid JSON: {exc.msg} at position {exc.pos}") from exc
+        raise Malformed(f"{name} is not valid JSON: {exc.msg} at position {exc.pos}") from exc
     except RecursionError as exc:
-        raise InvalidArgument(f"{name} is nested too deeply") from exc
+        raise Malformed(f"{name} is nested too deeply") from exc
     if not isinstance(value, dict):
-        raise InvalidArgument(f"{name} must be a JSON object")
+        raise Malformed(f"{name} must be a JSON object")
     return value
-
-
-def _translate(exc: Exception) -> ServiceError:
-    if isinstance(exc, Rejected):
-        return REJECTION_STATUS.get(exc.code, FailedPrecondition)(exc.message)
-    if isinstance(exc, TableVoided):
-        return FailedPrecondition(str(exc))
-    if isinstance(exc, LogUnavailable):
-        return Unavailable(str(exc))
-    raise exc
 
 
 _VIEW_FORMATS = frozenset(table_pb2.ViewFormat.values())  # `values()` builds a list per call
@@ -107,7 +75,7 @@ _VIEW_FORMATS = frozenset(table_pb2.ViewFormat.values())  # `values()` builds a 
 def _view_format(value: int) -> table_pb2.ViewFormat.ValueType:
     if value not in _VIEW_FORMATS:
         known = ", ".join(table_pb2.ViewFormat.keys())
-        raise InvalidArgument(f"view_format {value} is not one of {known}")
+        raise Malformed(f"view_format {value} is not one of {known}")
     return table_pb2.ViewFormat.ValueType(value)
 
 
@@ -121,7 +89,7 @@ def _within(context: Context) -> float | None:
 
 def _bounded(value: str, name: str) -> str:
     if len(value) > MAX_ID:
-        raise InvalidArgument(f"{name} is limited to {MAX_ID} characters")
+        raise Malformed(f"{name} is limited to {MAX_ID} characters")
     return value
 
 
@@ -161,7 +129,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         member = request.options.WhichOneof("game")
         if member is not None:
             if request.game and request.game != member:
-                raise InvalidArgument(f"game {echo(request.game)} does not match options.{member}")
+                raise Malformed(f"game {echo(request.game)} does not match options.{member}")
             game: str = member
             options: JSON = json_format.MessageToDict(
                 getattr(request.options, member), preserving_proto_field_name=True
@@ -170,21 +138,18 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             game = request.game
             options = _parse_json(request.options_json or "{}", "options_json")
         else:
-            raise InvalidArgument("say which game: set one member of options, or game")
-        try:
-            clock = clock_from_options(
-                {
-                    "turn_seconds": request.clock.turn_seconds,
-                    "reserve_seconds": request.clock.reserve_seconds,
-                    "reconnect_seconds": request.clock.reconnect_seconds,
-                }
-            )
-            request_key = _bounded(request.request_key, "request_key")
-            table_id = await self._host.open_table(
-                game, options, clock, request_key, within=_within(context)
-            )
-        except (Rejected, TableVoided, LogUnavailable) as exc:
-            raise _translate(exc) from exc
+            raise Malformed("say which game: set one member of options, or game")
+        clock = clock_from_options(
+            {
+                "turn_seconds": request.clock.turn_seconds,
+                "reserve_seconds": request.clock.reserve_seconds,
+                "reconnect_seconds": request.clock.reconnect_seconds,
+            }
+        )
+        request_key = _bounded(request.request_key, "request_key")
+        table_id = await self._host.open_table(
+            game, options, clock, request_key, within=_within(context)
+        )
         return table_pb2.OpenTableResponse(table_id=table_id)
 
     async def SeatPlayer(
@@ -193,18 +158,15 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         view_format = _view_format(request.view_format)
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
-        try:
-            snapshot = await self._host.seat(
-                table_id,
-                player,
-                request.seat,
-                request.stack,
-                request.is_bot,
-                _bounded(request.invite_code, "invite_code"),
-                within=_within(context),
-            )
-        except (Rejected, TableVoided, LogUnavailable) as exc:
-            raise _translate(exc) from exc
+        snapshot = await self._host.seat(
+            table_id,
+            player,
+            request.seat,
+            request.stack,
+            request.is_bot,
+            _bounded(request.invite_code, "invite_code"),
+            within=_within(context),
+        )
         return table_pb2.SeatPlayerResponse(view=self._view(snapshot, view_format))
 
     async def UnseatPlayer(
@@ -212,10 +174,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
     ) -> table_pb2.UnseatPlayerResponse:
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
-        try:
-            await self._host.unseat(table_id, player, within=_within(context))
-        except (Rejected, TableVoided, LogUnavailable) as exc:
-            raise _translate(exc) from exc
+        await self._host.unseat(table_id, player, within=_within(context))
         return table_pb2.UnseatPlayerResponse()
 
     async def Act(self, request: table_pb2.ActRequest, context: Context) -> table_pb2.ActResponse:
@@ -223,26 +182,23 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
         command_id = _require_id(request.command_id, "command_id")
-        try:
-            action = self._action(table_id, request)
-            snapshot = await self._host.act(
-                table_id, player, command_id, action, within=_within(context)
-            )
-        except (Rejected, TableVoided, LogUnavailable) as exc:
-            raise _translate(exc) from exc
+        action = self._action(table_id, request)
+        snapshot = await self._host.act(
+            table_id, player, command_id, action, within=_within(context)
+        )
         return table_pb2.ActResponse(view=self._view(snapshot, view_format))
 
     def _action(self, table_id: str, request: table_pb2.ActRequest) -> JSON:
         member = request.action.WhichOneof("game")
         if member is None:
             if not request.action_json:
-                raise InvalidArgument("an action is required (action or action_json)")
+                raise Malformed("an action is required (action or action_json)")
             return _parse_json(request.action_json, "action_json")
         engine = self._host.engine_of(table_id)
         if member != engine.name:
-            raise InvalidArgument(f"this is a {engine.name} table; got a {member} action")
+            raise Malformed(f"this is a {engine.name} table; got a {member} action")
         if not isinstance(engine, ProtoCodec):
-            raise InvalidArgument(f"{engine.name} actions are sent as action_json")
+            raise Malformed(f"{engine.name} actions are sent as action_json")
         message: Message = getattr(request.action, member)
         return engine.action_from_message(message)
 
@@ -251,10 +207,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
     ) -> table_pb2.GetViewResponse:
         view_format = _view_format(request.view_format)
         table_id = _require_id(request.table_id, "table_id")
-        try:
-            snapshot = self._host.view(table_id, _bounded(request.player_id, "player_id"))
-        except (Rejected, TableVoided) as exc:
-            raise _translate(exc) from exc
+        snapshot = self._host.view(table_id, _bounded(request.player_id, "player_id"))
         return table_pb2.GetViewResponse(view=self._view(snapshot, view_format))
 
     async def WatchView(
@@ -262,12 +215,9 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
     ) -> AsyncIterator[table_pb2.WatchViewResponse]:
         view_format = _view_format(request.view_format)
         table_id = _require_id(request.table_id, "table_id")
-        try:
-            stream = self._host.watch(table_id, _bounded(request.player_id, "player_id"))
-            async for snapshot in stream:
-                yield table_pb2.WatchViewResponse(view=self._view(snapshot, view_format))
-        except (Rejected, TableVoided) as exc:
-            raise _translate(exc) from exc
+        stream = self._host.watch(table_id, _bounded(request.player_id, "player_id"))
+        async for snapshot in stream:
+            yield table_pb2.WatchViewResponse(view=self._view(snapshot, view_format))
 
     async def Reconnect(
         self, request: table_pb2.ReconnectRequest, context: Context
@@ -275,10 +225,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         view_format = _view_format(request.view_format)
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
-        try:
-            snapshot = await self._host.reconnect(table_id, player)
-        except (Rejected, TableVoided) as exc:
-            raise _translate(exc) from exc
+        snapshot = await self._host.reconnect(table_id, player)
         return table_pb2.ReconnectResponse(view=self._view(snapshot, view_format))
 
     async def Disconnect(
@@ -286,28 +233,19 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
     ) -> table_pb2.DisconnectResponse:
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
-        try:
-            self._host.disconnect(table_id, player)
-        except (Rejected, TableVoided) as exc:
-            raise _translate(exc) from exc
+        self._host.disconnect(table_id, player)
         return table_pb2.DisconnectResponse()
 
     async def CloseTable(
         self, request: table_pb2.CloseTableRequest, context: Context
     ) -> table_pb2.CloseTableResponse:
         table_id = _require_id(request.table_id, "table_id")
-        try:
-            await self._host.close(table_id, within=_within(context))
-        except (Rejected, TableVoided, LogUnavailable) as exc:
-            raise _translate(exc) from exc
+        await self._host.close(table_id, within=_within(context))
         return table_pb2.CloseTableResponse()
 
     async def GetHandHistory(
         self, request: table_pb2.GetHandHistoryRequest, context: Context
     ) -> table_pb2.GetHandHistoryResponse:
         table_id = _require_id(request.table_id, "table_id")
-        try:
-            history: dict[str, Any] = self._host.hand_history(table_id, request.hand_number)
-        except (Rejected, TableVoided) as exc:
-            raise _translate(exc) from exc
+        history: dict[str, Any] = self._host.hand_history(table_id, request.hand_number)
         return table_pb2.GetHandHistoryResponse(history_json=json.dumps(history, sort_keys=True))

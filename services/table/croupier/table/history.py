@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from croupier.kit.fairness import commitment
-from croupier.table.clocks import Clocks, ClockSettings
+from croupier.game import JSON, ClockSettings, GameRules, RuleBroken, Unknown
+from croupier.game.fairness import commitment
+from croupier.table.clocks import Clocks
 from croupier.table.commandlog import LogEntry
-from croupier.table.engine import JSON, GameEngine, Rejected
 from croupier.table.table_state import Settlement, TableState, step
 
 
-def initial_state(engine: GameEngine[Any], opening: LogEntry) -> TableState:
+def initial_state(engine: GameRules[Any], opening: LogEntry) -> TableState:
     """A table as its opening entry creates it."""
     clock = opening.body.get("clock", {})
     settings = ClockSettings(
@@ -39,7 +39,7 @@ def initial_state(engine: GameEngine[Any], opening: LogEntry) -> TableState:
 
 
 def _replay_to_hand(
-    engine: GameEngine[Any], entries: Sequence[LogEntry], hand_number: int
+    engine: GameRules[Any], entries: Sequence[LogEntry], hand_number: int
 ) -> tuple[list[LogEntry], Settlement | None]:
     state = initial_state(engine, entries[0])
     used = [entries[0]]
@@ -52,11 +52,11 @@ def _replay_to_hand(
     return used, None
 
 
-def build(engine: GameEngine[Any], entries: Sequence[LogEntry], hand_number: int) -> JSON:
+def build(engine: GameRules[Any], entries: Sequence[LogEntry], hand_number: int) -> JSON:
     """The history of hand `hand_number` of the table whose log is `entries`."""
     used, settlement = _replay_to_hand(engine, entries, hand_number)
     if settlement is None:
-        raise Rejected("not_found", f"hand {hand_number} of this table has not finished")
+        raise Unknown(f"hand {hand_number} of this table has not finished")
     seed = bytes.fromhex(settlement.seed_hex)
     return {
         "table_id": entries[0].table_id,
@@ -72,7 +72,7 @@ def build(engine: GameEngine[Any], entries: Sequence[LogEntry], hand_number: int
     }
 
 
-def verify(engines: Mapping[str, GameEngine[Any]], history: JSON) -> list[str]:
+def verify(engines: Mapping[str, GameRules[Any]], history: JSON) -> list[str]:
     """Every reason the history is not honest; empty when it checks out."""
     try:
         engine = engines[str(history["game"])]
@@ -96,7 +96,7 @@ def verify(engines: Mapping[str, GameEngine[Any]], history: JSON) -> list[str]:
         problems.append("the hand was not started with the revealed seed")
     try:
         _, settlement = _replay_to_hand(engine, entries, hand_number)
-    except (Rejected, KeyError, ValueError, TypeError) as exc:
+    except (RuleBroken, KeyError, ValueError, TypeError) as exc:
         problems.append(f"the commands do not replay: {exc}")
         return problems
     if settlement is None:

@@ -31,21 +31,26 @@ from typing import Any, TypeVar, cast
 import structlog
 
 from croupier.events.v1.envelope_pb2 import Envelope
-from croupier.kit.bus.envelope import make_envelope
-from croupier.kit.fairness import new_seed
-from croupier.kit.limits import OutOfBounds, check_amount, check_seconds, echo, json_int
-from croupier.table import history, metrics
-from croupier.table.buyins import Buyins
-from croupier.table.clocks import CallLater, Cancellable, ClockSettings, loop_call_later, sleep_ms
-from croupier.table.commandlog import CommandLog, LogEntry, ReplayedTable, url_uuid5
-from croupier.table.engine import (
+from croupier.game import (
     JSON,
+    ClockSettings,
+    Duplicate,
     EvaluatesAbandonment,
-    GameEngine,
+    GameRules,
     HoldsStacks,
-    Rejected,
+    Malformed,
+    RuleBroken,
+    Unknown,
     implements,
 )
+from croupier.game.limits import check_amount, check_seconds, echo, json_int
+from croupier.kit.bus.envelope import make_envelope
+from croupier.kit.errors import Unavailable
+from croupier.kit.seeds import new_seed
+from croupier.table import history, metrics
+from croupier.table.buyins import Buyins
+from croupier.table.clocks import CallLater, Cancellable, loop_call_later, sleep_ms
+from croupier.table.commandlog import CommandLog, LogEntry, ReplayedTable, url_uuid5
 from croupier.table.history import initial_state
 from croupier.table.sink import (
     EVENTS_TOPIC,
@@ -81,17 +86,15 @@ ABANDON_RETRY_SECONDS = 5.0
 def _checked(check: Callable[[], T]) -> T:
     """Run a pure check; input an engine could not even read is the caller's error.
 
-    Engines raise `Rejected` for what the rules forbid; a malformed value slipping past
+    Engines raise `RuleBroken` for what the rules forbid; a malformed value slipping past
     their parsing (a number too large, a list where a word was expected) surfaces as one
     of these, which the state never saw, so the answer is INVALID_ARGUMENT, not INTERNAL;
-    so is a value outside its documented bound (`croupier.kit.limits`).
+    so is a value outside its documented bound (`croupier.game.limits`).
     """
     try:
         return check()
-    except OutOfBounds as exc:
-        raise Rejected("invalid_argument", exc.message) from exc
     except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as exc:
-        raise Rejected("invalid_argument", f"malformed input: {type(exc).__name__}") from exc
+        raise Malformed(f"malformed input: {type(exc).__name__}") from exc
 
 
 def _envelope(
@@ -113,11 +116,13 @@ def wall_clock_ms() -> int:
     return int(time.time() * 1000)
 
 
-class TableVoided(Exception):
+class TableVoided(RuleBroken):
     """The table could not be rebuilt; it was voided and a crash refund requested."""
 
+    reason = "table_voided"
 
-class LogUnavailable(Exception):
+
+class LogUnavailable(Unavailable):
     """The command log refused a write: the command was not accepted (retry)."""
 
 
@@ -138,7 +143,7 @@ class ViewSnapshot:
 
 @dataclass
 class _Table:
-    engine: GameEngine[Any]
+    engine: GameRules[Any]
     state: TableState
     # The table's log entries, encoded: history is read rarely (hand histories), and bytes
     # are not tracked by the cyclic garbage collector, whose full passes would otherwise
@@ -166,7 +171,7 @@ def clock_from_options(options: JSON) -> ClockSettings | None:
     """A table's clock as its game options state it, when they do.
 
     Also read for the API's `TableClock` (the same names). Each value is a whole number
-    of seconds up to `croupier.kit.limits.MAX_CLOCK_SECONDS`. Games name their clock
+    of seconds up to `croupier.game.limits.MAX_CLOCK_SECONDS`. Games name their clock
     fields alike: `turn_seconds` (poker: `decision_seconds`) for each decision,
     `reserve_seconds` (backgammon: `main_clock_seconds`, which runs only once the turn
     clock is at 0) for the time bank, `reconnect_seconds` for the window.
@@ -194,7 +199,7 @@ class TableHost:
     def __init__(
         self,
         *,
-        engines: Mapping[str, GameEngine[Any]],
+        engines: Mapping[str, GameRules[Any]],
         command_log: CommandLog,
         publisher: Publisher,
         clock_defaults: Mapping[str, ClockSettings] | None = None,
@@ -339,8 +344,8 @@ class TableHost:
             if replayed.unreadable is not None:
                 raise TableVoided(f"log entry unreadable: {replayed.unreadable}")
             table = self._replay(replayed.entries)
-        except (TableVoided, Rejected, KeyError, ValueError, TypeError) as exc:
-            reason = exc.message if isinstance(exc, Rejected) else str(exc)
+        except (RuleBroken, KeyError, ValueError, TypeError) as exc:
+            reason = exc.message if isinstance(exc, RuleBroken) else str(exc)
             await self._void(table_id, str(game), reason)
             return
         self._tables[table_id] = table
@@ -619,8 +624,7 @@ class TableHost:
         if isinstance(logged.get("action"), dict) and isinstance(body.get("action"), dict):
             logged, body = logged["action"], body["action"]
         differs = sorted(k for k in logged.keys() | body.keys() if logged.get(k) != body.get(k))
-        raise Rejected(
-            "already_exists",
+        raise Duplicate(
             f"command_id {echo(command_id.split(':', 2)[-1])} was used for another command "
             f"(differs in {echo(', '.join(differs))}): use a new command_id for a new command",
         )
@@ -695,7 +699,7 @@ class TableHost:
         )
         try:
             return entry, step(table.engine, state, entry)
-        except Rejected as exc:
+        except RuleBroken as exc:
             log.error("next hand not dealt", table_id=state.table_id, error=exc.message)
             return None
 
@@ -774,7 +778,7 @@ class TableHost:
             deal = self._deal_after(table, table.state)
             if deal is not None:
                 await self._log_and_commit(table, [deal], deadline)
-        except (LogUnavailable, Rejected) as exc:
+        except (LogUnavailable, RuleBroken) as exc:
             log.error("next hand not dealt; retrying", table_id=state.table_id, error=str(exc))
             self._later(RETRY_SECONDS, lambda: self._retry_after_commit(table))
         finally:
@@ -966,7 +970,7 @@ class TableHost:
                 return
             try:
                 await self._submit_locked(table, "timeout", player, {}, command_id, answer_by)
-            except (Rejected, LogUnavailable) as exc:
+            except (RuleBroken, LogUnavailable) as exc:
                 # Try again shortly: a clock that gave up would leave the table waiting.
                 log.error("timeout not applied", table_id=table.state.table_id, error=str(exc))
                 self._later(RETRY_SECONDS, lambda: self._expire_at(table, deadline_ms, player))
@@ -1053,7 +1057,7 @@ class TableHost:
                 )
             except TableVoided:
                 return
-            except (Rejected, LogUnavailable) as exc:
+            except (RuleBroken, LogUnavailable) as exc:
                 # The game may refuse for good (a Joker game cannot lose a player) or for
                 # now (the evaluator or the log is down): try again a few times.
                 log.info(
@@ -1112,7 +1116,7 @@ class TableHost:
     def clock_settings(self, table_id: str) -> ClockSettings:
         return self._table(table_id).state.clocks.settings
 
-    def engine_of(self, table_id: str) -> GameEngine[Any]:
+    def engine_of(self, table_id: str) -> GameRules[Any]:
         return self._table(table_id).engine
 
     def table_ids(self) -> list[str]:
@@ -1123,13 +1127,11 @@ class TableHost:
         """The command log's partitions this replica serves."""
         return frozenset(self._owned)
 
-    def _engine_for(self, game: str) -> GameEngine[Any]:
+    def _engine_for(self, game: str) -> GameRules[Any]:
         engine = self._engines.get(game)
         if engine is None:
             known = ", ".join(sorted(self._engines)) or "none"
-            raise Rejected(
-                "invalid_argument", f"unknown game {echo(game)}; this host runs: {known}"
-            )
+            raise Malformed(f"unknown game {echo(game)}; this host runs: {known}")
         return engine
 
     def _table(self, table_id: str) -> _Table:
@@ -1141,16 +1143,15 @@ class TableHost:
                 )
             if self._log.partition_of(table_id) not in self._owned:
                 raise self._elsewhere(table_id)
-            raise Rejected("not_found", f"no table with id {echo(table_id)}")
+            raise Unknown(f"no table with id {echo(table_id)}")
         return table
 
-    def _elsewhere(self, table_id: str) -> Rejected:
+    def _elsewhere(self, table_id: str) -> Unavailable:
         partition = self._log.partition_of(table_id)
-        return Rejected(
-            "unavailable",
+        return Unavailable(
             f"table {table_id} is not served by this table host replica (command-log "
             f"partition {partition}); another replica serves it, or will after a rebalance: "
-            "retry",
+            "retry"
         )
 
     def _new_table_id(self, request_key: str) -> str:
@@ -1161,9 +1162,7 @@ class TableHost:
                 raise self._elsewhere(table_id)
             return table_id
         if not self._owned:
-            raise Rejected(
-                "unavailable", "this table host replica serves no partition at the moment; retry"
-            )
+            raise Unavailable("this table host replica serves no partition at the moment; retry")
         while self._log.partition_of(table_id := str(uuid.uuid4())) not in self._owned:
             pass
         return table_id
@@ -1171,4 +1170,4 @@ class TableHost:
     @staticmethod
     def _require_seated(table: _Table, player: str) -> None:
         if player not in table.state.seated:
-            raise Rejected("not_found", f"player {echo(player)} is not seated at this table")
+            raise Unknown(f"player {echo(player)} is not seated at this table")

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from croupier.common.v1 import common_pb2
 from croupier.events.v1.envelope_pb2 import Envelope
-from croupier.table.engine import Event
+from croupier.game import Event
 from croupier.table.table_state import Settlement
 from croupier.table.v1 import table_pb2
 

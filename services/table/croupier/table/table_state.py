@@ -11,23 +11,25 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from croupier.kit.fairness import commitment
-from croupier.table.clocks import Clocks
-from croupier.table.commandlog import LogEntry
-from croupier.table.engine import (
+from croupier.game import (
     Act,
     Command,
     Event,
-    GameEngine,
+    GameRules,
     HandResult,
-    Rejected,
+    Malformed,
+    RuleBroken,
     SeatPlayer,
     StartHand,
     TimesTurns,
     TracksTurns,
+    Unknown,
     UnseatPlayer,
     implements,
 )
+from croupier.game.fairness import commitment
+from croupier.table.clocks import Clocks
+from croupier.table.commandlog import LogEntry
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class TableState:
         """A hand was dealt and has not been settled yet."""
         return self.hand_number > self.settled_hand
 
-    def digest(self, engine: GameEngine[Any]) -> str:
+    def digest(self, engine: GameRules[Any]) -> str:
         """SHA-256 over everything that defines the table: compared after a rebuild."""
         document = {
             "table_id": self.table_id,
@@ -91,7 +93,7 @@ class StepOutcome:
     settlement: Settlement | None = None
 
 
-def _command(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> Command | None:
+def _command(engine: GameRules[Any], state: TableState, entry: LogEntry) -> Command | None:
     body = entry.body
     if entry.kind == "seat":
         return SeatPlayer(
@@ -113,7 +115,7 @@ def _command(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> Com
         return Act(entry.player, action, by_clock=True, at_ms=entry.at_ms)
     if entry.kind == "close":
         return None
-    raise Rejected("invalid_argument", f"unknown command kind {entry.kind!r}")
+    raise Malformed(f"unknown command kind {entry.kind!r}")
 
 
 def _auto_players(auto: frozenset[str], entry: LogEntry) -> frozenset[str]:
@@ -125,18 +127,18 @@ def _auto_players(auto: frozenset[str], entry: LogEntry) -> frozenset[str]:
     return auto
 
 
-def step(engine: GameEngine[Any], state: TableState, entry: LogEntry) -> StepOutcome:
-    """Apply one log entry. Raises Rejected (and changes nothing) when it is not allowed."""
+def step(engine: GameRules[Any], state: TableState, entry: LogEntry) -> StepOutcome:
+    """Apply one log entry. Raises RuleBroken (and changes nothing) when it is not allowed."""
     if state.closed:
-        raise Rejected("failed_precondition", "the table is closed")
+        raise RuleBroken("the table is closed")
     if state.closing and entry.kind in ("seat", "close"):
-        raise Rejected("failed_precondition", "the table is closing after the hand in play")
+        raise RuleBroken("the table is closing after the hand in play")
     if entry.kind == "act" and entry.player not in state.seated:
-        raise Rejected("not_found", f"player {entry.player!r} is not seated at this table")
+        raise Unknown(f"player {entry.player!r} is not seated at this table")
     if entry.kind == "timeout" and entry.player not in engine.to_act(state.engine_state):
         # A player who left mid-hand may still be waited for (a poker hand folds them
         # when their clock runs out), so the clock, not the seat list, decides.
-        raise Rejected("failed_precondition", f"the table is not waiting for {entry.player!r}")
+        raise RuleBroken(f"the table is not waiting for {entry.player!r}")
     command = _command(engine, state, entry)
     events: list[Event] = []
     engine_state = state.engine_state

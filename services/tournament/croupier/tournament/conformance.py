@@ -24,7 +24,7 @@ from croupier.tournament.core.actions import (
     StartRound,
     end_round,
 )
-from croupier.tournament.core.errors import InvalidInput, RuleBroken
+from croupier.tournament.core.errors import InvalidInput, Refused
 from croupier.tournament.core.options import Level, Options, RebuyPolicy
 from croupier.tournament.core.ranking import prizes, ranking
 from croupier.tournament.core.standings import apply
@@ -160,7 +160,7 @@ def run_scenario(document: dict[str, Any]) -> dict[str, Any]:
         where = f"actions[{index}]"
         try:
             state, _ = apply(state, _action(_object(raw, where), where))
-        except RuleBroken as exc:
+        except Refused as exc:
             error = {"action_index": index, "code": exc.reason, "message": exc.message}
             break
     return _output(state, error)

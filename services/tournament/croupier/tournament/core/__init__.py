@@ -1,7 +1,7 @@
 """The tournament director's pure core: the seed-000 points arithmetic, poker tournament
 structures and the seating of both.
 
-Standard library, `croupier.kit.limits` and `croupier.kit.fairness` (seeded expansion) only:
+Standard library, `croupier.game.limits` and `croupier.game.fairness` (seeded expansion) only:
 no I/O, clock or randomness of its own (time comes in as numbers, randomness as seeds), so
 the director service, `croupier conformance` and the tests run the same code. Rule numbers
 are those of docs/rules/rummy-tournaments.md and docs/rules/poker-naiko.md.
@@ -14,7 +14,7 @@ are those of docs/rules/rummy-tournaments.md and docs/rules/poker-naiko.md.
 - `points`: one round's fees, payments and tournament points;
 - `standings`: `apply(state, action) -> (state, events)`;
 - `ranking`: the live and final ranking, and the prizes with ties pooled;
-- `errors`: `RuleBroken`, the one root of every refusal, with a reason code;
+- `errors`: `Refused`, the one root of every refusal, with a reason code;
 - `blinds`: poker blind structures (levels, antes, breaks), presets and the generator;
 - `spin`: a Spin's published multiplier table, its provably fair draw and prizes;
 - `seating`: tables and seats, the recorded initial draw (rule 7), rummy balancing

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from croupier.kit.limits import OutOfBounds, check_amount, echo
+from croupier.game.limits import OutOfBounds, check_amount, echo
 from croupier.tournament.core.errors import InvalidInput
 
 __all__ = [

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from croupier.kit.fairness import FairStream
-from croupier.kit.limits import MAX_AMOUNT, OutOfBounds, check_amount, check_int, echo
+from croupier.game.fairness import FairStream
+from croupier.game.limits import MAX_AMOUNT, OutOfBounds, check_amount, check_int, echo
 from croupier.tournament.core.errors import InvalidInput, NotAllowed
 from croupier.tournament.core.ranking import Place, groups, numbered
 from croupier.tournament.core.seating import (

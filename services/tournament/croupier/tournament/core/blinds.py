@@ -6,7 +6,7 @@ places a clock reading (seconds, passed in: pure core) in it. An ante is `none`,
 `per_player` (every player dealt in) or `big_blind` (the big blind alone, after his blind:
 "big blind first", TDA 2024); `to_table_config_fields` gives the poker table options.
 
-Bounds: amounts from `croupier.kit.limits` (0..MAX_AMOUNT); levels, breaks, a generator's
+Bounds: amounts from `croupier.game.limits` (0..MAX_AMOUNT); levels, breaks, a generator's
 level length and target are whole minutes, at most one day (`MAX_CLOCK_SECONDS`). Refusals:
 `InvalidInput` `invalid_structure`; an unknown preset name `unknown_structure`.
 """
@@ -17,7 +17,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from croupier.kit.limits import (
+from croupier.game.limits import (
     MAX_AMOUNT,
     MAX_CLOCK_SECONDS,
     OutOfBounds,

@@ -1,47 +1,35 @@
-"""Why the tournament core refuses an action or a configuration: one root, `RuleBroken`.
+"""Why the tournament core refuses an action or a configuration: one root, `Refused`.
 
-Every refusal carries a machine-readable `reason` (what broke, e.g. `rebuy_limit`), a
-`status` for the future director's gRPC answer (`invalid_argument` for a malformed value,
-`not_found` for an unknown player or round, `failed_precondition` for a well-formed action
-the rules forbid now) and a `message` written for a frontend developer. Messages quote a
-caller's value only through `croupier.kit.limits.echo` (cut short). A refused action
-leaves the state unchanged: states are immutable and every check runs before anything new
-is built.
+Every refusal is a `croupier.game.RuleBroken` carrying a machine-readable `reason` (what
+broke, e.g. `rebuy_limit`) and a `message` written for a frontend developer; its kind says
+how a caller reacts (`InvalidInput` is `Malformed`: a malformed value; `NotFound` is
+`Unknown`: an unknown player or round; `NotAllowed`: a well-formed action the rules forbid
+now). Messages quote a caller's value only through `croupier.game.limits.echo` (cut
+short). A refused action leaves the state unchanged: states are immutable and every check
+runs before anything new is built.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from croupier.game import Malformed, RuleBroken, Unknown
 
-__all__ = ["InvalidInput", "NotAllowed", "NotFound", "RuleBroken"]
-
-Status = Literal["invalid_argument", "not_found", "failed_precondition"]
+__all__ = ["InvalidInput", "NotAllowed", "NotFound", "Refused"]
 
 
-class RuleBroken(Exception):
-    """A refusal by the tournament rules; subclasses fix the `status`."""
-
-    status: ClassVar[Status] = "failed_precondition"
+class Refused(RuleBroken):
+    """A refusal by the tournament rules."""
 
     def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.message = message
+        super().__init__(message, reason)
 
 
-class InvalidInput(RuleBroken):
+class InvalidInput(Refused, Malformed):
     """A value out of its shape or bounds: a negative number, a table of one, bad options."""
 
-    status = "invalid_argument"
 
-
-class NotFound(RuleBroken):
+class NotFound(Refused, Unknown):
     """A player who is not registered, or a round that is not running."""
 
-    status = "not_found"
 
-
-class NotAllowed(RuleBroken):
+class NotAllowed(Refused):
     """A well-formed action the rules forbid in the current state (a refused rebuy...)."""
-
-    status = "failed_precondition"

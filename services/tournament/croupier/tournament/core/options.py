@@ -11,7 +11,7 @@
   chips the winner has left after the fee (rule 22);
 - `prizes`: by place, 1st first, in minor units; later places win 0 (rule 47).
 
-Bounds come from `croupier.kit.limits`: every amount is in 0..MAX_AMOUNT, and so are the
+Bounds come from `croupier.game.limits`: every amount is in 0..MAX_AMOUNT, and so are the
 chips that can ever be in play (every entrant's stack plus every rebuy allowed) and the
 prize pool, so no stack or prize sum can leave a signed 64-bit integer.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from croupier.kit.limits import MAX_AMOUNT, OutOfBounds, check_amount, check_int
+from croupier.game.limits import MAX_AMOUNT, OutOfBounds, check_amount, check_int
 from croupier.tournament.core.errors import InvalidInput
 
 __all__ = ["Level", "Options", "RebuyPolicy"]

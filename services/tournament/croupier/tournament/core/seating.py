@@ -6,7 +6,7 @@ is running, a poker table's last blinds), a `Move` (who goes where, and why), a 
 seat arithmetic. The poker (TDA) policy is in `balancing`. These are decisions only: the
 director applies them (`apply_moves`) between rounds or hands.
 
-Randomness comes in as a 32-byte seed expanded by `croupier.kit.fairness` under a label;
+Randomness comes in as a 32-byte seed expanded by `croupier.game.fairness` under a label;
 a plan records the seed and label, so an auditor re-derives every draw from the record.
 
 Seed 000 (docs/rules/rummy-tournaments.md):
@@ -29,8 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from croupier.kit.fairness import SEED_BYTES, FairStream
-from croupier.kit.limits import MAX_AMOUNT, echo
+from croupier.game.fairness import SEED_BYTES, FairStream
+from croupier.game.limits import MAX_AMOUNT, echo
 from croupier.tournament.core.errors import InvalidInput
 
 __all__ = [

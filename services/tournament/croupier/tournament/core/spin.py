@@ -2,9 +2,9 @@
 
 The multiplier comes from a published table: rows of (multiplier, weight, shares), weights
 in parts per million summing to exactly `WEIGHT_TOTAL`, so a row's weight reads as its
-probability. The draw is provably fair (`croupier.kit.fairness`):
+probability. The draw is provably fair (`croupier.game.fairness`):
 
-1. the director takes a fresh seed (`fairness.new_seed`, host side) and publishes
+1. the director takes a fresh seed (`croupier.kit.seeds.new_seed`) and publishes
    `commitment(seed)` before the draw;
 2. `draw_multiplier(table, seed)` takes one ticket, a uniform integer below `WEIGHT_TOTAL`
    from `FairStream(seed, "spin-multiplier")` (rejection sampling: no modulo bias), and
@@ -26,8 +26,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate, pairwise
 
-from croupier.kit.fairness import SEED_BYTES, FairStream, commitment
-from croupier.kit.limits import OutOfBounds, check_amount, check_int, echo
+from croupier.game.fairness import SEED_BYTES, FairStream, commitment
+from croupier.game.limits import OutOfBounds, check_amount, check_int, echo
 from croupier.tournament.core.errors import InvalidInput
 
 __all__ = [

@@ -1,6 +1,6 @@
 """The tournament's state machine: `apply(state, action) -> (state, events)`.
 
-Each action is checked in full before a new state is built, so a refusal (`RuleBroken`)
+Each action is checked in full before a new state is built, so a refusal (`Refused`)
 leaves the state as it was. Rule numbers: docs/rules/rummy-tournaments.md.
 
 - `StartRound`: every player at the table pays the fee of the level in force (rules 19,
@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from croupier.kit.limits import echo
+from croupier.game.limits import echo
 from croupier.tournament.core.actions import (
     Action,
     CancelRound,
@@ -60,7 +60,7 @@ __all__ = ["apply"]
 
 
 def apply(state: Tournament, action: Action) -> tuple[Tournament, tuple[Event, ...]]:
-    """The state after `action` and what happened, or `RuleBroken` with `state` untouched."""
+    """The state after `action` and what happened, or `Refused` with `state` untouched."""
     if state.finished:
         raise NotAllowed("tournament_over", "the tournament is over; no action is accepted")
     if isinstance(action, StartRound):

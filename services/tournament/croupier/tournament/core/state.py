@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from croupier.kit.limits import echo
-from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound, RuleBroken
+from croupier.game.limits import echo
+from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound, Refused
 from croupier.tournament.core.options import Level, Options
 
 __all__ = [
@@ -121,7 +121,7 @@ def idle_players(state: Tournament) -> tuple[str, ...]:
     return tuple(name for name in players_in(state) if round_of(state, name) is None)
 
 
-def rebuy_refusal(state: Tournament, name: str) -> RuleBroken | None:
+def rebuy_refusal(state: Tournament, name: str) -> Refused | None:
     """Why `name` may not rebuy now, or None when he may (rules 11, 13-17, OQ 3, OQ 6).
 
     Raises `NotFound` for a player who is not registered.

@@ -18,10 +18,10 @@ from datetime import datetime
 from types import TracebackType
 from typing import Self
 
+from croupier.game.money import CURRENCIES, Currency
 from croupier.wallet.core.errors import TransferNotFound, TransferNotPending, UnbalancedSettlement
 from croupier.wallet.core.ledger import LedgerSlice
 from croupier.wallet.core.model import Account, Posting, Transfer, TransferStatus
-from croupier.wallet.core.money import CURRENCIES, Currency
 from croupier.wallet.service.operations import (
     Apply,
     ExpectPosted,

@@ -20,6 +20,7 @@ from typing import Any, Self
 
 import asyncpg  # type: ignore[import-untyped]
 
+from croupier.game.money import Currency, CurrencyKind
 from croupier.wallet.core.errors import (
     AccountNotFound,
     AlreadyReversed,
@@ -41,7 +42,6 @@ from croupier.wallet.core.model import (
     TransferKind,
     TransferStatus,
 )
-from croupier.wallet.core.money import Currency, CurrencyKind
 from croupier.wallet.service.operations import (
     Apply,
     Operation,

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from croupier.kit.limits import OutOfBounds, echo
-from croupier.kit.limits import check_amount as bounded_amount
+from croupier.game.limits import OutOfBounds, echo
+from croupier.game.limits import check_amount as bounded_amount
+from croupier.game.money import CurrencyKind
 from croupier.wallet.core.errors import InvalidRequest
-from croupier.wallet.core.money import CurrencyKind
 
 __all__ = [
     "Account",
@@ -175,7 +175,7 @@ def check_metadata(metadata: Mapping[str, str]) -> None:
 
 
 def check_amount(value: int, what: str, *, low: int = 1) -> int:
-    """An amount in `low..MAX_AMOUNT` (`croupier.kit.limits`). A single amount past the
+    """An amount in `low..MAX_AMOUNT` (`croupier.game.limits`). A single amount past the
     bound is INVALID_ARGUMENT; a movement that would push a balance past what PostgreSQL's
     bigint holds is FAILED_PRECONDITION (`BalanceOutOfRange`, from the database)."""
     if low == 1 and isinstance(value, int) and not isinstance(value, bool) and value <= 0:

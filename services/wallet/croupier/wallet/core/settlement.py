@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from croupier.wallet.core.commission import RakePolicy, backgammon_commission
+from croupier.game.commission import RakePolicy, backgammon_commission
+from croupier.game.money import Currency
 from croupier.wallet.core.errors import InvalidRequest, UnbalancedSettlement
-from croupier.wallet.core.money import Currency
 
 __all__ = [
     "CommissionRule",
@@ -67,7 +67,7 @@ def settlement_amounts(
 
     `deltas`: player → net result before commission (Σ = 0). `holds`: player → amount held.
 
-    >>> from croupier.wallet.core.money import CURRENCIES
+    >>> from croupier.game.money import CURRENCIES
     >>> s = settlement_amounts({"amnon": 1000, "micha": -1000}, {"amnon": 1000, "micha": 1000},
     ...                        CURRENCIES["USD"], backgammon_rule)
     >>> s.losses, s.winnings

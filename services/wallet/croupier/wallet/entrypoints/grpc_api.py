@@ -1,25 +1,15 @@
 """`croupier.wallet.v1.Wallet` over gRPC: validate, translate, call one handler, translate back.
 
-No rules here. Ledger errors become the kit's status errors by their `category`
-(invalid → INVALID_ARGUMENT, not_found → NOT_FOUND, precondition → FAILED_PRECONDITION,
-conflict → ALREADY_EXISTS); the kit's interceptor answers with the code and message.
+No rules here, and no error handling: ledger errors are `croupier.game.RuleBroken`s, which
+the kit's interceptor answers with their status (`croupier.kit.errors`) and message.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from croupier.kit.errors import (
-    AlreadyExists,
-    FailedPrecondition,
-    InvalidArgument,
-    NotFound,
-    ServiceError,
-)
-from croupier.wallet.core.errors import InvalidRequest, LedgerError
+from croupier.wallet.core.errors import InvalidRequest
 from croupier.wallet.core.model import Transfer, check_amount, check_id
 from croupier.wallet.entrypoints import translate as tr
 from croupier.wallet.entrypoints.requests import (
@@ -37,34 +27,9 @@ from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
 if TYPE_CHECKING:
     from croupier.kit.context import Context
 
-__all__ = ["SERVICE_NAME", "WalletService", "to_service_error"]
+__all__ = ["SERVICE_NAME", "WalletService"]
 
 SERVICE_NAME = wallet_pb2.DESCRIPTOR.services_by_name["Wallet"].full_name
-
-_STATUS: dict[str, type[ServiceError]] = {
-    "invalid": InvalidArgument,
-    "not_found": NotFound,
-    "precondition": FailedPrecondition,
-    "conflict": AlreadyExists,
-}
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def to_service_error(error: LedgerError) -> ServiceError:
-    return _STATUS[error.category](error.message)
-
-
-def _ledger_errors(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    @functools.wraps(method)
-    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return await method(*args, **kwargs)
-        except LedgerError as error:
-            raise to_service_error(error) from error
-
-    return wrapper
 
 
 def _records(transfers: tuple[Transfer, ...] | list[Transfer]) -> list[wallet_pb2.TransferRecord]:
@@ -79,7 +44,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
 
     # -- accounts and transfers ----------------------------------------------------------
 
-    @_ledger_errors
     async def OpenAccount(
         self, request: wallet_pb2.OpenAccountRequest, context: Context
     ) -> wallet_pb2.OpenAccountResponse:
@@ -90,14 +54,12 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         )
         return wallet_pb2.OpenAccountResponse(account=tr.account_to_proto(account))
 
-    @_ledger_errors
     async def GetAccount(
         self, request: wallet_pb2.GetAccountRequest, context: Context
     ) -> wallet_pb2.GetAccountResponse:
         account = await self._ledger.account(required(request.account_id, "account_id"))
         return wallet_pb2.GetAccountResponse(account=tr.account_to_proto(account))
 
-    @_ledger_errors
     async def GetBalance(
         self, request: wallet_pb2.GetBalanceRequest, context: Context
     ) -> wallet_pb2.GetBalanceResponse:
@@ -108,7 +70,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             held=tr.money(account.debits_pending, account.currency),
         )
 
-    @_ledger_errors
     async def Transfer(
         self, request: wallet_pb2.TransferRequest, context: Context
     ) -> wallet_pb2.TransferResponse:
@@ -118,7 +79,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             transfer=tr.transfer_to_proto(transfer), replayed=replayed
         )
 
-    @_ledger_errors
     async def Hold(
         self, request: wallet_pb2.HoldRequest, context: Context
     ) -> wallet_pb2.HoldResponse:
@@ -126,7 +86,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         transfer, replayed = await self._ledger.transfer(spec)
         return wallet_pb2.HoldResponse(transfer=tr.transfer_to_proto(transfer), replayed=replayed)
 
-    @_ledger_errors
     async def PostHold(
         self, request: wallet_pb2.PostHoldRequest, context: Context
     ) -> wallet_pb2.PostHoldResponse:
@@ -137,7 +96,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             transfer=tr.transfer_to_proto(transfer), replayed=replayed
         )
 
-    @_ledger_errors
     async def VoidHold(
         self, request: wallet_pb2.VoidHoldRequest, context: Context
     ) -> wallet_pb2.VoidHoldResponse:
@@ -146,7 +104,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             transfer=tr.transfer_to_proto(transfer), replayed=replayed
         )
 
-    @_ledger_errors
     async def Reverse(
         self, request: wallet_pb2.ReverseRequest, context: Context
     ) -> wallet_pb2.ReverseResponse:
@@ -159,7 +116,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             transfer=tr.transfer_to_proto(transfer), replayed=replayed
         )
 
-    @_ledger_errors
     async def TransferBatch(
         self, request: wallet_pb2.TransferBatchRequest, context: Context
     ) -> wallet_pb2.TransferBatchResponse:
@@ -170,14 +126,12 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             transfers=_records(result.transfers), replayed=result.replayed
         )
 
-    @_ledger_errors
     async def GetTransfer(
         self, request: wallet_pb2.GetTransferRequest, context: Context
     ) -> wallet_pb2.GetTransferResponse:
         transfer = await self._ledger.transfer_record(required(request.transfer_id, "transfer_id"))
         return wallet_pb2.GetTransferResponse(transfer=tr.transfer_to_proto(transfer))
 
-    @_ledger_errors
     async def GetStatement(
         self, request: wallet_pb2.GetStatementRequest, context: Context
     ) -> wallet_pb2.GetStatementResponse:
@@ -204,7 +158,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
 
     # -- games ---------------------------------------------------------------------------
 
-    @_ledger_errors
     async def HoldStake(
         self, request: wallet_pb2.HoldStakeRequest, context: Context
     ) -> wallet_pb2.HoldStakeResponse:
@@ -222,7 +175,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             transfer=tr.transfer_to_proto(transfer), replayed=replayed
         )
 
-    @_ledger_errors
     async def BuyIn(
         self, request: wallet_pb2.BuyInRequest, context: Context
     ) -> wallet_pb2.BuyInResponse:
@@ -237,7 +189,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         )
         return wallet_pb2.BuyInResponse(transfer=tr.transfer_to_proto(transfer), replayed=replayed)
 
-    @_ledger_errors
     async def CashOut(
         self, request: wallet_pb2.CashOutRequest, context: Context
     ) -> wallet_pb2.CashOutResponse:
@@ -256,7 +207,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             transfer=tr.transfer_to_proto(transfer), replayed=replayed
         )
 
-    @_ledger_errors
     async def SettleGame(
         self, request: wallet_pb2.SettleGameRequest, context: Context
     ) -> wallet_pb2.SettleGameResponse:
@@ -265,7 +215,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             transfers=_records(result.transfers), replayed=result.replayed
         )
 
-    @_ledger_errors
     async def EnterTournament(
         self, request: wallet_pb2.EnterTournamentRequest, context: Context
     ) -> wallet_pb2.EnterTournamentResponse:
@@ -289,7 +238,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             transfers=_records(result.transfers), replayed=result.replayed
         )
 
-    @_ledger_errors
     async def RefundTournamentEntry(
         self, request: wallet_pb2.RefundTournamentEntryRequest, context: Context
     ) -> wallet_pb2.RefundTournamentEntryResponse:
@@ -301,7 +249,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             transfers=_records(result.transfers), replayed=result.replayed
         )
 
-    @_ledger_errors
     async def PayTournamentPrizes(
         self, request: wallet_pb2.PayTournamentPrizesRequest, context: Context
     ) -> wallet_pb2.PayTournamentPrizesResponse:
@@ -310,7 +257,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             transfers=_records(result.transfers), replayed=result.replayed
         )
 
-    @_ledger_errors
     async def RefundCrashedTable(
         self, request: wallet_pb2.RefundCrashedTableRequest, context: Context
     ) -> wallet_pb2.RefundCrashedTableResponse:
@@ -321,7 +267,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         )
         return wallet_pb2.RefundCrashedTableResponse(**_crash_fields(refund))
 
-    @_ledger_errors
     async def RefundCrashedTournament(
         self, request: wallet_pb2.RefundCrashedTournamentRequest, context: Context
     ) -> wallet_pb2.RefundCrashedTournamentResponse:
@@ -334,7 +279,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
 
     # -- finance -------------------------------------------------------------------------
 
-    @_ledger_errors
     async def ExportJournal(
         self, request: wallet_pb2.ExportJournalRequest, context: Context
     ) -> wallet_pb2.ExportJournalResponse:
@@ -354,7 +298,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             rows=export.rows,
         )
 
-    @_ledger_errors
     async def GetTrialBalance(
         self, request: wallet_pb2.GetTrialBalanceRequest, context: Context
     ) -> wallet_pb2.GetTrialBalanceResponse:
@@ -380,7 +323,6 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             balanced=all(total == 0 for total in totals.values()),
         )
 
-    @_ledger_errors
     async def GetReconciliationReport(
         self, request: wallet_pb2.GetReconciliationReportRequest, context: Context
     ) -> wallet_pb2.GetReconciliationReportResponse:

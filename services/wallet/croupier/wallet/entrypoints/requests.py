@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from croupier.kit.limits import MAX_AMOUNT
+from croupier.game.limits import MAX_AMOUNT
 from croupier.wallet.core.errors import InvalidRequest
 from croupier.wallet.core.model import check_amount, check_currency, check_id
 from croupier.wallet.entrypoints import translate as tr

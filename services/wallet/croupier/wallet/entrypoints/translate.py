@@ -12,8 +12,8 @@ from datetime import UTC, date, datetime
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from croupier.common.v1 import common_pb2
-from croupier.kit.limits import echo
-from croupier.wallet.core.commission import FlatRake, PercentRake
+from croupier.game.commission import FlatRake, PercentRake
+from croupier.game.limits import echo
 from croupier.wallet.core.errors import InvalidRequest
 from croupier.wallet.core.model import (
     Account,

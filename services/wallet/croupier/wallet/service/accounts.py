@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from croupier.game.money import CurrencyKind
 from croupier.wallet.core.errors import TransferNotFound
 from croupier.wallet.core.model import (
     AccountKind,
@@ -21,7 +22,6 @@ from croupier.wallet.core.model import (
     account_id_for,
     check_id,
 )
-from croupier.wallet.core.money import CurrencyKind
 from croupier.wallet.service.ledger import BatchResult, LedgerService
 from croupier.wallet.service.operations import Apply, OpenAccount, Operation, Reverse, VoidHold
 

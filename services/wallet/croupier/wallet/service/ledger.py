@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from croupier.game.money import Currency
 from croupier.wallet.core.errors import (
     AccountNotFound,
     IdempotencyConflict,
@@ -35,7 +36,6 @@ from croupier.wallet.core.model import (
     check_id,
     check_metadata,
 )
-from croupier.wallet.core.money import Currency
 from croupier.wallet.service.grouping import TransferGroups
 from croupier.wallet.service.operations import (
     Apply,

@@ -8,8 +8,8 @@ from datetime import datetime
 from types import TracebackType
 from typing import Protocol, Self
 
+from croupier.game.money import Currency
 from croupier.wallet.core.model import Account, Posting, Transfer, TransferKind
-from croupier.wallet.core.money import Currency
 from croupier.wallet.service.operations import Operation
 
 __all__ = [

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Protocol
 
+from croupier.game.money import format_minor
 from croupier.wallet.core.errors import AccountNotFound, InvalidRequest
 from croupier.wallet.core.model import AccountKind, TransferKind
-from croupier.wallet.core.money import format_minor
 
 __all__ = [
     "JOURNAL_COLUMNS",

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from croupier.kit.limits import MAX_AMOUNT, echo
+from croupier.game.limits import MAX_AMOUNT, echo
+from croupier.game.money import CurrencyKind
 from croupier.wallet.core.errors import (
     AccountNotFound,
     InvalidRequest,
@@ -23,7 +24,6 @@ from croupier.wallet.core.model import (
     check_amount,
     check_id,
 )
-from croupier.wallet.core.money import CurrencyKind
 from croupier.wallet.core.settlement import (
     CommissionRule,
     backgammon_rule,

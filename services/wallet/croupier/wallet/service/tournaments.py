@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from croupier.wallet.core.commission import split_entry_price
+from croupier.game.commission import split_entry_price
 from croupier.wallet.core.errors import (
     AlreadySettled,
     InvalidRequest,

@@ -1,123 +1,41 @@
-"""The interface every game engine implements to run in the table host.
+"""`GameRules`: what every game implements to run in the table host.
 
 The host knows nothing of any game's rules. It stores the commands a table accepted,
-runs the clocks, draws the seeds and routes views; the engine is a pure function of
+runs the clocks, draws the seeds and routes views; a game's rules are a pure function of
 `(state, command) -> (state, events)`:
 
 - no I/O, no clock and no randomness inside: a hand's randomness arrives as the 32-byte
-  seed of a `StartHand` command and is expanded with `croupier.kit.fairness`;
+  seed of a `StartHand` command and is expanded with `croupier.game.fairness`;
 - the same state and command always give the same result, which is what lets the host
   rebuild a table by replaying its command log;
-- an illegal command raises `Rejected` and leaves the state untouched (states are
-  immutable values, or the engine copies before changing).
-
-Actions travel in the game's conformance notation (docs/conformance.md),
-e.g. `{"action": "raise", "to": 6}`, so the conformance replayer, the bots and the gRPC
-adapter all drive the engine the same way.
+- an illegal command raises `croupier.game.errors.RuleBroken` and leaves the state
+  untouched (states are immutable values, or the rules copy before changing).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-JSON = dict[str, Any]
+from croupier.game.commands import JSON, Command
+from croupier.game.events import Event, HandResult
+
 S = TypeVar("S")
 
-# (id(engine), protocol) -> (engine, whether it implements the protocol)
+
+@dataclass(frozen=True)
+class ClockSettings:
+    """A table's clocks: each turn's allowance, a reserve (time bank) drawn on once the
+    turn's allowance is spent, and how long a disconnected player's seat is kept."""
+
+    turn_ms: int
+    reserve_ms: int = 0
+    reconnect_ms: int = 60_000
+
+
+# (id(rules), protocol) -> (rules, whether they implement the protocol)
 _IMPLEMENTS: dict[tuple[int, type], tuple[object, bool]] = {}
-
-
-class Rejected(Exception):
-    """A command the rules do not allow. `code` is machine-readable, `message` is for people.
-
-    The message must never contain hidden information (another player's cards).
-    `code` is one of: "invalid_argument" (malformed action), "failed_precondition"
-    (well-formed but illegal now: not your turn, below the minimum raise...),
-    "not_found" (no such player/seat), "permission_denied".
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass(frozen=True)
-class SeatPlayer:
-    player: str
-    seat: int
-    stack: int = 0
-    is_bot: bool = False
-    # The code a private table's host handed out; the game decides whether it admits.
-    invite_code: str = ""
-
-
-@dataclass(frozen=True)
-class UnseatPlayer:
-    """A player leaves (or was away past the reconnection window).
-
-    `evaluation` is what an `EvaluatesAbandonment` engine's evaluator said about the
-    position when the player left (e.g. GNU Backgammon's equity). The host obtains it
-    before logging the command and stores it in the log, so a replay never asks again.
-    """
-
-    player: str
-    evaluation: JSON | None = None
-
-
-@dataclass(frozen=True)
-class StartHand:
-    """Begin the next hand (or game) with this seed; the engine derives every random choice."""
-
-    seed: bytes
-
-
-@dataclass(frozen=True)
-class Act:
-    """A player's action; `by_clock` when the host applies `timeout_action` on expiry.
-
-    Engines whose timeout actions carry markers a player must not send themselves (a
-    rummy auto-discard, a backgammon loss on time) accept them only `by_clock`.
-    `at_ms` is the command's log timestamp (ms since the epoch), for rules that count
-    time (a rummy round whose players are all automatic ends after 5 minutes); a replay
-    passes the logged one, so the engine stays a pure function of its log.
-    """
-
-    player: str
-    action: JSON
-    by_clock: bool = False
-    at_ms: int = 0
-
-
-Command = SeatPlayer | UnseatPlayer | StartHand | Act
-"""What the host asks of an engine. A clock expiry arrives as the `Act` that
-`timeout_action` chose, so an engine needs no separate timeout rule."""
-
-
-@dataclass(frozen=True)
-class Event:
-    """A public fact (never hidden cards): goes to `croupier.table.events`."""
-
-    type: str
-    data: JSON = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class HandResult:
-    """What a finished hand or game settles: exact integer amounts per player.
-
-    `deltas` sum to `-commission_total` (what the house takes), so no chip is created
-    or lost. `details` carries the game's own record (pots, winners, commission split...).
-    """
-
-    hand_number: int
-    deltas: Mapping[str, int]
-    commission: Mapping[str, int] = field(default_factory=dict)
-    details: JSON = field(default_factory=dict)
-    # The currency the amounts are in, when the engine knows it (else the table's).
-    currency: str | None = None
 
 
 @runtime_checkable
@@ -157,7 +75,7 @@ class EvaluatesAbandonment(Protocol):
         ...
 
 
-class GameEngine(Protocol, Generic[S]):
+class GameRules(Protocol, Generic[S]):
     """A game's rules as the host sees them.
 
     Optional attributes the host reads: `default_clock` (a `ClockSettings` for tables
@@ -171,11 +89,11 @@ class GameEngine(Protocol, Generic[S]):
     version: str
 
     def open(self, options: JSON) -> S:
-        """A new table's state from validated options; raises Rejected on bad options."""
+        """A new table's state from validated options; raises Malformed on bad options."""
         ...
 
     def apply(self, state: S, command: Command) -> tuple[S, Sequence[Event]]:
-        """Apply one command; raise Rejected (state unchanged) when it is not allowed."""
+        """Apply one command; raise RuleBroken (state unchanged) when it is not allowed."""
         ...
 
     def can_start_hand(self, state: S) -> bool:

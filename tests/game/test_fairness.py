@@ -5,7 +5,8 @@ from __future__ import annotations
 import collections
 import hashlib
 
-from croupier.kit.fairness import FairStream, commitment, dice, new_seed, shuffled
+from croupier.game.fairness import FairStream, commitment, dice, shuffled
+from croupier.kit.seeds import new_seed
 
 SEED = bytes(range(32))
 

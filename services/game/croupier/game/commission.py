@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from croupier.wallet.core.errors import InvalidRequest
-from croupier.wallet.core.money import Currency
+from croupier.game.errors import Malformed
+from croupier.game.money import Currency
 
 __all__ = [
     "BackgammonCommission",
@@ -60,7 +60,9 @@ def backgammon_amount_passing(
     10000
     """
     if stake <= 0 or cube < 1 or multiplier not in (1, 2, 3):
-        raise InvalidRequest("stake must be > 0, cube ≥ 1 and the multiplier 1, 2 or 3")
+        raise Malformed(
+            "stake must be > 0, cube ≥ 1 and the multiplier 1, 2 or 3", "invalid_request"
+        )
     amount = stake * cube * multiplier
     return amount if maximum is None else min(amount, maximum)
 
@@ -74,12 +76,12 @@ def backgammon_commission(
     up to a whole minor unit and then doubled (¶22, ¶25, OQ 2); it never exceeds the amount
     passing (OQ 3). Play money, chips and tournament games carry none (¶24).
 
-    >>> from croupier.wallet.core.money import CURRENCIES
+    >>> from croupier.game.money import CURRENCIES
     >>> backgammon_commission(1000, CURRENCIES["USD"])  # vector 1: $10 → $1.30, winner +$8.70
     BackgammonCommission(amount_passing=1000, per_player=65, total=130)
     """
     if amount_passing <= 0:
-        raise InvalidRequest(f"amount passing must be > 0, got {amount_passing}")
+        raise Malformed(f"amount passing must be > 0, got {amount_passing}", "invalid_request")
     if tournament or not currency.carries_commission:
         return BackgammonCommission(amount_passing=amount_passing, per_player=0, total=0)
     scale = 10**currency.exponent
@@ -109,7 +111,7 @@ class NoCommission(RakePolicy):
 class PercentRake(RakePolicy):
     """`basis_points` of the pot (500 = 5%), rounded down, at most `cap` minor units.
 
-    >>> from croupier.wallet.core.money import CURRENCIES
+    >>> from croupier.game.money import CURRENCIES
     >>> PercentRake(basis_points=500, cap=300).rake(1999, CURRENCIES["USD"])
     99
     >>> PercentRake(basis_points=500, cap=300).rake(100000, CURRENCIES["USD"])
@@ -123,7 +125,7 @@ class PercentRake(RakePolicy):
 
     def __post_init__(self) -> None:
         if not 0 <= self.basis_points <= 10_000 or (self.cap is not None and self.cap < 0):
-            raise InvalidRequest("rake basis points must be 0–10000 and the cap ≥ 0")
+            raise Malformed("rake basis points must be 0–10000 and the cap ≥ 0", "invalid_request")
 
     def rake(self, pot: int, currency: Currency) -> int:
         if pot <= 0 or not currency.carries_commission:
@@ -140,7 +142,7 @@ class FlatRake(RakePolicy):
 
     def __post_init__(self) -> None:
         if self.amount < 0:
-            raise InvalidRequest("flat rake must be ≥ 0")
+            raise Malformed("flat rake must be ≥ 0", "invalid_request")
 
     def rake(self, pot: int, currency: Currency) -> int:
         if pot <= 0 or not currency.carries_commission:
@@ -160,12 +162,12 @@ def split_entry_price(*, buy_in: int, fee: int, currency: Currency) -> EntrySpli
     """Seed 001 ¶24 / rule 45: a tournament's commission is shown as part of the entry price
     (entry price = buy-in to the prize pool + fee to the house). Play money and chips: no fee.
 
-    >>> from croupier.wallet.core.money import CURRENCIES
+    >>> from croupier.game.money import CURRENCIES
     >>> split_entry_price(buy_in=1000, fee=100, currency=CURRENCIES["USD"])
     EntrySplit(prize_pool=1000, fee=100)
     """
     if buy_in < 0 or fee < 0 or buy_in + fee <= 0:
-        raise InvalidRequest("the buy-in and fee must be ≥ 0 and the entry price > 0")
+        raise Malformed("the buy-in and fee must be ≥ 0 and the entry price > 0", "invalid_request")
     if not currency.carries_commission:
         fee = 0
     return EntrySplit(prize_pool=buy_in, fee=fee)

@@ -1,10 +1,10 @@
-"""`croupier.kit.limits`: the one place of the documented bounds and how values are read."""
+"""`croupier.game.limits`: the one place of the documented bounds and how values are read."""
 
 from __future__ import annotations
 
 import pytest
 
-from croupier.kit.limits import (
+from croupier.game.limits import (
     MAX_AMOUNT,
     MAX_CLOCK_SECONDS,
     MAX_ECHO,

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from croupier.wallet.core.commission import (
+from croupier.game import Malformed
+from croupier.game.commission import (
     FlatRake,
     PercentRake,
     backgammon_amount_passing,
     backgammon_commission,
     split_entry_price,
 )
-from croupier.wallet.core.errors import InvalidRequest
-from croupier.wallet.core.money import CURRENCIES
+from croupier.game.money import CURRENCIES
 
 USD = CURRENCIES["USD"]
 
@@ -77,11 +77,11 @@ def test_commission_for_zero_exponent_currency_rounds_up_to_one_unit() -> None:
 
 def test_rule_5_cap_and_bad_inputs() -> None:
     assert backgammon_amount_passing(stake=500, cube=64, multiplier=3, maximum=None) == 96000
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(Malformed):
         backgammon_amount_passing(stake=0, cube=1, multiplier=1, maximum=None)
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(Malformed):
         backgammon_amount_passing(stake=10, cube=1, multiplier=4, maximum=None)
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(Malformed):
         backgammon_commission(0, USD)
 
 
@@ -92,7 +92,7 @@ def test_percent_rake_with_cap_and_flat_rake() -> None:
     assert rake.rake(100_000, CURRENCIES["PLAY"]) == 0
     assert FlatRake(amount=50).rake(30, USD) == 30
     assert FlatRake(amount=50).rake(1000, CURRENCIES["CHIP"]) == 0
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(Malformed):
         PercentRake(basis_points=10_001)
 
 

@@ -1,36 +1,29 @@
 """Provably fair randomness: a committed seed, a deterministic unbiased stream.
 
 Per hand (or game) the table host draws a 32-byte seed from the OS CSPRNG
-(`new_seed`), publishes `commitment(seed)` (hex SHA-256) when the hand starts and reveals
-the seed in the hand history when it ends. Every random choice of the hand is derived
-from the seed alone, so anyone holding the history can re-derive the deck or the dice and
-check them against the commitment (`croupier verify`).
+(`croupier.kit.seeds.new_seed`), publishes `commitment(seed)` (hex SHA-256) when the hand
+starts and reveals the seed in the hand history when it ends. Every random choice of the
+hand is derived from the seed alone, so anyone holding the history can re-derive the deck
+or the dice and check them against the commitment (`croupier verify`).
 
 The stream is HMAC-SHA256(seed, label || counter) blocks. Integers below `n` are drawn by
 rejection sampling (no modulo bias), and shuffles are Fisher–Yates over those integers.
 Labels separate independent uses of one seed ("deck", "dice", "carousel"), so adding a use
 never changes the others.
 
-This module is pure: no clock, no I/O; `new_seed` is the only entry to the OS RNG and is
-called by the host, never by an engine.
+This module is pure: no clock, no I/O, no randomness of its own.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
 
 SEED_BYTES = 32
-
-
-def new_seed() -> bytes:
-    """A fresh 32-byte server seed from the OS CSPRNG (host only)."""
-    return secrets.token_bytes(SEED_BYTES)
 
 
 def commitment(seed: bytes) -> str:

@@ -8,12 +8,13 @@ dollars in cents), and 9,000 such amounts added together still stay below 2^63 â
 10^18 (a table's stacks, pots and payments are a handful of them). A balance that many
 movements would push past it is the wallet's to refuse (`BalanceOutOfRange`).
 
-Stdlib only: pure engines import it. A caller turns `OutOfBounds` into its own refusal
-(an engine's `Rejected("invalid_argument", ...)`, the wallet's `InvalidArgument`); the
-kit's interceptor answers INVALID_ARGUMENT for one that escapes.
+Stdlib only: pure cores import it. `OutOfBounds` is a `Malformed` refusal, so whoever
+lets one escape answers INVALID_ARGUMENT (`croupier.kit.errors`).
 """
 
 from __future__ import annotations
+
+from croupier.game.errors import Malformed
 
 # Any single amount of money or chips: a stake, a stack, a blind, a top-up, a deposit.
 MAX_AMOUNT = 10**15
@@ -25,12 +26,10 @@ MAX_MATCH_POINTS = 10_000
 MAX_ECHO = 64
 
 
-class OutOfBounds(Exception):
+class OutOfBounds(Malformed):
     """A value outside its documented bound; `message` names the field and the bound."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    reason = "out_of_bounds"
 
 
 def echo(value: object) -> str:
