@@ -23,12 +23,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from croupier.game.fairness import shuffled
 from croupier.joker import game, hand
 from croupier.joker.cards import DECK, Card, Suit
 from croupier.joker.options import GameType
 from croupier.joker.schedule import schedule
 from croupier.joker.tricks import JokerUse, Play, legal_cards, trick_winner
-from croupier.kit.fairness import shuffled
 
 PLAYERS = ("a", "b", "c", "d")
 SLOTS = schedule(GameType.STANDARD)
