@@ -3,9 +3,9 @@
 Every bot plays a random legal action (trump, bid, card and joker use drawn from
 `legal_actions`), in-process, single thread. Rows, all in the same run on the same seeds:
 
-- `engine, full game`: `croupier.joker.game` — deal from seed, immutable states, events,
+- `engine, full game`: `croupier.joker.core.game` — deal from seed, immutable states, events,
   hand scoring, premia/moshla settlement and ledger, the sheet at game end;
-- `engine, hands only (peer)`: the same loop on `croupier.joker.hand` without the game
+- `engine, hands only (peer)`: the same loop on `croupier.joker.core.hand` without the game
   layer: no scoring, no premia, no ledger, no events naming, no sheet;
 - `naive baseline (peer)`: our own throwaway mutable implementation of the same rules in
   this file (lists changed in place, no validation, no events, no scoring): a floor for
@@ -24,11 +24,11 @@ from collections.abc import Callable
 from typing import Any
 
 from croupier.game.fairness import shuffled
-from croupier.joker import game, hand
-from croupier.joker.cards import DECK, Card, Suit
-from croupier.joker.options import GameType
-from croupier.joker.schedule import schedule
-from croupier.joker.tricks import JokerUse, Play, legal_cards, trick_winner
+from croupier.joker.core import game, hand
+from croupier.joker.core.cards import DECK, Card, Suit
+from croupier.joker.core.options import GameType
+from croupier.joker.core.schedule import schedule
+from croupier.joker.core.tricks import JokerUse, Play, legal_cards, trick_winner
 
 PLAYERS = ("a", "b", "c", "d")
 SLOTS = schedule(GameType.STANDARD)

@@ -3,7 +3,7 @@
 JokerAI (github.com/kkahadze/JokerAI; no licence file in the repository, so NOT vendored) scores a
 hand in `src/player.py`, `Player.update_score(dealt)`. This script reads that file from a
 local git mirror (`git show <rev>:src/player.py`; nothing is copied into this repository),
-loads it as a throwaway module, and compares it with `croupier.joker.scoring.hand_score`
+loads it as a throwaway module, and compares it with `croupier.joker.core.scoring.hand_score`
 (default options: khishti −200, took-all 100 × n) on every (bid, took, n) triple with
 n = 1..9 and on a sample of random triples.
 
@@ -18,7 +18,7 @@ import subprocess
 import sys
 import types
 
-from croupier.joker.scoring import HandOutcome, hand_score
+from croupier.joker.core.scoring import HandOutcome, hand_score
 
 DEFAULT_MIRROR = "/work/.mirror/kkahadze+JokerAI/repo"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from croupier.joker.conformance import run_scenario
+from croupier.joker.tools.conformance import run_scenario
 from croupier.kit.scenario import MalformedScenario
 
 VECTORS = pathlib.Path(__file__).parent.parent / "conformance" / "public" / "joker"
@@ -230,8 +230,8 @@ def test_score_pulka_malformed() -> None:
 
 
 def test_options_in_table_api_form() -> None:
-    from croupier.joker.conformance import parse_options
-    from croupier.joker.options import Khishti, TookAll
+    from croupier.joker.core.options import Khishti, TookAll
+    from croupier.joker.core.table_options import parse_options
 
     options = parse_options(
         {"khishti": -200, "khishti_nine_card_hands": "-500", "took_all": "TOOK_ALL_AS_BID"}

@@ -6,7 +6,7 @@ import doctest
 
 import pytest
 
-from croupier.joker import schedule, scoring
+from croupier.joker.core import schedule, scoring
 
 
 @pytest.mark.parametrize("module", [scoring, schedule], ids=lambda m: m.__name__)

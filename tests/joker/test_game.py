@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from croupier.joker import game
-from croupier.joker.errors import IllegalAction, NotYourTurn
-from croupier.joker.game import GameState
-from croupier.joker.options import GameType, MultiPremia, Options
-from croupier.joker.schedule import schedule
-from croupier.joker.scoring import HandOutcome, hand_score
-from croupier.joker.sheet import HandRecord, LedgerConflict, PremiaEntry
+from croupier.joker.core import game
+from croupier.joker.core.errors import IllegalAction, NotYourTurn
+from croupier.joker.core.game import GameState
+from croupier.joker.core.options import GameType, MultiPremia, Options
+from croupier.joker.core.schedule import schedule
+from croupier.joker.core.scoring import HandOutcome, hand_score
+from croupier.joker.core.sheet import HandRecord, LedgerConflict, PremiaEntry
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
 

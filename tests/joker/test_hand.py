@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from croupier.joker.cards import DECK, Suit, card, cards
-from croupier.joker.errors import (
+from croupier.joker.core.cards import DECK, Suit, card, cards
+from croupier.joker.core.errors import (
     BidOutOfRange,
     CardNotHeld,
     DealerBidForbidden,
@@ -19,7 +19,7 @@ from croupier.joker.errors import (
     NotYourTurn,
     WrongPhase,
 )
-from croupier.joker.hand import (
+from croupier.joker.core.hand import (
     Bid,
     DeclareTrump,
     HandState,
@@ -32,7 +32,7 @@ from croupier.joker.hand import (
     parse_command,
     timeout_command,
 )
-from croupier.joker.tricks import JokerUse
+from croupier.joker.core.tricks import JokerUse
 from tests.refusals import status_name
 
 

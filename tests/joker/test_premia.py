@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from croupier.joker.options import Khishti, MultiPremia, Options
-from croupier.joker.premia import PulkaSettlement, settle_pulka
-from croupier.joker.scoring import HandOutcome, format_points
+from croupier.joker.core.options import Khishti, MultiPremia, Options
+from croupier.joker.core.premia import PulkaSettlement, settle_pulka
+from croupier.joker.core.scoring import HandOutcome, format_points
 
 K = "K"  # a khishti in a hand list
 Cell = int | str

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croupier.joker.options import MultiPremia, Options
-from croupier.joker.premia import settle_pulka
-from croupier.joker.scoring import HandOutcome
+from croupier.joker.core.options import MultiPremia, Options
+from croupier.joker.core.premia import settle_pulka
+from croupier.joker.core.scoring import HandOutcome
 
 PLAYERS = ["p0", "p1", "p2", "p3"]
 

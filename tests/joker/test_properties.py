@@ -8,9 +8,9 @@ import random
 import pytest
 
 from croupier.game.fairness import shuffled
-from croupier.joker.cards import DECK, Suit
-from croupier.joker.errors import IllegalAction
-from croupier.joker.hand import (
+from croupier.joker.core.cards import DECK, Suit
+from croupier.joker.core.errors import IllegalAction
+from croupier.joker.core.hand import (
     Bid,
     DeclareTrump,
     HandState,
@@ -20,7 +20,7 @@ from croupier.joker.hand import (
     deal,
     legal_actions,
 )
-from croupier.joker.tricks import JokerUse
+from croupier.joker.core.tricks import JokerUse
 
 
 def candidates(state: HandState, seat: int) -> list[Bid | PlayCard]:

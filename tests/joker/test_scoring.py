@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from croupier.joker.options import Khishti, TookAll
-from croupier.joker.scoring import HandOutcome, format_adjustment, format_points, hand_score
+from croupier.joker.core.options import Khishti, TookAll
+from croupier.joker.core.scoring import HandOutcome, format_adjustment, format_points, hand_score
 
 
 def score(bid: int, took: int, n: int = 9, **kwargs: object) -> int:

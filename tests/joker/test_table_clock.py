@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from croupier.game import ClockSettings
-from croupier.joker.table_engine import ENGINE
+from croupier.joker.engine import ENGINE
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.table.commandlog import InMemoryCommandLog, LogEntry
 from croupier.table.games import load_engines

@@ -31,9 +31,9 @@ from google.protobuf import json_format
 from croupier.common.v1 import common_pb2
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game.money import CURRENCIES
-from croupier.joker import game
-from croupier.joker.options import Options
-from croupier.joker.table_engine import table_options
+from croupier.joker.core import game
+from croupier.joker.core.options import Options
+from croupier.joker.core.table_options import table_options
 from croupier.joker.v1 import joker_pb2
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.server import ServiceHost

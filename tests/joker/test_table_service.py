@@ -23,8 +23,10 @@ from google.protobuf import json_format
 
 from croupier.common.v1 import common_pb2
 from croupier.game import RuleBroken
-from croupier.joker.options import GameType, Khishti, MultiPremia, Options, TookAll
-from croupier.joker.table_engine import ENGINE, action_from_message, table_options
+from croupier.joker.codec import action_from_message
+from croupier.joker.core.options import GameType, Khishti, MultiPremia, Options, TookAll
+from croupier.joker.core.table_options import table_options
+from croupier.joker.engine import ENGINE
 from croupier.joker.v1 import joker_pb2
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost

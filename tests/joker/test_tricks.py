@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from croupier.joker.cards import DECK, Suit, card, cards
-from croupier.joker.errors import InvalidJokerUse, MustFollowSuit, MustPlayHighest, MustPlayTrump
-from croupier.joker.tricks import JokerUse, Play, check_play, legal_cards, trick_winner
+from croupier.joker.core.cards import DECK, Suit, card, cards
+from croupier.joker.core.errors import (
+    InvalidJokerUse,
+    MustFollowSuit,
+    MustPlayHighest,
+    MustPlayTrump,
+)
+from croupier.joker.core.tricks import JokerUse, Play, check_play, legal_cards, trick_winner
 
 H, D, C, S = Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS, Suit.SPADES
 

@@ -9,8 +9,9 @@ import json
 import random
 
 from croupier.game import JSON, Act, SeatPlayer, StartHand
-from croupier.joker import table_engine
-from croupier.joker.table_engine import ENGINE, JokerTable
+from croupier.joker import codec
+from croupier.joker.core.table import JokerTable
+from croupier.joker.engine import ENGINE
 from tests.table.play import random_joker_action
 
 PLAYERS = ("p1", "p2", "p3", "p4")
@@ -18,12 +19,12 @@ PLAYERS = ("p1", "p2", "p3", "p4")
 
 def fresh_encodings(view: JSON) -> tuple[str, bytes]:
     """The view encoded without the cache (which is left as it was: warm across steps)."""
-    cache = table_engine._SHEET_ENCODINGS
+    cache = codec._SHEET_ENCODINGS
     kept = cache.copy()
     cache.clear()
     try:
         text = json.dumps(view, separators=(",", ":"))
-        message = table_engine.view_message(view).SerializeToString(deterministic=True)
+        message = codec.view_message(view).SerializeToString(deterministic=True)
     finally:
         cache.clear()
         cache.update(kept)
@@ -53,7 +54,7 @@ def test_hidden_information_cached_sheet_encodings_equal_fresh_ones() -> None:
             for _ in range(2):  # encoded with the cache cold, then warm
                 for view, (text, message) in zip(views(state), expected, strict=True):
                     assert ENGINE.view_json(view) == text
-                    encoded = table_engine.view_message(view).SerializeToString(deterministic=True)
+                    encoded = codec.view_message(view).SerializeToString(deterministic=True)
                     assert encoded == message
                     checked += 1
         (player,) = ENGINE.to_act(state)

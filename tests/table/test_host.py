@@ -282,7 +282,8 @@ async def test_outside_evaluation_is_logged_with_the_unseat_and_not_asked_on_rep
     bus: InMemoryBus,
 ) -> None:
     from croupier.game import Command, Event
-    from croupier.joker.table_engine import JokerEngine, JokerTable
+    from croupier.joker.core.table import JokerTable
+    from croupier.joker.engine import JokerEngine
 
     class EvaluatedJoker(JokerEngine):
         asked = 0

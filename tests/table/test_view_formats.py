@@ -9,7 +9,7 @@ from typing import Any
 import grpc
 import pytest
 
-from croupier.joker.table_engine import JokerEngine
+from croupier.joker.engine import JokerEngine
 from croupier.table.v1 import table_pb2
 from tests.table.play import served_table_host
 

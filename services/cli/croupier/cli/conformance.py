@@ -23,7 +23,7 @@ GAME_MODULES = {
     "poker": "croupier.poker.conformance",
     "backgammon": "croupier.backgammon.conformance",
     "rummy": "croupier.rummy.conformance",
-    "joker": "croupier.joker.conformance",
+    "joker": "croupier.joker.tools.conformance",
     "tournament": "croupier.tournament.conformance",
 }
 

@@ -12,7 +12,7 @@ from croupier.game import GameRules
 
 ENGINE_MODULES = {
     "backgammon": "croupier.backgammon.table_engine",
-    "joker": "croupier.joker.table_engine",
+    "joker": "croupier.joker.engine",
     "poker": "croupier.poker.table_engine",
     "rummy": "croupier.rummy.table_engine",
 }

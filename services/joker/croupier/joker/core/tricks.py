@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from croupier.joker.cards import Card, Suit
-from croupier.joker.errors import (
+from croupier.joker.core.cards import Card, Suit
+from croupier.joker.core.errors import (
     InvalidJokerUse,
     MustFollowSuit,
     MustPlayHighest,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from croupier.joker.options import GameType
+from croupier.joker.core.options import GameType
 
 __all__ = ["HandSlot", "schedule"]
 

@@ -8,7 +8,7 @@
   hand's seed chooses him (`FairStream(seed, "first-dealer").below(4)`, BG 1); the deal
   then passes one seat clockwise per hand;
 - `act(state, player, action)` with an action in conformance notation; `timeout(...)`
-  applies `timeout_action` (see `croupier.joker.hand`);
+  applies `timeout_action` (see `croupier.joker.core.hand`);
 - `legal_actions`, `to_act`, `view` (own hand, trump card, bids, cards played, tricks
   taken, sheet — nothing else), `public_view`, `result`, `snapshot`.
 
@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from croupier.game import Event
 from croupier.game.fairness import FairStream, shuffled
-from croupier.joker.cards import DECK
-from croupier.joker.errors import IllegalAction, UnknownPlayer, WrongPhase
-from croupier.joker.events import Event
-from croupier.joker.hand import (
+from croupier.joker.core.cards import DECK
+from croupier.joker.core.errors import IllegalAction, UnknownPlayer, WrongPhase
+from croupier.joker.core.hand import (
     SEATS,
     Bid,
     Command,
@@ -38,14 +38,14 @@ from croupier.joker.hand import (
     deal,
     parse_command,
 )
-from croupier.joker.hand import apply as apply_to_hand
-from croupier.joker.hand import legal_actions as hand_legal_actions
-from croupier.joker.hand import timeout_command as hand_timeout_command
-from croupier.joker.options import Options
-from croupier.joker.premia import settle_pulka
-from croupier.joker.schedule import HandSlot, schedule
-from croupier.joker.scoring import hand_score
-from croupier.joker.sheet import HandRecord, PremiaLedger, score_sheet
+from croupier.joker.core.hand import apply as apply_to_hand
+from croupier.joker.core.hand import legal_actions as hand_legal_actions
+from croupier.joker.core.hand import timeout_command as hand_timeout_command
+from croupier.joker.core.options import Options
+from croupier.joker.core.premia import settle_pulka
+from croupier.joker.core.schedule import HandSlot, schedule
+from croupier.joker.core.scoring import hand_score
+from croupier.joker.core.sheet import HandRecord, PremiaLedger, score_sheet
 
 __all__ = [
     "GameResult",

@@ -11,7 +11,7 @@ game items 4–8, each to be confirmed with the product owner):
 - Bidding (BG 5): from the dealer's left, once each, 0 (pass) to n; the dealer, last, may
   not bid the number that makes the bids add up to n.
 - Play (BG 6): the player left of the dealer leads the first trick; the winner of a trick
-  leads the next. Following and joker rules are in `croupier.joker.tricks`.
+  leads the next. Following and joker rules are in `croupier.joker.core.tricks`.
 - Timeout (OQ 14: an auto-played hand counts like any other): trump phase → no trump;
   bidding → pass, or the lowest legal bid when the dealer may not pass; play → the lowest
   legal plain card (non-trumps before trumps, then by rank, then suit order), a joker only
@@ -25,8 +25,9 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from croupier.joker.cards import Card, Suit, UnknownCard, card
-from croupier.joker.errors import (
+from croupier.game import Event
+from croupier.joker.core.cards import Card, Suit, UnknownCard, card
+from croupier.joker.core.errors import (
     BidOutOfRange,
     CardNotHeld,
     DealerBidForbidden,
@@ -35,9 +36,8 @@ from croupier.joker.errors import (
     NotYourTurn,
     WrongPhase,
 )
-from croupier.joker.events import Event
-from croupier.joker.scoring import HandOutcome
-from croupier.joker.tricks import (
+from croupier.joker.core.scoring import HandOutcome
+from croupier.joker.core.tricks import (
     FOLLOW_USES,
     LEAD_USES,
     JokerUse,

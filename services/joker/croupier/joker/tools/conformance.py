@@ -11,11 +11,8 @@ hand is complete; `trump` is null while the nine-card trump is being chosen, `"n
 no trump; `to_act` and `legal` are null once the hand is complete. Extra keys:
 `trump_card`, `trick_winners`.
 
-Options read from `options` (all optional): `premia`, `moshla` (booleans),
-`multi_premia` (`"others_deducted"` | `"others_not_deducted"`), `khishti` (an integer,
-or `{"short_hands": -200, "nine_card_hands": -500}` for the split scheme; the table API's
-`khishti_nine_card_hands` gives the same), and `took_all` (`"hundred_per_card"` |
-`"as_bid"`, or the proto's `TOOK_ALL_…` names).
+Options read from `options` (all optional): as `croupier.joker.core.table_options`
+reads them (`parse_options`); a bad one makes the document malformed.
 """
 
 from __future__ import annotations
@@ -23,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from croupier.joker.cards import Card, UnknownCard, card
-from croupier.joker.errors import IllegalAction, UnknownPlayer
-from croupier.joker.hand import (
+from croupier.game import Malformed
+from croupier.joker.core.cards import Card, UnknownCard, card
+from croupier.joker.core.errors import IllegalAction, UnknownPlayer
+from croupier.joker.core.hand import (
     SEATS,
     HandState,
     Phase,
@@ -34,12 +32,13 @@ from croupier.joker.hand import (
     new_hand,
     parse_command,
 )
-from croupier.joker.options import Khishti, MultiPremia, Options, TookAll
-from croupier.joker.premia import settle_pulka
-from croupier.joker.scoring import HandOutcome, format_points, hand_score
+from croupier.joker.core.options import Options
+from croupier.joker.core.premia import settle_pulka
+from croupier.joker.core.scoring import HandOutcome, format_points, hand_score
+from croupier.joker.core.table_options import parse_options
 from croupier.kit.scenario import MalformedScenario
 
-__all__ = ["parse_options", "run_scenario"]
+__all__ = ["run_scenario"]
 
 
 def _int(value: object, what: str) -> int:
@@ -48,45 +47,12 @@ def _int(value: object, what: str) -> int:
     return value
 
 
-def _khishti(value: object) -> Khishti:
-    if isinstance(value, Mapping):
-        return Khishti.split(
-            _int(value.get("short_hands", -200), "khishti.short_hands"),
-            _int(value.get("nine_card_hands", -200), "khishti.nine_card_hands"),
-        )
-    return Khishti.flat(_int(value, "options.khishti"))
-
-
-def parse_options(raw: object) -> Options:
-    """Table options from a document's `options` object (absent keys take the defaults)."""
-    if raw is None:
-        return Options()
-    if not isinstance(raw, Mapping):
-        raise MalformedScenario("options must be an object")
-    values: dict[str, Any] = {}
-    for key in ("premia", "moshla"):
-        if key in raw:
-            if not isinstance(raw[key], bool):
-                raise MalformedScenario(f"options.{key} must be true or false")
-            values[key] = raw[key]
+def _options(raw: object) -> Options:
+    """A document's `options` (`croupier.joker.core.table_options.parse_options`)."""
     try:
-        if "multi_premia" in raw:
-            values["multi_premia"] = MultiPremia(raw["multi_premia"])
-        if "took_all" in raw:
-            name = str(raw["took_all"]).lower().removeprefix("took_all_")
-            values["took_all"] = TookAll(name)
-    except ValueError as exc:
-        raise MalformedScenario(f"options: {exc}") from None
-    if "khishti" in raw:
-        values["khishti"] = _khishti(raw["khishti"])
-    nine = raw.get("khishti_nine_card_hands")
-    if nine not in (None, 0, "0"):
-        # The proto's split form (protobuf JSON writes int64 as text): 0 = same as khishti.
-        if isinstance(nine, str) and nine.lstrip("-").isdigit():
-            nine = int(nine)
-        short = values.get("khishti", Khishti()).short_hands
-        values["khishti"] = Khishti.split(short, _int(nine, "khishti_nine_card_hands"))
-    return Options(**values)
+        return parse_options(raw)
+    except Malformed as exc:
+        raise MalformedScenario(exc.message) from None
 
 
 def run_scenario(document: dict[str, Any]) -> dict[str, Any]:
@@ -147,7 +113,7 @@ def _read_hand(document: dict[str, Any]) -> tuple[list[str], HandState]:
 
 def _run_hand(document: dict[str, Any]) -> dict[str, Any]:
     players, state = _read_hand(document)
-    options = parse_options(document.get("options"))
+    options = _options(document.get("options"))
     actions = document.get("actions", [])
     if not isinstance(actions, list):
         raise MalformedScenario("actions must be a list")
@@ -198,7 +164,7 @@ def _outcome(value: object, n: int, where: str) -> HandOutcome:
 
 
 def _score_pulka(document: dict[str, Any]) -> dict[str, Any]:
-    options = parse_options(document.get("options"))
+    options = _options(document.get("options"))
     raw_hands = document.get("hands")
     if not isinstance(raw_hands, list) or not raw_hands:
         raise MalformedScenario("hands must be a non-empty list")

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from croupier.joker.options import Khishti, MultiPremia, Options, TookAll
-from croupier.joker.scoring import HandOutcome, hand_score
+from croupier.joker.core.options import Khishti, MultiPremia, Options, TookAll
+from croupier.joker.core.scoring import HandOutcome, hand_score
 
 __all__ = ["PlayerSettlement", "PulkaSettlement", "settle_pulka"]
 

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from croupier.joker.premia import PulkaSettlement
-from croupier.joker.scoring import HandOutcome, format_adjustment, format_points
+from croupier.joker.core.premia import PulkaSettlement
+from croupier.joker.core.scoring import HandOutcome, format_adjustment, format_points
 
 __all__ = [
     "HandRecord",

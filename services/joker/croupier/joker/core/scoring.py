@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from croupier.joker.options import Khishti, TookAll
+from croupier.joker.core.options import Khishti, TookAll
 
 __all__ = ["HandOutcome", "format_adjustment", "format_points", "hand_score"]
 

@@ -1,0 +1,1 @@
+"""Joker tools that are neither rules nor the engine: the conformance replayer."""
