@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from croupier.tournament.core import points as points_module
+from croupier.game import points as points_module
 from croupier.tournament.core import ranking as ranking_module
 from croupier.tournament.core.actions import RoundCancelled, RoundSettled, RoundStarted
 from croupier.tournament.core.standings import apply

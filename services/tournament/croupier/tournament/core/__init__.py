@@ -1,9 +1,11 @@
 """The tournament director's pure core: the seed-000 points arithmetic, poker tournament
 structures and the seating of both.
 
-Standard library, `croupier.game.limits` and `croupier.game.fairness` (seeded expansion) only:
-no I/O, clock or randomness of its own (time comes in as numbers, randomness as seeds), so
-the director service, `croupier conformance` and the tests run the same code. Rule numbers
+Standard library, `croupier.game.limits`, `croupier.game.fairness` (seeded expansion) and
+`croupier.game.points` (one round's fees, payments and tournament points, shared with
+rummy's tables) only: no I/O, clock or randomness of its own (time comes in as numbers,
+randomness as seeds), so the director service, `croupier conformance` and the tests run
+the same code. Rule numbers
 are those of docs/rules/rummy-tournaments.md and docs/rules/poker-naiko.md.
 
 - `options`: levels, rebuy policy, prizes, the winner-risk flag, with their bounds;
@@ -11,7 +13,6 @@ are those of docs/rules/rummy-tournaments.md and docs/rules/poker-naiko.md.
   `Rebuy`) and past-tense events;
 - `state`: the immutable `Tournament` and its queries (`players_in`, `idle_players`,
   `can_rebuy`, `rebuy_refusal`);
-- `points`: one round's fees, payments and tournament points;
 - `standings`: `apply(state, action) -> (state, events)`;
 - `ranking`: the live and final ranking, and the prizes with ties pooled;
 - `errors`: `Refused`, the one root of every refusal, with a reason code;

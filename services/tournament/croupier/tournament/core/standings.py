@@ -7,10 +7,10 @@ leaves the state as it was. Rule numbers: docs/rules/rummy-tournaments.md.
   20); the first round whose table holds every player still in starts the final table
   (OQ 4, OQ 5), and any round start closes the rebuy window of players already out
   (rule 17, OQ 6).
-- `EndRound`: payments and points (rules 21-23, 33, `points`), then the rebuys accepted
-  during the round are credited (OQ 3), then every player at the table left with 0 chips
-  is out (rule 9); when one player is left he holds every chip and the tournament is over
-  (rule 2).
+- `EndRound`: payments and points (rules 21-23, 33, `croupier.game.points`), then the
+  rebuys accepted during the round are credited (OQ 3), then every player at the table
+  left with 0 chips is out (rule 9); when one player is left he holds every chip and the
+  tournament is over (rule 2).
 - `CancelRound`: every fee goes back, no payments and no points (rule 46, OQ 24); pending
   rebuys are credited.
 - `RaiseLevel`: the next level (rule 18), +2 to every player still in (rule 34, OQ 17).
@@ -25,6 +25,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from croupier.game.limits import echo
+from croupier.game.points import LEVEL_BONUS, entry_fees, payments, round_points
 from croupier.tournament.core.actions import (
     Action,
     CancelRound,
@@ -44,7 +45,6 @@ from croupier.tournament.core.actions import (
     TournamentFinished,
 )
 from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound
-from croupier.tournament.core.points import LEVEL_BONUS, entry_fees, payments, round_points
 from croupier.tournament.core.state import (
     Entrant,
     Exit,

@@ -1,6 +1,8 @@
-"""The chips and points arithmetic of one round (docs/rules/rummy-tournaments.md, §10).
+"""The chips and points arithmetic of one rummy round (docs/rules/rummy-tournaments.md, §10).
 
-Integers only, no state: the state machine (`standings.apply`) calls these.
+Integers only, no state. One copy for its two users: the tournament director's state
+machine (`croupier.tournament.core.standings.apply`) and a rummy table's round settlement
+(`croupier.rummy.core.settlement.settle`).
 
 - rule 20 / OQ 8: each player pays the round entry fee into the pot, or every chip he
   holds when he holds less, and still plays;
