@@ -3,13 +3,13 @@
 Rows, all in the same run, in-process, single thread:
 
 1. Meld arrangement (least deadwood, exact), random Rummy 51 hands of 14 cards with at
-   most 2 jokers (two packs + 4 jokers): `croupier.rummy.arrangement.best_arrangement`
+   most 2 jokers (two packs + 4 jokers): `croupier.rummy.core.arrangement.best_arrangement`
    vs the peer `brute_force_min_deadwood` (every valid meld from an exhaustive subset
    search, then every disjoint combination), on the same hands; answers must agree.
 2. The same for random 11-card Gin hands, with a second peer: OpenSpiel's C++
    `GinRummyUtils.best_meld_group` (pyspiel), the least-deadwood meld group of all 11.
 3. Bots-only Gin rounds per second: our engine dealt from seeds, both seats played by
-   `croupier.rummy.bots.gin_bot_action`, vs the peer OpenSpiel `gin_rummy` (C++) played by
+   `croupier.rummy.tools.bots.gin_bot_action`, vs the peer OpenSpiel `gin_rummy` (C++) played by
    two `SimpleGinRummyBot`s (a different, also greedy policy).
 
 Timings are wall-clock per call (`perf_counter`). Each hand is timed `--repeat` times
@@ -32,11 +32,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from croupier.rummy import gin, rummy51, table
-from croupier.rummy.arrangement import best_arrangement, brute_force_min_deadwood
-from croupier.rummy.bots import gin_bot_action
-from croupier.rummy.cards import Card, card_name, is_joker, standard_deck
-from croupier.rummy.variant import VariantRules
+from croupier.rummy.core import gin, rummy51, table
+from croupier.rummy.core.arrangement import best_arrangement, brute_force_min_deadwood
+from croupier.rummy.core.cards import Card, card_name, is_joker, standard_deck
+from croupier.rummy.core.variant import VariantRules
+from croupier.rummy.tools.bots import gin_bot_action
 
 
 def _hands(

@@ -1,7 +1,7 @@
 """Cross-check the gin engine against OpenSpiel's `gin_rummy` on dealt hands.
 
 Both engines play the same deal (OpenSpiel's chance nodes are given our deck order) with
-the same moves, chosen by `croupier.rummy.bots.gin_bot_action` on our state. Per hand we
+the same moves, chosen by `croupier.rummy.tools.bots.gin_bot_action` on our state. Per hand we
 compare: the ending (knock / gin / undercut / no winner), both players' final deadwood,
 and, at every decision with 11 cards, OpenSpiel's `deadwood()` (its least deadwood after
 the best discard) with ours.
@@ -35,12 +35,12 @@ from typing import Any
 
 import pyspiel
 
-from croupier.rummy import gin, knock_game, oklahoma_gin, table
-from croupier.rummy.arrangement import best_arrangement, brute_force_min_deadwood
-from croupier.rummy.bots import gin_bot_action
-from croupier.rummy.cards import Card, card_name, parse_card
-from croupier.rummy.knock_game import GinPhase, GinState
-from croupier.rummy.notation import remove_cards
+from croupier.rummy.core import gin, knock_game, oklahoma_gin, table
+from croupier.rummy.core.arrangement import best_arrangement, brute_force_min_deadwood
+from croupier.rummy.core.cards import Card, card_name, parse_card
+from croupier.rummy.core.knock_game import GinPhase, GinState
+from croupier.rummy.core.notation import remove_cards
+from croupier.rummy.tools.bots import gin_bot_action
 
 DRAW_UPCARD, DRAW_STOCK, PASS, KNOCK, MELD_BASE = 52, 53, 54, 55, 56
 SUITS = "scdh"  # OpenSpiel's suit order

@@ -22,8 +22,8 @@ from typing import Any
 from croupier.game import ClockSettings, GameRules
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.poker.bots import Bot, make_bot
-from croupier.rummy.bots import gin_bot_action, laydown_bot_action
-from croupier.rummy.knock_game import GinState
+from croupier.rummy.core.knock_game import GinState
+from croupier.rummy.tools.bots import gin_bot_action, laydown_bot_action
 from croupier.table.clocks import AUTO_PLAY_MS
 from croupier.table.commandlog import InMemoryCommandLog, LogEntry
 from croupier.table.games import load_engines

@@ -7,11 +7,11 @@ from collections import Counter
 
 import pytest
 
-from croupier.rummy import gin, rummy40, rummy51, rummy500
-from croupier.rummy.arrangement import best_arrangement, brute_force_min_deadwood
-from croupier.rummy.cards import is_joker, parse_cards, standard_deck
-from croupier.rummy.melds import MeldRules, classify_meld
-from croupier.rummy.variant import VariantRules
+from croupier.rummy.core import gin, rummy40, rummy51, rummy500
+from croupier.rummy.core.arrangement import best_arrangement, brute_force_min_deadwood
+from croupier.rummy.core.cards import is_joker, parse_cards, standard_deck
+from croupier.rummy.core.melds import MeldRules, classify_meld
+from croupier.rummy.core.variant import VariantRules
 
 
 def _check_consistent(cards: list[int], rules: VariantRules) -> int:

@@ -1,5 +1,5 @@
 """Whole rounds dealt from seeds and played by the simple bots, through the adapter-facing
-`croupier.rummy.table` functions: every round ends, chips are conserved (seed 000 rule 23),
+`croupier.rummy.core.table` functions: every round ends, chips are conserved (seed 000 rule 23),
 views hide other hands, and the auto-player (rule 45) can finish a round on its own."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from collections import Counter
 
 import pytest
 
-from croupier.rummy import gin, oklahoma_gin, rummy, rummy40, rummy51, rummy500, table
-from croupier.rummy.bots import gin_bot_action, laydown_bot_action
-from croupier.rummy.cards import card_names, standard_deck
-from croupier.rummy.knock_game import GinState
-from croupier.rummy.variant import VariantRules
+from croupier.rummy.core import gin, oklahoma_gin, rummy, rummy40, rummy51, rummy500, table
+from croupier.rummy.core.cards import card_names, standard_deck
+from croupier.rummy.core.knock_game import GinState
+from croupier.rummy.core.variant import VariantRules
+from croupier.rummy.tools.bots import gin_bot_action, laydown_bot_action
 
 LAYDOWN = [rummy.RULES, rummy51.RULES, rummy40.RULES, rummy500.RULES]
 
@@ -46,6 +46,17 @@ def _play(state: table.RoundState, limit: int = 4000) -> table.RoundState:
             assert event.type
         _check_cards_conserved(state)
     raise AssertionError("the round did not end")
+
+
+def test_deal_from_seed_is_deterministic() -> None:
+    seed = bytes(range(32))
+    assert table.start(gin.RULES, ["a", "b"], "b", seed) == table.start(
+        gin.RULES, ["a", "b"], "b", seed
+    )
+    state = table.start(rummy51.RULES, ["a", "b", "c"], "c", seed)
+    counts = [len(hand) for hand in state.hands]
+    assert counts == [14, 14, 14]
+    assert len(state.stock) == 108 - 42 - 1
 
 
 @pytest.mark.parametrize("rules", LAYDOWN, ids=lambda r: r.name)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from croupier.kit.scenario import MalformedScenario
-from croupier.rummy.conformance import run_scenario
+from croupier.rummy.tools.conformance import run_scenario
 
 HERE = Path(__file__).parent / "scenarios"
 CROUPIER = Path(sys.executable).parent / "croupier"

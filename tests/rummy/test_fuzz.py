@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from croupier.rummy import gin, oklahoma_gin, rummy40, rummy51, rummy500, table
-from croupier.rummy.bots import gin_bot_action, laydown_bot_action
-from croupier.rummy.cards import card_name, standard_deck
-from croupier.rummy.errors import RummyError
-from croupier.rummy.knock_game import GinState
-from croupier.rummy.variant import VariantRules
+from croupier.rummy.core import gin, oklahoma_gin, rummy40, rummy51, rummy500, table
+from croupier.rummy.core.cards import card_name, standard_deck
+from croupier.rummy.core.errors import RummyError
+from croupier.rummy.core.knock_game import GinState
+from croupier.rummy.core.variant import VariantRules
+from croupier.rummy.tools.bots import gin_bot_action, laydown_bot_action
 
 KINDS = ["pass", "draw", "discard", "meld", "layoff", "knock", "gin", "out", "take_joker", "x"]
 
@@ -96,7 +96,7 @@ def test_mutated_conformance_documents_never_crash() -> None:
     from pathlib import Path
 
     from croupier.kit.scenario import MalformedScenario
-    from croupier.rummy.conformance import run_scenario
+    from croupier.rummy.tools.conformance import run_scenario
 
     rng = random.Random(99)
     paths = sorted((Path(__file__).parent / "scenarios").glob("*.json"))

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from croupier.rummy import gin, knock_game, knock_queries, oklahoma_gin
-from croupier.rummy.cards import parse_card, parse_cards
-from croupier.rummy.conformance import run_scenario
-from croupier.rummy.errors import RummyError
-from croupier.rummy.knock_game import GinPhase
+from croupier.rummy.core import gin, knock_game, knock_queries, oklahoma_gin
+from croupier.rummy.core.cards import parse_card, parse_cards
+from croupier.rummy.core.errors import RummyError
+from croupier.rummy.core.knock_game import GinPhase
+from croupier.rummy.tools.conformance import run_scenario
 from tests.refusals import status_name
 
 A_HAND = ["4h", "5h", "6h", "9c", "9d", "9s", "Ac", "2c", "3c", "Kd"]  # deadwood Kd = 10

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from croupier.rummy import gin, rummy51
-from croupier.rummy.cards import card_names, parse_card
-from croupier.rummy.melds import (
+from croupier.rummy.core import gin, rummy51
+from croupier.rummy.core.cards import card_names, parse_card
+from croupier.rummy.core.melds import (
     InvalidMeld,
     MeldEntry,
     build_meld,

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from croupier.rummy import laydown_game, laydown_queries, rummy40, rummy51
-from croupier.rummy.cards import parse_card, parse_cards
-from croupier.rummy.conformance import run_scenario
-from croupier.rummy.errors import RummyError
+from croupier.rummy.core import laydown_game, laydown_queries, rummy40, rummy51
+from croupier.rummy.core.cards import parse_card, parse_cards
+from croupier.rummy.core.errors import RummyError
+from croupier.rummy.tools.conformance import run_scenario
 
 
 def act(player: str, action: str, **fields: Any) -> dict[str, Any]:
@@ -469,7 +469,7 @@ def test_rule_45_auto_player_discards_the_drawn_card_and_never_melds() -> None:
 def test_rules_27_28_31_oq_14_card_values(
     variant: str, ace: int, joker: int | None, rule: str
 ) -> None:
-    from croupier.rummy.variants import VARIANTS
+    from croupier.rummy.core.variants import VARIANTS
 
     rules = VARIANTS[variant]
     assert rules.value(parse_card("Ad")) == ace, rule

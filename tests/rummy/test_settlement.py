@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from croupier.rummy.cards import parse_cards
-from croupier.rummy.outcome import (
+from croupier.rummy.core.cards import parse_cards
+from croupier.rummy.core.outcome import (
     Ending,
     gin_penalty,
     rummy500_penalty,
     rummy_penalty,
 )
-from croupier.rummy.rummy40 import RULES as RUMMY40
-from croupier.rummy.rummy51 import RULES as RUMMY51
-from croupier.rummy.settlement import settle
+from croupier.rummy.core.rummy40 import RULES as RUMMY40
+from croupier.rummy.core.rummy51 import RULES as RUMMY51
+from croupier.rummy.core.settlement import settle
 
 RICH = 10_000
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from croupier.game import ClockSettings
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.rummy.table_engine import ENGINE
+from croupier.rummy.engine import ENGINE
 from croupier.table.buyins import Buyins
 from croupier.table.clocks import AUTO_PLAY_MS
 from croupier.table.commandlog import InMemoryCommandLog

@@ -10,10 +10,11 @@ import pytest
 
 from croupier.common.v1 import common_pb2
 from croupier.game import Act, RuleBroken, SeatPlayer, StartHand
-from croupier.rummy.table_engine import ENGINE, action_from_message, view_message
+from croupier.rummy.codec import action_from_message, view_message
+from croupier.rummy.core.variant import Family
+from croupier.rummy.core.variants import VARIANTS
+from croupier.rummy.engine import ENGINE
 from croupier.rummy.v1 import rummy_pb2
-from croupier.rummy.variant import Family
-from croupier.rummy.variants import VARIANTS
 from croupier.table.grpc_api import ProtoCodec
 from croupier.table.v1 import table_pb2
 from tests.refusals import status_name

@@ -9,10 +9,12 @@ from dataclasses import replace
 import pytest
 
 from croupier.game import Act, RuleBroken, SeatPlayer, StartHand, UnseatPlayer
-from croupier.rummy.autoplay import ALL_AUTOMATIC_MS, AutoPlay
-from croupier.rummy.bots import gin_bot_action, laydown_bot_action
-from croupier.rummy.knock_game import GinState
-from croupier.rummy.table_engine import ENGINE, RummyTable, view_message
+from croupier.rummy.codec import view_message
+from croupier.rummy.core.autoplay import ALL_AUTOMATIC_MS, AutoPlay
+from croupier.rummy.core.knock_game import GinState
+from croupier.rummy.core.rummy_table import RummyTable
+from croupier.rummy.engine import ENGINE
+from croupier.rummy.tools.bots import gin_bot_action, laydown_bot_action
 from croupier.rummy.v1 import rummy_pb2
 from tests.refusals import status_name
 

@@ -35,14 +35,14 @@ from croupier.game.money import CURRENCIES
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
-from croupier.rummy.arrangement import best_arrangement
-from croupier.rummy.cards import Card, card_name, card_names, parse_card, parse_cards
-from croupier.rummy.melds import InvalidMeld, MeldEntry, TableMeld, build_meld, lay_off
-from croupier.rummy.notation import remove_cards
-from croupier.rummy.table_engine import ENGINE
+from croupier.rummy.core.arrangement import best_arrangement
+from croupier.rummy.core.cards import Card, card_name, card_names, parse_card, parse_cards
+from croupier.rummy.core.melds import InvalidMeld, MeldEntry, TableMeld, build_meld, lay_off
+from croupier.rummy.core.notation import remove_cards
+from croupier.rummy.core.variant import Family, VariantRules
+from croupier.rummy.core.variants import VARIANTS
+from croupier.rummy.engine import ENGINE
 from croupier.rummy.v1 import rummy_pb2
-from croupier.rummy.variant import Family, VariantRules
-from croupier.rummy.variants import VARIANTS
 from croupier.table.bootstrap import table_service
 from croupier.table.buyins import Buyins
 from croupier.table.commandlog import CommandLog, InMemoryCommandLog, LogEntry

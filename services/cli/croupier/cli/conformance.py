@@ -22,7 +22,7 @@ from croupier.kit.scenario import MalformedScenario
 GAME_MODULES = {
     "poker": "croupier.poker.conformance",
     "backgammon": "croupier.backgammon.conformance",
-    "rummy": "croupier.rummy.conformance",
+    "rummy": "croupier.rummy.tools.conformance",
     "joker": "croupier.joker.tools.conformance",
     "tournament": "croupier.tournament.conformance",
 }

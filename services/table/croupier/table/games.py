@@ -14,7 +14,7 @@ ENGINE_MODULES = {
     "backgammon": "croupier.backgammon.table_engine",
     "joker": "croupier.joker.engine",
     "poker": "croupier.poker.table_engine",
-    "rummy": "croupier.rummy.table_engine",
+    "rummy": "croupier.rummy.engine",
 }
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from croupier.rummy.arrangement import best_arrangement
-from croupier.rummy.cards import Card, card_name, card_names
-from croupier.rummy.knock_game import GinPhase, GinState
-from croupier.rummy.laydown_game import LaydownPhase, LaydownState
-from croupier.rummy.melds import InvalidMeld, build_meld, lay_off
-from croupier.rummy.notation import remove_cards
+from croupier.rummy.core.arrangement import best_arrangement
+from croupier.rummy.core.cards import Card, card_name, card_names
+from croupier.rummy.core.knock_game import GinPhase, GinState
+from croupier.rummy.core.laydown_game import LaydownPhase, LaydownState
+from croupier.rummy.core.melds import InvalidMeld, build_meld, lay_off
+from croupier.rummy.core.notation import remove_cards
 
 __all__ = ["gin_bot_action", "laydown_bot_action"]
 

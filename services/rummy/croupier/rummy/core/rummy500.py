@@ -24,8 +24,8 @@ scoring. Choices:
 
 from __future__ import annotations
 
-from croupier.rummy.melds import MeldRules
-from croupier.rummy.variant import DiscardTake, Family, VariantRules, card_values
+from croupier.rummy.core.melds import MeldRules
+from croupier.rummy.core.variant import DiscardTake, Family, VariantRules, card_values
 
 __all__ = ["RULES"]
 

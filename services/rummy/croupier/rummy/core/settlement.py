@@ -1,7 +1,7 @@
 """Round settlement in chips, and tournament points (seed 000 §10; rules 20–23, 33).
 
-The arithmetic is the tournament director's (`croupier.tournament.core.points`, one copy);
-this module applies it to a rummy round:
+The arithmetic is the one the tournament director uses too (`croupier.game.points`, one
+copy); this module applies it to a rummy table's round:
 
 - rule 20 / OQ 8: every player pays the round entry fee into the pot, or all their chips
   when they hold less;
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from croupier.tournament.core import points
+from croupier.game import points
 
 __all__ = ["Settlement", "settle"]
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from croupier.rummy.cards import Card
-from croupier.rummy.melds import TableMeld
-from croupier.rummy.outcome import RoundOutcome
-from croupier.rummy.variant import VariantRules
+from croupier.rummy.core.cards import Card
+from croupier.rummy.core.melds import TableMeld
+from croupier.rummy.core.outcome import RoundOutcome
+from croupier.rummy.core.variant import VariantRules
 
 __all__ = ["LaydownPhase", "LaydownState", "deal", "with_seat"]
 

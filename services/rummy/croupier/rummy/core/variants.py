@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from croupier.rummy import gin, oklahoma_gin, rummy, rummy40, rummy51, rummy500
-from croupier.rummy.variant import VariantRules
+from croupier.rummy.core import gin, oklahoma_gin, rummy, rummy40, rummy51, rummy500
+from croupier.rummy.core.variant import VariantRules
 
 __all__ = ["VARIANTS"]
 

@@ -30,8 +30,8 @@ rules, and seed 000 §10 [10.c]–[10.d], rules 27, 29, 30 for scoring. Choices:
 
 from __future__ import annotations
 
-from croupier.rummy.melds import MeldRules
-from croupier.rummy.variant import DiscardTake, Family, VariantRules, card_values
+from croupier.rummy.core.melds import MeldRules
+from croupier.rummy.core.variant import DiscardTake, Family, VariantRules, card_values
 
 __all__ = ["RULES"]
 

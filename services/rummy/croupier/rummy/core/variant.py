@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from croupier.rummy.cards import JOKER_BASE, Card, is_joker, rank_of
-from croupier.rummy.melds import MeldRules
+from croupier.rummy.core.cards import JOKER_BASE, Card, is_joker, rank_of
+from croupier.rummy.core.melds import MeldRules
 
 __all__ = ["DiscardTake", "Family", "VariantRules", "card_values"]
 

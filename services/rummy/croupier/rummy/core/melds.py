@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from croupier.rummy.cards import Card, card_name, is_joker, make_card, rank_of, suit_of
+from croupier.rummy.core.cards import Card, card_name, is_joker, make_card, rank_of, suit_of
 
 __all__ = [
     "InvalidMeld",

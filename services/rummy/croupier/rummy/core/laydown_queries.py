@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from croupier.rummy.cards import card_name, card_names
-from croupier.rummy.laydown_state import LaydownPhase, LaydownState
+from croupier.rummy.core.cards import card_name, card_names
+from croupier.rummy.core.laydown_state import LaydownPhase, LaydownState
 
 __all__ = ["current_deadwood", "current_scores", "legal_actions", "timeout_action", "view"]
 

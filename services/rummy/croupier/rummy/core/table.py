@@ -1,5 +1,5 @@
-"""The shape a thin table-host adapter needs: seeded deals and one set of functions for both
-families (`croupier.game.GameRules` is implemented on top of these later).
+"""A round of either family: seeded deals and one set of functions for both families
+(the table, `croupier.rummy.core.rummy_table`, plays its rounds through these).
 
 - `start(rules, players, dealer, seed)`: deal from a 32-byte seed with
   `croupier.game.fairness.shuffled(deck, seed, "deck")`, one card at a time from the
@@ -17,13 +17,13 @@ from typing import Any
 
 from croupier.game import Event
 from croupier.game.fairness import shuffled
-from croupier.rummy import knock_game, knock_queries, laydown_game, laydown_queries
-from croupier.rummy.cards import Card, standard_deck
-from croupier.rummy.knock_game import GinPhase, GinState
-from croupier.rummy.laydown_game import LaydownPhase, LaydownState
-from croupier.rummy.outcome import Ending, RoundOutcome
-from croupier.rummy.settlement import Settlement, settle
-from croupier.rummy.variant import Family, VariantRules
+from croupier.rummy.core import knock_game, knock_queries, laydown_game, laydown_queries
+from croupier.rummy.core.cards import Card, standard_deck
+from croupier.rummy.core.knock_game import GinPhase, GinState
+from croupier.rummy.core.laydown_game import LaydownPhase, LaydownState
+from croupier.rummy.core.outcome import Ending, RoundOutcome
+from croupier.rummy.core.settlement import Settlement, settle
+from croupier.rummy.core.variant import Family, VariantRules
 
 __all__ = [
     "RoundState",

@@ -3,7 +3,7 @@
 Source: pagat.com, "Gin Rummy", section "Oklahoma Gin"
 (https://www.pagat.com/rummy/ginrummy.html), as also implemented by OpenSpiel's
 gin_rummy `oklahoma=True` (ace up-card: knock card 0); seed 000 OQ 13/14. Every rule of
-`croupier.rummy.gin` applies, plus:
+`croupier.rummy.core.gin` applies, plus:
 
 - the value of the first up-card (ace 1, 2–10 face value, J Q K 10) is the most deadwood
   a player may knock with for the whole hand;
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from croupier.rummy.gin import RULES as GIN_RULES
+from croupier.rummy.core.gin import RULES as GIN_RULES
 
 __all__ = ["RULES"]
 

@@ -33,8 +33,8 @@ not round the corner); seed 000 rules 28–30 and OQ 11 for scoring. Choices:
 
 from __future__ import annotations
 
-from croupier.rummy.melds import MeldRules
-from croupier.rummy.variant import DiscardTake, Family, VariantRules, card_values
+from croupier.rummy.core.melds import MeldRules
+from croupier.rummy.core.variant import DiscardTake, Family, VariantRules, card_values
 
 __all__ = ["RULES"]
 

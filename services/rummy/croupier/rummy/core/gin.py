@@ -36,8 +36,8 @@ deadwood, no lay-offs on gin), and OpenSpiel's gin_rummy (GRA tournament rules).
 
 from __future__ import annotations
 
-from croupier.rummy.melds import MeldRules
-from croupier.rummy.variant import Family, VariantRules, card_values
+from croupier.rummy.core.melds import MeldRules
+from croupier.rummy.core.variant import Family, VariantRules, card_values
 
 __all__ = ["RULES"]
 

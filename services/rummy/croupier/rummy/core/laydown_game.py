@@ -18,18 +18,25 @@ from dataclasses import replace
 from typing import Any
 
 from croupier.game import Event
-from croupier.rummy.cards import Card, card_name, card_names
-from croupier.rummy.errors import MalformedRummyAction, RummyError
-from croupier.rummy.laydown_state import LaydownPhase, LaydownState, deal, with_seat
-from croupier.rummy.melds import InvalidMeld, MeldEntry, TableMeld, build_meld, lay_off, take_joker
-from croupier.rummy.notation import action_card, action_meld, action_melds, remove_cards
-from croupier.rummy.outcome import (
+from croupier.rummy.core.cards import Card, card_name, card_names
+from croupier.rummy.core.errors import MalformedRummyAction, RummyError
+from croupier.rummy.core.laydown_state import LaydownPhase, LaydownState, deal, with_seat
+from croupier.rummy.core.melds import (
+    InvalidMeld,
+    MeldEntry,
+    TableMeld,
+    build_meld,
+    lay_off,
+    take_joker,
+)
+from croupier.rummy.core.notation import action_card, action_meld, action_melds, remove_cards
+from croupier.rummy.core.outcome import (
     Ending,
     RoundOutcome,
     rummy500_penalty,
     rummy_penalty,
 )
-from croupier.rummy.variant import DiscardTake
+from croupier.rummy.core.variant import DiscardTake
 
 __all__ = ["LaydownPhase", "LaydownState", "apply", "deal"]
 

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
-from croupier.rummy.cards import Card, is_joker, make_card, rank_of, suit_of
-from croupier.rummy.melds import MeldRules, classify_meld
+from croupier.rummy.core.cards import Card, is_joker, make_card, rank_of, suit_of
+from croupier.rummy.core.melds import MeldRules, classify_meld
 
 __all__ = ["Arrangement", "best_arrangement", "brute_force_min_deadwood", "min_deadwood"]
 
@@ -126,7 +126,7 @@ def best_arrangement(cards: Sequence[Card], rules: MeldRules, values: Sequence[i
 
     `values[card]` is the card's deadwood value (jokers included).
 
-    >>> from croupier.rummy.cards import parse_cards
+    >>> from croupier.rummy.core.cards import parse_cards
     >>> gin = MeldRules(ace_high=False, jokers_wild=False)
     >>> values = [min(10, c % 13 + 1) for c in range(52)]
     >>> best_arrangement(parse_cards("4h 5h 6h 9c 9d 9s Kd 2c".split()), gin, values).deadwood

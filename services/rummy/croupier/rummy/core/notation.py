@@ -6,9 +6,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from croupier.rummy.cards import Card, CardError, is_joker, parse_card
-from croupier.rummy.errors import MalformedRummyAction
-from croupier.rummy.melds import MeldEntry
+from croupier.rummy.core.cards import Card, CardError, is_joker, parse_card
+from croupier.rummy.core.errors import MalformedRummyAction
+from croupier.rummy.core.melds import MeldEntry
 
 __all__ = ["action_card", "action_meld", "action_melds", "remove_cards"]
 

@@ -18,13 +18,13 @@ from enum import StrEnum
 from typing import Any
 
 from croupier.game import Event
-from croupier.rummy.arrangement import best_arrangement
-from croupier.rummy.cards import Card, card_name, card_names, rank_of
-from croupier.rummy.errors import MalformedRummyAction, RummyError
-from croupier.rummy.melds import InvalidMeld, TableMeld, build_meld, lay_off
-from croupier.rummy.notation import action_card, action_melds, remove_cards
-from croupier.rummy.outcome import Ending, RoundOutcome, gin_penalty
-from croupier.rummy.variant import VariantRules
+from croupier.rummy.core.arrangement import best_arrangement
+from croupier.rummy.core.cards import Card, card_name, card_names, rank_of
+from croupier.rummy.core.errors import MalformedRummyAction, RummyError
+from croupier.rummy.core.melds import InvalidMeld, TableMeld, build_meld, lay_off
+from croupier.rummy.core.notation import action_card, action_melds, remove_cards
+from croupier.rummy.core.outcome import Ending, RoundOutcome, gin_penalty
+from croupier.rummy.core.variant import VariantRules
 
 __all__ = ["GinPhase", "GinState", "apply", "deal", "finish", "hand_deadwood", "outcome"]
 

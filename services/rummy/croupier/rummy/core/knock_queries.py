@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from croupier.rummy.cards import card_name, card_names
-from croupier.rummy.knock_game import GinPhase, GinState, hand_deadwood
-from croupier.rummy.notation import remove_cards
+from croupier.rummy.core.cards import card_name, card_names
+from croupier.rummy.core.knock_game import GinPhase, GinState, hand_deadwood
+from croupier.rummy.core.notation import remove_cards
 
 __all__ = ["current_deadwood", "legal_actions", "timeout_action", "view"]
 

@@ -16,13 +16,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from croupier.kit.scenario import MalformedScenario
-from croupier.rummy import knock_game, knock_queries, laydown_game, laydown_queries
-from croupier.rummy.cards import JOKER_BASE, Card, CardError, parse_card
-from croupier.rummy.errors import RummyError
-from croupier.rummy.outcome import RoundOutcome
-from croupier.rummy.settlement import settle
-from croupier.rummy.variant import Family
-from croupier.rummy.variants import VARIANTS
+from croupier.rummy.core import knock_game, knock_queries, laydown_game, laydown_queries
+from croupier.rummy.core.cards import JOKER_BASE, Card, CardError, parse_card
+from croupier.rummy.core.errors import RummyError
+from croupier.rummy.core.outcome import RoundOutcome
+from croupier.rummy.core.settlement import settle
+from croupier.rummy.core.variant import Family
+from croupier.rummy.core.variants import VARIANTS
 
 __all__ = ["run_scenario"]
 

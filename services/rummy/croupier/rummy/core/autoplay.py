@@ -6,7 +6,7 @@ so a table rebuilt from its log cancels the same round at the same command.
 
 - Rule 45: an action the clock played puts its player in auto-player mode; the player's
   own action (or leaving) ends it. The table host keeps the same set for its clocks, which
-  pace an automatic turn (`croupier.table.clocks.AUTO_PLAY_MS`).
+  pace an automatic turn (`croupier.table.core.clocks.AUTO_PLAY_MS`).
 - Rule 46 / OQ 24: once every player of the running round is automatic, the round goes on
   for `ALL_AUTOMATIC_MS` (5 minutes), counted from the action that made the last of them
   automatic (or, in a round dealt to players who all were already, from its first
