@@ -39,11 +39,11 @@ from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.poker.bots import Bot, make_bot, play_in_process, seed_for
+from croupier.table.adapters.kafka_log import KafkaCommandLog
+from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.bootstrap import table_service
-from croupier.table.commandlog import CommandLog, InMemoryCommandLog
-from croupier.table.host import TableHost
-from croupier.table.kafka_log import KafkaCommandLog
-from croupier.table.sink import Publisher
+from croupier.table.ports import CommandLog, Publisher
+from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 OPTIONS = {"variant": "naiko", "blinds": [5, 10], "seats": 6}

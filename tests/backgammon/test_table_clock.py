@@ -23,11 +23,12 @@ from croupier.backgammon import table_engine
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game import Act, ClockSettings, SeatPlayer, StartHand
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.table.buyins import Buyins
-from croupier.table.commandlog import InMemoryCommandLog, LogEntry
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
+from croupier.table.core.log_entry import LogEntry
 from croupier.table.games import load_engines
-from croupier.table.host import TableHost
-from croupier.table.sink import WALLET_REQUESTS_TOPIC
+from croupier.table.service.host import TableHost
+from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2
 from tests.table.play import FakeClock, Seeds
 

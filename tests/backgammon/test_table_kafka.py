@@ -28,10 +28,10 @@ from croupier.game.money import CURRENCIES
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.bootstrap import table_service
 from croupier.table.games import load_engines
-from croupier.table.host import TableHost
-from croupier.table.kafka_log import KafkaCommandLog
+from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.core.settlement import backgammon_rule, check_engine_result
 from tests.conftest import unique_name

@@ -22,11 +22,12 @@ from typing import Any
 from croupier.game import ClockSettings
 from croupier.joker.engine import ENGINE
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.table.commandlog import InMemoryCommandLog, LogEntry
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.core.history import initial_state
+from croupier.table.core.log_entry import LogEntry
+from croupier.table.core.table_state import step
 from croupier.table.games import load_engines
-from croupier.table.history import initial_state
-from croupier.table.host import TableHost
-from croupier.table.table_state import step
+from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2
 from tests.joker.test_table_service import (
     PLAYERS,

@@ -38,12 +38,12 @@ from croupier.joker.v1 import joker_pb2
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.kafka_log import KafkaCommandLog
+from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
 from croupier.table.bootstrap import table_service
-from croupier.table.buyins import Buyins
 from croupier.table.games import load_engines
-from croupier.table.host import TableHost
-from croupier.table.kafka_log import KafkaCommandLog
-from croupier.table.sink import WALLET_REQUESTS_TOPIC
+from croupier.table.service.host import TableHost
+from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.core.settlement import check_engine_result
 from tests.conftest import unique_name

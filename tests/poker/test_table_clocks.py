@@ -19,8 +19,8 @@ from typing import Any
 from croupier.game import ClockSettings
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.poker.table_engine import DEFAULT_SEAL_WINDOW_SECONDS, ENGINE
-from croupier.table.commandlog import InMemoryCommandLog
-from croupier.table.host import TableHost
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.service.host import TableHost
 from tests.table.play import FakeClock, Seeds
 
 PLAYERS = ["ann", "bob", "cat"]

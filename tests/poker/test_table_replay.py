@@ -18,8 +18,8 @@ from croupier.game import ClockSettings
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.poker.bots import Bot, make_bot
 from croupier.poker.table_engine import ENGINE
-from croupier.table.commandlog import InMemoryCommandLog
-from croupier.table.host import TableHost
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.service.host import TableHost
 from tests.table.play import Seeds
 
 PLAYERS = [f"p{i}" for i in range(5)]

@@ -24,12 +24,13 @@ from croupier.kit.bus.memory import InMemoryBus
 from croupier.poker.bots import Bot, make_bot
 from croupier.rummy.core.knock_game import GinState
 from croupier.rummy.tools.bots import gin_bot_action, laydown_bot_action
-from croupier.table.clocks import AUTO_PLAY_MS
-from croupier.table.commandlog import InMemoryCommandLog, LogEntry
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.core.clocks import AUTO_PLAY_MS
+from croupier.table.core.history import _entry_json, initial_state
+from croupier.table.core.log_entry import LogEntry
+from croupier.table.core.table_state import step
 from croupier.table.games import load_engines
-from croupier.table.history import _entry_json, initial_state
-from croupier.table.host import TableHost
-from croupier.table.table_state import step
+from croupier.table.service.host import TableHost
 from tests.table.play import FakeClock, Seeds, random_joker_action
 
 LOGS = Path(__file__).parent / "logs"

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
+from croupier.table.core.history import _entry_from_json, initial_state
+from croupier.table.core.table_state import step
 from croupier.table.games import load_engines
-from croupier.table.history import _entry_from_json, initial_state
-from croupier.table.table_state import step
 
 LOGS = sorted((Path(__file__).parent / "logs").glob("*.json"))
 GAMES = {"backgammon", "joker", "poker", "rummy"}

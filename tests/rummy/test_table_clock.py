@@ -26,13 +26,13 @@ from collections.abc import Callable
 from croupier.game import ClockSettings
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.rummy.engine import ENGINE
-from croupier.table.buyins import Buyins
-from croupier.table.clocks import AUTO_PLAY_MS
-from croupier.table.commandlog import InMemoryCommandLog
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.core.clocks import AUTO_PLAY_MS
+from croupier.table.core.history import initial_state
+from croupier.table.core.table_state import step
 from croupier.table.games import load_engines
-from croupier.table.history import initial_state
-from croupier.table.host import TableHost
-from croupier.table.table_state import step
+from croupier.table.service.host import TableHost
+from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2
 from tests.rummy.test_table_service import (
     PLAYERS,

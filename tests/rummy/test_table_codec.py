@@ -15,7 +15,7 @@ from croupier.rummy.core.variant import Family
 from croupier.rummy.core.variants import VARIANTS
 from croupier.rummy.engine import ENGINE
 from croupier.rummy.v1 import rummy_pb2
-from croupier.table.grpc_api import ProtoCodec
+from croupier.table.entrypoints.grpc_api import ProtoCodec
 from croupier.table.v1 import table_pb2
 from tests.refusals import status_name
 from tests.rummy.test_table_service import (

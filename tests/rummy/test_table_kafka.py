@@ -33,12 +33,12 @@ from croupier.kit.bus import make_envelope
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
-from croupier.table import history
+from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.bootstrap import table_service
-from croupier.table.buyins import Buyins
+from croupier.table.core import history
 from croupier.table.games import load_engines
-from croupier.table.host import TableHost
-from croupier.table.kafka_log import KafkaCommandLog
+from croupier.table.service.host import TableHost
+from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.adapters.requests_pg import PostgresRequestLog
 from croupier.wallet.bootstrap import build_wallet

@@ -43,14 +43,16 @@ from croupier.rummy.core.variant import Family, VariantRules
 from croupier.rummy.core.variants import VARIANTS
 from croupier.rummy.engine import ENGINE
 from croupier.rummy.v1 import rummy_pb2
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.adapters.sink import EVENTS_TOPIC, WALLET_REQUESTS_TOPIC
 from croupier.table.bootstrap import table_service
-from croupier.table.buyins import Buyins
-from croupier.table.commandlog import CommandLog, InMemoryCommandLog, LogEntry
+from croupier.table.core.history import initial_state
+from croupier.table.core.log_entry import LogEntry
+from croupier.table.core.table_state import step
 from croupier.table.games import load_engines
-from croupier.table.history import initial_state
-from croupier.table.host import TableHost
-from croupier.table.sink import EVENTS_TOPIC, WALLET_REQUESTS_TOPIC
-from croupier.table.table_state import step
+from croupier.table.ports import CommandLog
+from croupier.table.service.host import TableHost
+from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.core.settlement import check_engine_result
 from tests.table.play import FakeClock, Seeds

@@ -16,10 +16,10 @@ import grpc
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.bootstrap import table_service
-from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.games import load_engines
-from croupier.table.host import TableHost
+from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2_grpc
 
 

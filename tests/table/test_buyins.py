@@ -17,12 +17,14 @@ from croupier.game import Event, RuleBroken
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
+from croupier.table.adapters.wallets import GrpcWallet, InMemoryWallet, WalletUnavailable
 from croupier.table.bootstrap import table_service
-from croupier.table.buyins import BuyIn, Buyins, GrpcWallet, InMemoryWallet, WalletUnavailable
-from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.games import load_engines
-from croupier.table.host import TableHost
-from croupier.table.sink import WALLET_REQUESTS_TOPIC
+from croupier.table.ports import BuyIn
+from croupier.table.service.host import TableHost
+from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2
 from tests.refusals import status_name

@@ -21,12 +21,13 @@ from croupier.kit.bus.interface import dead_letter_topic
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
+from croupier.table.adapters.wallets import GrpcWallet
 from croupier.table.bootstrap import table_service
-from croupier.table.buyins import Buyins, GrpcWallet
-from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.games import load_engines
-from croupier.table.host import TableHost
-from croupier.table.sink import WALLET_REQUESTS_TOPIC
+from croupier.table.service.host import TableHost
+from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.adapters.audit import audit_ledger
 from croupier.wallet.bootstrap import Wallet, build_wallet, open_database

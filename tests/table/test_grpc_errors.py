@@ -14,8 +14,8 @@ from croupier.joker.v1 import joker_pb2
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.bootstrap import build_host, table_service
-from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.table.play import served_table_host
 

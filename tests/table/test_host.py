@@ -17,10 +17,12 @@ from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game import ClockSettings, RuleBroken
 from croupier.game.fairness import commitment
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.table.commandlog import InMemoryCommandLog, LogEntry
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.adapters.sink import EVENTS_TOPIC, WALLET_REQUESTS_TOPIC
+from croupier.table.core.log_entry import LogEntry
 from croupier.table.games import load_engines
-from croupier.table.host import LogUnavailable, TableHost, TableVoided
-from croupier.table.sink import EVENTS_TOPIC, WALLET_REQUESTS_TOPIC
+from croupier.table.service.host import TableHost
+from croupier.table.service.tables import LogUnavailable, TableVoided
 from croupier.table.v1 import table_pb2
 from tests.refusals import status_name
 from tests.table.play import FakeClock, Seeds, random_joker_action
@@ -253,7 +255,7 @@ async def test_after_the_window_the_game_decides_what_leaving_means(bus: InMemor
 
 
 def test_clock_comes_from_the_game_options_when_not_given() -> None:
-    from croupier.table.host import clock_from_options
+    from croupier.table.service.tables import clock_from_options
 
     assert clock_from_options({}) is None
     assert clock_from_options({"turn_seconds": 20, "reconnect_seconds": 180}) == ClockSettings(
@@ -416,7 +418,7 @@ class FlakyBus:
 async def test_a_failed_publish_after_commit_neither_fails_the_command_nor_stalls_the_table(
     bus: InMemoryBus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("croupier.table.host.RETRY_SECONDS", 0.01)
+    monkeypatch.setattr("croupier.table.service.background.RETRY_SECONDS", 0.01)
     flaky = FlakyBus(bus, failures=3)
     host = TableHost(
         engines=load_engines(),
@@ -444,7 +446,7 @@ async def test_a_timeout_the_log_refused_is_tried_again(
                 raise ConnectionError("broker away")
             await super().append(entries)
 
-    monkeypatch.setattr("croupier.table.host.RETRY_SECONDS", 0.01)
+    monkeypatch.setattr("croupier.table.service.background.RETRY_SECONDS", 0.01)
     log = RefusesTimeoutsOnce()
     host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("r"))
     await host.start()
@@ -532,7 +534,7 @@ async def test_money_requests_keep_the_tables_order_when_the_bus_fails(
     bus: InMemoryBus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A settlement the bus refused is resent before any later money request of the table."""
-    monkeypatch.setattr("croupier.table.host.RETRY_SECONDS", 0.01)
+    monkeypatch.setattr("croupier.table.service.background.RETRY_SECONDS", 0.01)
     flaky = FlakyBus(bus, failures=0)
     host = TableHost(
         engines=load_engines(), command_log=InMemoryCommandLog(), publisher=flaky, seeds=Seeds("m")
@@ -574,7 +576,7 @@ async def test_a_settlement_the_bus_does_not_take_does_not_hold_the_caller_past_
     """The hand-ending action is logged; its settlement request waits on a silent bus. The
     caller is answered by its deadline all the same (the command stands) and the request
     goes out once the bus answers again."""
-    monkeypatch.setattr("croupier.table.host.RETRY_SECONDS", 0.01)
+    monkeypatch.setattr("croupier.table.service.background.RETRY_SECONDS", 0.01)
     stalled = StalledBus(bus)
     host = TableHost(
         engines=load_engines(),

@@ -33,11 +33,12 @@ from croupier.game.limits import MAX_AMOUNT, MAX_CLOCK_SECONDS
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.kafka_log import KafkaCommandLog
+from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.bootstrap import table_service
-from croupier.table.commandlog import CommandLog, InMemoryCommandLog
 from croupier.table.games import load_engines
-from croupier.table.host import TableHost
-from croupier.table.kafka_log import KafkaCommandLog
+from croupier.table.ports import CommandLog
+from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2
 from tests.conftest import unique_name
 from tests.hostile import fill, scalar

@@ -10,8 +10,9 @@ import uuid
 import pytest
 
 from croupier.kit.bus.kafka import KafkaBus
-from croupier.table.commandlog import LogEntry
-from croupier.table.kafka_log import KafkaCommandLog
+from croupier.table.adapters.kafka_log import KafkaCommandLog
+from croupier.table.adapters.log_codec import encode
+from croupier.table.core.log_entry import LogEntry
 from tests.conftest import create_topic, unique_name
 from tests.table.test_ownership_kafka import PARTITIONS
 
@@ -94,6 +95,6 @@ async def test_a_log_on_the_bus_producer_leaves_it_open_for_the_bus(kafka_bootst
         await log.append([entry(table_id, 1)])
         await log.stop()
         # Still the bus's to use after the log stopped.
-        await bus.publish_raw(topic, key=table_id.encode(), value=entry(table_id, 2).encoded)
+        await bus.publish_raw(topic, key=table_id.encode(), value=encode(entry(table_id, 2)))
         (replayed,) = [r async for r in log.replay([log.partition_of(table_id)])]
         assert [e.index for e in replayed.entries] == [1, 2]

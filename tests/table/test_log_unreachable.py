@@ -25,10 +25,11 @@ from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.kafka_producer import AckedProducer
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.bootstrap import table_service
 from croupier.table.games import load_engines
-from croupier.table.host import ANSWER_WITHIN_SECONDS, TableHost
-from croupier.table.kafka_log import KafkaCommandLog
+from croupier.table.service.deadlines import ANSWER_WITHIN_SECONDS
+from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.conftest import unique_name
 from tests.table.play import Seeds, random_joker_action

@@ -15,10 +15,10 @@ import pytest
 
 from croupier.game import ClockSettings, RuleBroken
 from croupier.kit.bus.kafka import KafkaBus
-from croupier.table import metrics
+from croupier.table.adapters import metrics
+from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.bootstrap import build_host
-from croupier.table.host import TableHost
-from croupier.table.kafka_log import KafkaCommandLog
+from croupier.table.service.host import TableHost
 from tests.conftest import create_topic, unique_name
 from tests.refusals import status_name
 from tests.table.play import random_joker_action

@@ -22,8 +22,8 @@ import pytest
 
 from croupier.game import ClockSettings
 from croupier.kit.bus.kafka import KafkaBus
+from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.bootstrap import build_host, table_service
-from croupier.table.kafka_log import KafkaCommandLog
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.conftest import unique_name
 from tests.table.play import random_joker_action

@@ -13,9 +13,9 @@ import pytest
 
 from croupier.game import ClockSettings
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.table.commandlog import InMemoryCommandLog
+from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.games import load_engines
-from croupier.table.host import TableHost
+from croupier.table.service.host import TableHost
 from tests.table.play import Seeds, random_joker_action
 
 CROUPIER = Path(sys.executable).parent / "croupier"

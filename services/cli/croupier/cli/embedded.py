@@ -23,10 +23,11 @@ from croupier.kit import eventloop, logs
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import Service, ServiceHost, StopHook, check_free
 from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.adapters.wallets import GrpcWallet
 from croupier.table.bootstrap import build_host, table_service
-from croupier.table.buyins import Buyins, GrpcWallet
-from croupier.table.commandlog import InMemoryCommandLog
 from croupier.table.games import ENGINE_MODULES
+from croupier.table.service.money import Buyins
 from croupier.wallet.bootstrap import build_wallet, open_database
 
 WALLET_SCHEMA = "wallet"

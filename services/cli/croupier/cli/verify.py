@@ -48,8 +48,8 @@ def _malformed(history: Any, games: list[str]) -> str:
 
 
 def _handle(args: argparse.Namespace) -> int:
+    from croupier.table.core.history import verify
     from croupier.table.games import load_engines
-    from croupier.table.history import verify
 
     source: str = args.history
     try:

@@ -114,7 +114,7 @@ from croupier.poker import engine, history
 from croupier.poker.rules import MAX_PLAYERS, MIN_PLAYERS, TableConfig
 from croupier.poker.state import HandState
 from croupier.poker.v1 import poker_pb2
-from croupier.table.buyins import PLAY_CURRENCIES
+from croupier.table.service.money import PLAY_CURRENCIES
 from croupier.table.v1 import table_pb2
 
 VARIANTS = {

@@ -12,11 +12,14 @@ from typing import Any
 from croupier.kit.bus.interface import EventBus
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load
-from croupier.table.buyins import Buyins, GrpcWallet
-from croupier.table.commandlog import TOPIC, CommandLog, InMemoryCommandLog
+from croupier.table.adapters.log_codec import TOPIC
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.adapters.wallets import GrpcWallet
+from croupier.table.entrypoints.grpc_api import TableEngineService
 from croupier.table.games import load_engines
-from croupier.table.grpc_api import TableEngineService
-from croupier.table.host import TableHost
+from croupier.table.ports import CommandLog
+from croupier.table.service.host import TableHost
+from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableEngine"].full_name
@@ -87,7 +90,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         await bus.start()
     else:
         from croupier.kit.bus.kafka import KafkaBus
-        from croupier.table.kafka_log import KafkaCommandLog
+        from croupier.table.adapters.kafka_log import KafkaCommandLog
 
         bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap)
         await bus.start()

@@ -37,7 +37,9 @@ from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.partitioner import murmur2
 
 from croupier.kit.kafka_producer import AckedProducer
-from croupier.table.commandlog import TOPIC, LogEntry, PartitionOwner, ReplayedTable, decode_table
+from croupier.table.adapters.log_codec import TOPIC, decode_table, encode
+from croupier.table.core.log_entry import LogEntry, ReplayedTable
+from croupier.table.ports import PartitionOwner
 
 log = structlog.get_logger("croupier.table.kafka_log")
 
@@ -121,7 +123,7 @@ class KafkaCommandLog:
             self._appender.send(
                 self._topic,
                 entry.table_id.encode(),
-                entry.encoded,
+                encode(entry),
                 partition=self.partition_of(entry.table_id),
             )
             for entry in entries

@@ -28,8 +28,8 @@ from croupier.game import (
     implements,
 )
 from croupier.game.fairness import commitment
-from croupier.table.clocks import Clocks
-from croupier.table.commandlog import LogEntry
+from croupier.table.core.clocks import Clocks
+from croupier.table.core.log_entry import LogEntry
 
 
 @dataclass(frozen=True)

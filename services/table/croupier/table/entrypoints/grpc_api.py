@@ -18,7 +18,8 @@ from google.protobuf.message import Message
 
 from croupier.game import JSON, Malformed, implements
 from croupier.game.limits import echo
-from croupier.table.host import TableHost, ViewSnapshot, clock_from_options
+from croupier.table.service.host import TableHost
+from croupier.table.service.tables import ViewSnapshot, clock_from_options
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 if TYPE_CHECKING:

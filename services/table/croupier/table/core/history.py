@@ -14,9 +14,9 @@ from typing import Any
 
 from croupier.game import JSON, ClockSettings, GameRules, RuleBroken, Unknown
 from croupier.game.fairness import commitment
-from croupier.table.clocks import Clocks
-from croupier.table.commandlog import LogEntry
-from croupier.table.table_state import Settlement, TableState, step
+from croupier.table.core.clocks import Clocks
+from croupier.table.core.log_entry import LogEntry
+from croupier.table.core.table_state import Settlement, TableState, step
 
 
 def initial_state(engine: GameRules[Any], opening: LogEntry) -> TableState:

@@ -5,18 +5,12 @@ Their deadline is turn start + turn allowance + what remains of their reserve. W
 act, the part of the turn beyond the allowance is taken from the reserve. Because every
 timestamp is in the log, a rebuilt table has exactly the clocks the lost one had, and
 disconnection changes nothing (the clock keeps running).
-
-The host waits for a time on its clock through `CallLater` (the event loop's timer by
-default): a test gives the host its own `now_ms` and `call_later` and moves time itself,
-instead of racing real milliseconds on a loaded machine.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Protocol
 
 from croupier.game import ClockSettings
 
@@ -24,29 +18,6 @@ from croupier.game import ClockSettings
 # out, if sooner), not at once: a table whose players were all automatic logged commands
 # as fast as the host could apply them (a Rummy 51 table: 23,546 entries in 6 s).
 AUTO_PLAY_MS = 1_000
-
-
-class Cancellable(Protocol):
-    def cancel(self) -> None: ...
-
-
-# Run a callback once this many milliseconds have passed on the host's clock.
-CallLater = Callable[[int, Callable[[], None]], Cancellable]
-
-
-def loop_call_later(delay_ms: int, callback: Callable[[], None]) -> Cancellable:
-    """The real clock's `CallLater`: the running event loop's timer."""
-    return asyncio.get_running_loop().call_later(delay_ms / 1000, callback)
-
-
-async def sleep_ms(call_later: CallLater, delay_ms: int) -> None:
-    """Wait `delay_ms` on the clock that `call_later` keeps."""
-    woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    timer = call_later(delay_ms, lambda: None if woken.done() else woken.set_result(None))
-    try:
-        await woken
-    finally:
-        timer.cancel()
 
 
 @dataclass(frozen=True)

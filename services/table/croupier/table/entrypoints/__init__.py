@@ -1,0 +1,1 @@
+"""The table host's entrypoints: the `TableEngine` gRPC service."""

@@ -1,0 +1,86 @@
+"""The small interfaces the table host's service layer works through; the adapters
+(`croupier.table.adapters`) and the kit's event bus implement them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.table.core.log_entry import LogEntry, ReplayedTable
+
+
+class PartitionOwner(Protocol):
+    """What a command log tells the host as partitions (and so tables) come and go."""
+
+    async def partitions_revoked(self, partitions: frozenset[int]) -> None:
+        """Stop serving these partitions' tables (a rebalance is starting)."""
+        ...
+
+    async def partitions_assigned(
+        self, partitions: frozenset[int], unchanged: frozenset[int]
+    ) -> None:
+        """Serve these partitions; those in `unchanged` were not written to since this
+        replica last held them (its tables may be taken back as they were)."""
+        ...
+
+
+class CommandLog(Protocol):
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    async def append(self, entries: Sequence[LogEntry]) -> None:
+        """Durably append one table's entries in order; returns only once the log
+        acknowledged all of them (one round trip for a command and the deal it allows)."""
+        ...
+
+    def partition_of(self, table_id: str) -> int:
+        """The partition of the log that holds the table's entries."""
+        ...
+
+    async def own_partitions(self, owner: PartitionOwner) -> None:
+        """Take part in sharing the log's partitions; returns once `owner` was given its
+        first partitions (and told of every later change)."""
+        ...
+
+    def replay(self, partitions: Collection[int] | None = None) -> AsyncIterator[ReplayedTable]:
+        """Every table in `partitions` (default: all), each with its entries in order."""
+        ...
+
+
+@dataclass(frozen=True)
+class BuyIn:
+    """Chips a player brings to a table, to be moved by the wallet before play."""
+
+    transfer_id: str
+    table_id: str
+    game: str
+    player: str
+    currency: str
+    amount: int
+
+
+class Wallet(Protocol):
+    """What a cash table needs of the wallet before it logs a command."""
+
+    async def buy_in(self, buy_in: BuyIn) -> None:
+        """Move the chips (idempotent by `transfer_id`). Raises `RuleBroken` when the wallet
+        refuses (with its reason), `WalletUnavailable` when it cannot
+        tell."""
+        ...
+
+
+class Publisher(Protocol):
+    """The host's one outgoing port; `croupier.kit.bus.EventBus` satisfies it."""
+
+    async def publish_many(self, messages: Sequence[tuple[str, Envelope]]) -> None: ...
+
+
+class Cancellable(Protocol):
+    def cancel(self) -> None: ...
+
+
+# Run a callback once this many milliseconds have passed on the host's clock.
+CallLater = Callable[[int, Callable[[], None]], Cancellable]

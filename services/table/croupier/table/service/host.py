@@ -1,0 +1,356 @@
+"""The table host's service layer: tables as command logs, with clocks and views.
+
+For every command the host
+1. checks it by applying it to the table's current state (`core.table_state.step`, pure);
+   a rejected command is answered with its reason and never logged; on a cash table
+   the wallet then moves the chips the command brings (`service.money`);
+2. appends it to the command log, together with the next hand's deal when the command
+   allows one, and waits for the log's acknowledgement;
+3. only then makes the new state current, asks the wallet for what the command moved
+   (settlement, stacks given back) before answering, queues the public events (published
+   in the background, in order), wakes the players' view streams and re-arms the clock.
+
+Commands of one table are serialised by the table's lock; a command whose caller goes
+away (a cancelled call) while it is being logged fences the table like a failed append,
+and its money requests are resent if cut off; tables run concurrently. Replicas share the
+log's partitions (`service.ownership`): a replica rebuilds the tables of the partitions it
+is given; a table that cannot be rebuilt is voided and a crash refund is requested from
+the wallet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+import structlog
+
+from croupier.game import JSON, ClockSettings, GameRules, Malformed
+from croupier.game.limits import check_amount, echo
+from croupier.kit.seeds import new_seed
+from croupier.table.adapters import metrics
+from croupier.table.adapters.log_codec import decode, encode
+from croupier.table.core import history
+from croupier.table.core.history import initial_state
+from croupier.table.core.log_entry import LogEntry
+from croupier.table.ports import CallLater, CommandLog, Publisher
+from croupier.table.service.background import Background
+from croupier.table.service.commands import CommandPath
+from croupier.table.service.deadlines import acquire_by, deadline_after
+from croupier.table.service.money import Buyins, MoneySender
+from croupier.table.service.outgoing import Outgoing
+from croupier.table.service.ownership import Ownership
+from croupier.table.service.presence import Presence
+from croupier.table.service.tables import (
+    HostedTable,
+    Tables,
+    ViewSnapshot,
+    checked,
+    clock_from_options,
+    require_seated,
+)
+from croupier.table.service.timeouts import loop_call_later, wall_clock_ms
+from croupier.table.service.views import ViewHub
+
+log = structlog.get_logger("croupier.table.host")
+
+STOP_FLUSH_SECONDS = 5.0
+
+
+class TableHost:
+    """The facade the gRPC entrypoint and the tests call; each job is delegated."""
+
+    def __init__(
+        self,
+        *,
+        engines: Mapping[str, GameRules[Any]],
+        command_log: CommandLog,
+        publisher: Publisher,
+        clock_defaults: Mapping[str, ClockSettings] | None = None,
+        now_ms: Callable[[], int] = wall_clock_ms,
+        call_later: CallLater = loop_call_later,  # waits on the clock `now_ms` reads
+        seeds: Callable[[], bytes] = new_seed,
+        currency: str = "CHIP",
+        buyins: Buyins | None = None,
+    ) -> None:
+        self._engines = dict(engines)
+        self._log = command_log
+        self._clock_defaults = dict(clock_defaults or {})
+        self._now_ms = now_ms
+        self._buyins = buyins or Buyins(default_currency=currency)  # cash tables' wallet
+        self._tables = Tables(command_log)
+        self.voided = self._tables.voided
+        self._background = Background()
+        self._views = ViewHub(self._tables, now_ms)
+        self._outgoing = Outgoing(publisher, self._background)
+        self._money = MoneySender(self._buyins, publisher, self._background, currency)
+        self._commands = CommandPath(
+            tables=self._tables,
+            command_log=command_log,
+            money=self._money,
+            outgoing=self._outgoing,
+            views=self._views,
+            background=self._background,
+            now_ms=now_ms,
+            call_later=call_later,
+            seeds=seeds,
+        )
+        self._presence = Presence(
+            tables=self._tables,
+            commands=self._commands,
+            views=self._views,
+            background=self._background,
+            now_ms=now_ms,
+            call_later=call_later,
+        )
+        self._ownership = Ownership(
+            tables=self._tables,
+            command_log=command_log,
+            engine_for=self._engine_for,
+            commands=self._commands,
+            presence=self._presence,
+            views=self._views,
+            outgoing=self._outgoing,
+            publisher=publisher,
+            background=self._background,
+        )
+
+    # ---- lifecycle ------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Open the log and take this replica's partitions: their tables are rebuilt."""
+        await self._log.start()
+        await self._log.own_partitions(self._ownership)
+
+    async def end_streams(self) -> None:
+        """End every view stream (shutdown: clients reconnect to the table's next owner)."""
+        for table in self._tables.serving.values():
+            self._views.end_streams(table)
+
+    async def stop(self) -> None:
+        self._background.stopping = True
+        try:
+            await asyncio.wait_for(self.flush(), STOP_FLUSH_SECONDS)
+        except TimeoutError:
+            log.error(
+                "unpublished table events or money requests at stop; the next owner asks "
+                "again for each table's latest money requests only"
+            )
+        if self._outgoing.publishing is not None:
+            self._outgoing.publishing.cancel()
+        for table in self._tables.all():
+            if table.resending is not None:
+                table.resending.cancel()
+        self._background.cancel()
+        for table in self._tables.serving.values():
+            if table.timer is not None:
+                table.timer.cancel()
+        await self.end_streams()
+        await self._log.stop()
+
+    async def flush(self) -> None:
+        """Wait until everything committed so far has been published."""
+        pending = [t.resending for t in self._tables.all() if t.resending is not None]
+        if self._outgoing.publishing is not None:
+            pending.append(self._outgoing.publishing)
+        await asyncio.gather(*pending)
+
+    # ---- partition ownership (called by the command log) -----------------------------
+
+    async def partitions_revoked(self, partitions: frozenset[int]) -> None:
+        await self._ownership.partitions_revoked(partitions)
+
+    async def partitions_assigned(
+        self, partitions: frozenset[int], unchanged: frozenset[int]
+    ) -> None:
+        await self._ownership.partitions_assigned(partitions, unchanged)
+
+    # ---- commands -------------------------------------------------------------------
+
+    async def open_table(
+        self,
+        game: str,
+        options: JSON,
+        clock: ClockSettings | None,
+        request_key: str = "",
+        within: float | None = None,
+    ) -> str:
+        """`within`: the seconds the caller still waits (its deadline), if it said; every
+        command method takes it (`service.deadlines.ANSWER_WITHIN_SECONDS`)."""
+        deadline = deadline_after(within)
+        await acquire_by(self._tables.opening, deadline)
+        try:
+            return await self._open_table(game, options, clock, request_key, deadline)
+        finally:
+            self._tables.opening.release()
+
+    async def _open_table(
+        self,
+        game: str,
+        options: JSON,
+        clock: ClockSettings | None,
+        request_key: str,
+        deadline: float,
+    ) -> str:
+        engine = self._engine_for(game)
+        table_id = self._tables.new_table_id(request_key)
+        if table_id in self._tables.serving:
+            return table_id
+        default = (
+            self._clock_defaults.get(game)
+            or getattr(engine, "default_clock", None)
+            or ClockSettings(turn_ms=30_000)
+        )
+        settings = clock or clock_from_options(options) or default
+        # The table's currency is fixed in its opening record: the engine sees the one the
+        # host will settle in (a Naiko table refuses a real one, rules 50 and 55), and a
+        # later change of the host's default never changes an open table's currency.
+        options = {**options, "currency": self._buyins.currency(options)}
+        if not settings.reconnect_ms:
+            settings = replace(settings, reconnect_ms=default.reconnect_ms)
+        body = {
+            "game": game,
+            "options": options,
+            "clock": {
+                "turn_ms": settings.turn_ms,
+                "reserve_ms": settings.reserve_ms,
+                "reconnect_ms": settings.reconnect_ms,
+            },
+        }
+        opening = LogEntry(
+            table_id=table_id,
+            index=1,
+            command_id=f"open:{request_key or table_id}",
+            kind="open",
+            player="",
+            body=body,
+            at_ms=self._now_ms(),
+            engine=engine.name,
+            engine_version=engine.version,
+        )
+        table = HostedTable(
+            engine, checked(lambda: initial_state(engine, opening)), [encode(opening)]
+        )
+        await self._commands.append(table, [opening], deadline)
+        table.seen_commands[opening.command_id] = 1
+        self._tables.serving[table_id] = table
+        metrics.TABLES_OPEN.labels(game).inc()
+        return table_id
+
+    async def seat(
+        self,
+        table_id: str,
+        player: str,
+        seat: int,
+        stack: int,
+        is_bot: bool = False,
+        invite_code: str = "",
+        within: float | None = None,
+    ) -> ViewSnapshot:
+        table = self._table(table_id)
+        checked(partial(check_amount, stack, "stack"))
+        body: JSON = {"seat": seat, "stack": stack, "is_bot": is_bot}
+        if invite_code:
+            body["invite_code"] = invite_code
+        command_id = f"seat:{player}:{uuid.uuid4()}"
+        await self._commands.submit(
+            table, "seat", player, body, command_id=command_id, within=within
+        )
+        return self.view(table_id, player)
+
+    async def unseat(self, table_id: str, player: str, within: float | None = None) -> None:
+        table = self._table(table_id)
+        require_seated(table, player)
+        command_id = f"unseat:{uuid.uuid4()}"
+        await self._commands.submit(
+            table, "unseat", player, {}, command_id=command_id, evaluate=True, within=within
+        )
+
+    async def act(
+        self,
+        table_id: str,
+        player: str,
+        command_id: str,
+        action: JSON,
+        within: float | None = None,
+    ) -> ViewSnapshot:
+        """A player's action. `command_id` is the client's: a repeat by the same player is
+        applied once (ids live in the player's own namespace, apart from the host's)."""
+        table = self._table(table_id)
+        require_seated(table, player)
+        await self._commands.submit(
+            table,
+            "act",
+            player,
+            {"action": action},
+            command_id=f"act:{player}:{command_id}",
+            within=within,
+        )
+        self._presence.present(table, player)  # his own accepted action: he is back
+        return self.view(table_id, player)
+
+    async def close(self, table_id: str, within: float | None = None) -> None:
+        """Close now, or after the hand in play has settled (no new hand is dealt)."""
+        table = self._table(table_id)
+        await self._commands.submit(
+            table, "close", "", {}, command_id=f"close:{table_id}", within=within
+        )
+
+    # ---- views and presence ---------------------------------------------------------
+
+    def view(self, table_id: str, player: str) -> ViewSnapshot:
+        return self._views.snapshot(self._table(table_id), player)
+
+    def watch(self, table_id: str, player: str) -> AsyncIterator[ViewSnapshot]:
+        """The viewer's view now, then after every change, until the table closes."""
+        return self._views.watch(table_id, player)
+
+    def disconnect(self, table_id: str, player: str) -> None:
+        """The seated player's session ended; see `Presence.disconnect`."""
+        self._presence.disconnect(table_id, player)
+
+    async def reconnect(self, table_id: str, player: str) -> ViewSnapshot:
+        """The player is back (his own call): the reconnection window stops."""
+        return self._presence.reconnect(table_id, player)
+
+    def is_disconnected(self, table_id: str, player: str) -> bool:
+        return self._presence.is_disconnected(table_id, player)
+
+    # ---- hand histories and reading -------------------------------------------------
+
+    def hand_history(self, table_id: str, hand_number: int) -> JSON:
+        """Everything needed to re-derive and replay a finished hand (`croupier verify`)."""
+        table = self._table(table_id)
+        return history.build(table.engine, [decode(encoded) for encoded in table.log], hand_number)
+
+    def digest(self, table_id: str) -> str:
+        table = self._table(table_id)
+        return table.state.digest(table.engine)
+
+    def clock_settings(self, table_id: str) -> ClockSettings:
+        return self._table(table_id).state.clocks.settings
+
+    def engine_of(self, table_id: str) -> GameRules[Any]:
+        return self._table(table_id).engine
+
+    def table_ids(self) -> list[str]:
+        return sorted(self._tables.serving)
+
+    @property
+    def partitions(self) -> frozenset[int]:
+        """The command log's partitions this replica serves."""
+        return frozenset(self._tables.owned)
+
+    def _engine_for(self, game: str) -> GameRules[Any]:
+        engine = self._engines.get(game)
+        if engine is None:
+            known = ", ".join(sorted(self._engines)) or "none"
+            raise Malformed(f"unknown game {echo(game)}; this host runs: {known}")
+        return engine
+
+    def _table(self, table_id: str) -> HostedTable:
+        return self._tables.get(table_id)
