@@ -23,6 +23,7 @@ IMPURE_STDLIB = {
 CORES = {
     "croupier.game": SERVICES / "game/croupier/game",
     "croupier.joker.core": SERVICES / "joker/croupier/joker/core",
+    "croupier.rummy.core": SERVICES / "rummy/croupier/rummy/core",
     "croupier.tournament.core": SERVICES / "tournament/croupier/tournament/core",
     "croupier.wallet.core": SERVICES / "wallet/croupier/wallet/core",
 }

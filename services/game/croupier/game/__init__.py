@@ -5,7 +5,11 @@
 - `rules`: `GameRules`, the protocol a game implements, and its optional parts;
 - `errors`: `RuleBroken` and its kinds, each refusal with a machine-readable reason;
 - `fairness`: the seeded randomness a hand derives everything random from;
-- `limits`: the documented bounds of every amount, count and duration.
+- `limits`: the documented bounds of every amount, count and duration;
+- `money`: the currencies and their minor units; `commission`: the house's cut, computed
+  the same way by a game's settlement and by the wallet;
+- `points`: a tournament round's chips and points arithmetic (rummy tables and the
+  tournament director).
 
 Standard library only, like every `core/` that imports it.
 """
