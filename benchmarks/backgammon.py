@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.backgammon [--samples 10000] [--seed 2026] [--repeat 3]
 
-The same random reachable positions x dice (random self-play, `croupier.backgammon.sample`)
+The same random reachable positions x dice (random self-play, `croupier.backgammon.tools.sample`)
 go through:
 - `legal_positions` (ours): the distinct resulting boards (gnubg's layout), what the engine
   and the conformance command use;
@@ -25,9 +25,9 @@ from collections.abc import Callable
 
 import gnubg_nn
 
-from croupier.backgammon.board import Board, position_id
-from croupier.backgammon.moves import legal_positions, raw_generate
-from croupier.backgammon.sample import Sample, random_positions
+from croupier.backgammon.core.board import Board, position_id
+from croupier.backgammon.core.moves import legal_positions, raw_generate
+from croupier.backgammon.tools.sample import Sample, random_positions
 
 
 def brute_force(board: Board, d1: int, d2: int) -> set[Board]:

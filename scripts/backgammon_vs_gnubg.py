@@ -72,10 +72,10 @@ def main(argv: list[str]) -> int:
 
     import gnubg_nn
 
-    from croupier.backgammon.board import STARTING_BOARD, Board, position_id
-    from croupier.backgammon.moves import legal_plays, legal_positions, match_play
-    from croupier.backgammon.notation import IllegalPlay
-    from croupier.backgammon.sample import describe, random_positions
+    from croupier.backgammon.core.board import STARTING_BOARD, Board, position_id
+    from croupier.backgammon.core.moves import legal_plays, legal_positions, match_play
+    from croupier.backgammon.core.notation import IllegalPlay
+    from croupier.backgammon.tools.sample import describe, random_positions
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=10000)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GNU Backgammon for the backgammon table service's abandonment settlements
-# (services/backgammon/croupier/backgammon/gnubg_bridge.py) and its tests.
+# (services/backgammon/croupier/backgammon/adapters/gnubg_bridge.py) and its tests.
 #
 # Why a system package: a game left by a player who does not come back is settled from
 # gnubg's 2-ply *cubeful* evaluation of the position (cube value and owner, match score,

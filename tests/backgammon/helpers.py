@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from croupier.backgammon.board import Board, Side
+from croupier.backgammon.core.board import Board, Side
 
 
 def side(points: dict[int | str, int]) -> Side:

@@ -7,15 +7,15 @@ import random
 import gnubg_nn
 import pytest
 
-from croupier.backgammon.board import (
+from croupier.backgammon.core.board import (
     STARTING_BOARD,
     InvalidPosition,
     board_from_position_id,
     position_id,
     swap,
 )
-from croupier.backgammon.matchid import InvalidMatchId, MatchKey, decode_match_id, match_id
-from croupier.backgammon.sample import random_positions
+from croupier.backgammon.core.matchid import InvalidMatchId, MatchKey, decode_match_id, match_id
+from croupier.backgammon.tools.sample import random_positions
 
 
 def test_starting_position_id() -> None:

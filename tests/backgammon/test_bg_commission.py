@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from croupier.backgammon.commission import (
+from croupier.backgammon.core.commission import (
     abandoned_game_settlement,
     commission_per_player,
     settle,

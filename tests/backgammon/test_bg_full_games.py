@@ -7,10 +7,10 @@ from typing import Any
 
 import gnubg_nn
 
-from croupier.backgammon.board import borne_off, position_id
-from croupier.backgammon.conformance import run_scenario
-from croupier.backgammon.game import Options, apply, new_table, start_game
-from croupier.backgammon.moves import legal_plays
+from croupier.backgammon.core.board import borne_off, position_id
+from croupier.backgammon.core.game import Options, apply, new_table, start_game
+from croupier.backgammon.core.moves import legal_plays
+from croupier.backgammon.tools.conformance import run_scenario
 
 
 def gnubg_ids(board: Any, d1: int, d2: int) -> set[str]:

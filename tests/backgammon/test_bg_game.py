@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
-from croupier.backgammon.board import STARTING_BOARD, Side
-from croupier.backgammon.conformance import run_scenario
-from croupier.backgammon.game import (
+from croupier.backgammon.core.board import STARTING_BOARD, Side
+from croupier.backgammon.core.game import (
     Options,
     State,
     apply,
@@ -20,6 +19,7 @@ from croupier.backgammon.game import (
     start_game,
     timeout_action,
 )
+from croupier.backgammon.tools.conformance import run_scenario
 from croupier.game import RuleBroken
 from croupier.game.fairness import FairStream
 
@@ -445,8 +445,8 @@ def test_moved_event_carries_the_canonical_notation() -> None:
 
 def test_views_carry_gnubg_ids() -> None:
     """The view's Position ID is from the player on roll; its Match ID decodes to the state."""
-    from croupier.backgammon.board import board_from_position_id
-    from croupier.backgammon.matchid import decode_match_id
+    from croupier.backgammon.core.board import board_from_position_id
+    from croupier.backgammon.core.matchid import decode_match_id
 
     st = new_table(Options(mode="match", points=5, stake=100), ("a", "b"))
     st, _ = start_game(st, opening=(3, 1))

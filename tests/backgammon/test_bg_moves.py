@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croupier.backgammon.board import STARTING_BOARD, Board, position_id
-from croupier.backgammon.conformance import run_scenario
-from croupier.backgammon.moves import legal_plays, legal_positions, match_play
-from croupier.backgammon.notation import IllegalPlay, format_play, parse_play
-from croupier.backgammon.sample import describe, random_positions
+from croupier.backgammon.core.board import STARTING_BOARD, Board, position_id
+from croupier.backgammon.core.moves import legal_plays, legal_positions, match_play
+from croupier.backgammon.core.notation import IllegalPlay, format_play, parse_play
+from croupier.backgammon.tools.conformance import run_scenario
+from croupier.backgammon.tools.sample import describe, random_positions
 
 from .helpers import board
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from croupier.backgammon.table_engine import ENGINE, BackgammonTable
+from croupier.backgammon.core.table import BackgammonTable
+from croupier.backgammon.engine import ENGINE
 from croupier.game import Act, RuleBroken, SeatPlayer, StartHand, UnseatPlayer
 from croupier.game.fairness import FairStream
 from croupier.game.limits import MAX_AMOUNT, MAX_MATCH_POINTS

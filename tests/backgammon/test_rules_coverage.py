@@ -1,8 +1,8 @@
 """Seed 001 rules and vectors that no other backgammon test names (issue 6).
 
 Each test names one rule (1-45) or test vector (1-25) of the spec's "Implementation
-reading" and checks it through the public API: the pure engine (`croupier.backgammon.game`,
-`croupier.backgammon.moves`), the table adapter (`croupier.backgammon.table_engine.ENGINE`)
+reading" and checks it through the public API: the pure engine (`croupier.backgammon.core.game`,
+`croupier.backgammon.core.moves`), the table adapter (`croupier.backgammon.engine.ENGINE`)
 or, for clocks, the table host with a fake clock. Rules already named elsewhere are not
 repeated here.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from croupier.backgammon.board import STARTING_BOARD, Board, Side, borne_off, pip_count
-from croupier.backgammon.game import (
+from croupier.backgammon.core.board import STARTING_BOARD, Board, Side, borne_off, pip_count
+from croupier.backgammon.core.game import (
     Mode,
     Options,
     Phase,
@@ -28,9 +28,10 @@ from croupier.backgammon.game import (
     public_view,
     start_game,
 )
-from croupier.backgammon.moves import legal_plays, match_play
-from croupier.backgammon.notation import IllegalPlay
-from croupier.backgammon.table_engine import ENGINE, BackgammonTable
+from croupier.backgammon.core.moves import legal_plays, match_play
+from croupier.backgammon.core.notation import IllegalPlay
+from croupier.backgammon.core.table import BackgammonTable
+from croupier.backgammon.engine import ENGINE
 from croupier.game import Act, ClockSettings, HandResult, RuleBroken, SeatPlayer, StartHand
 from croupier.game.commission import backgammon_commission
 from croupier.game.money import CURRENCIES

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from croupier.backgammon import table_engine
+from croupier.backgammon import engine as backgammon_engine
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game import Act, ClockSettings, SeatPlayer, StartHand
 from croupier.kit.bus.memory import InMemoryBus
@@ -206,7 +206,7 @@ async def test_rule_7_rolling_does_not_restart_the_turn_clock() -> None:
 
 def test_rule_7_turn_key_one_turn_is_roll_and_move() -> None:
     """What a host would need to time a turn as one: the adapter's `turn_key`."""
-    engine = table_engine.ENGINE
+    engine = backgammon_engine.ENGINE
     state = engine.open({"mode": "single", "stake": 1})
     for seat, player in enumerate(PLAYERS):
         state, _ = engine.apply(state, SeatPlayer(player, seat))
@@ -238,7 +238,7 @@ async def test_clock_and_window_come_from_the_table_options() -> None:
         "reserve_ms": 240_000,
         "reconnect_ms": 180_000,
     }
-    assert table_engine.ENGINE.default_clock.reconnect_ms == 180_000  # ¶9: 3 minutes
+    assert backgammon_engine.ENGINE.default_clock.reconnect_ms == 180_000  # ¶9: 3 minutes
     await host.stop()
 
 
@@ -325,7 +325,7 @@ async def test_rule_12_no_return_in_time_settles_from_gnubg_and_replays_without_
     async def no_gnubg(*args: object) -> None:
         raise AssertionError("gnubg asked during replay")
 
-    monkeypatch.setattr(table_engine, "gnubg_evaluation", no_gnubg)
+    monkeypatch.setattr(backgammon_engine, "gnubg_evaluation", no_gnubg)
     replay_bus = InMemoryBus()
     await replay_bus.start()
     rebuilt = TableHost(

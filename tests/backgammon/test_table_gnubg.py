@@ -23,11 +23,12 @@ from typing import Any
 import gnubg_nn
 import pytest
 
-from croupier.backgammon import game
-from croupier.backgammon.board import board_from_position_id
-from croupier.backgammon.gnubg_bridge import gnubg_binary
-from croupier.backgammon.state import Phase
-from croupier.backgammon.table_engine import ENGINE, BackgammonTable
+from croupier.backgammon.adapters.gnubg_bridge import gnubg_binary
+from croupier.backgammon.core import game
+from croupier.backgammon.core.board import board_from_position_id
+from croupier.backgammon.core.state import Phase
+from croupier.backgammon.core.table import BackgammonTable
+from croupier.backgammon.engine import ENGINE
 from croupier.game import RuleBroken, UnseatPlayer
 from tests.refusals import status_name
 

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from croupier.backgammon.state import Phase
-from croupier.backgammon.table_engine import ENGINE, BackgammonTable
+from croupier.backgammon.core.state import Phase
+from croupier.backgammon.core.table import BackgammonTable
+from croupier.backgammon.engine import ENGINE
 from croupier.backgammon.v1 import backgammon_pb2
 from croupier.game import Act, RuleBroken, SeatPlayer, StartHand, UnseatPlayer
 from croupier.table.v1 import table_pb2

@@ -1,14 +1,9 @@
-"""Backgammon: the pure engine (no I/O, no clock, no randomness; dice are inputs).
+"""Backgammon (seed 001).
 
-- `board`: the board as GNU Backgammon's TanBoard, Position ID encode/decode.
-- `matchid`: GNU Backgammon Match ID encode/decode.
-- `moves`: legal play generation (the distinct resulting positions, as gnubg lists them).
-- `notation`: gnubg's move notation: format, parse, apply as written.
-- `state`, `game`, `views`, `errors`: one game or a whole series as frozen state and
-  `apply(state, player, action) -> (state, events)`: opening roll, cube and beaver,
-  resignations, Crawford, automatic move, results; `game` is the API in one place.
-- `commission`: seed 001 payout, commission and settlement in integer cents.
-- `conformance`: `run_scenario` for `croupier conformance`.
-- `table_engine`: the thin `croupier.game.GameRules` adapter (`ENGINE`).
-- `sample`: random reachable positions for cross-checks and benchmarks.
+- `core`: every rule of the game and of its table, pure (no I/O, no clock, no randomness);
+- `engine`: `ENGINE`, the thin `croupier.game.GameRules` glue the table host loads;
+- `codec`: the protobuf actions and views (the game's only protobuf import);
+- `adapters.gnubg_bridge`: GNU Backgammon's evaluation of an abandoned position (I/O);
+- `tools`: `conformance.run_scenario` for `croupier conformance`, and `sample`, random
+  reachable positions for cross-checks and benchmarks.
 """

@@ -21,7 +21,7 @@ from croupier.kit.scenario import MalformedScenario
 # `run_scenario(document: dict) -> dict` and nothing else is needed by this command.
 GAME_MODULES = {
     "poker": "croupier.poker.conformance",
-    "backgammon": "croupier.backgammon.conformance",
+    "backgammon": "croupier.backgammon.tools.conformance",
     "rummy": "croupier.rummy.tools.conformance",
     "joker": "croupier.joker.tools.conformance",
     "tournament": "croupier.tournament.conformance",

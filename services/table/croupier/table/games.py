@@ -11,7 +11,7 @@ from typing import Any
 from croupier.game import GameRules
 
 ENGINE_MODULES = {
-    "backgammon": "croupier.backgammon.table_engine",
+    "backgammon": "croupier.backgammon.engine",
     "joker": "croupier.joker.engine",
     "poker": "croupier.poker.table_engine",
     "rummy": "croupier.rummy.engine",

@@ -44,8 +44,8 @@ def single_game_payout(stake: int, cube: int, multiplier: int, max_win: int | No
 def commission_per_player(amount: int, tournament: bool = False) -> int:
     """The per-player commission on `amount` cents passing (rules 41, 42, 45).
 
-    The arithmetic is the wallet's (`croupier.game.commission`, the one home of
-    money math); tables here are priced in cents of a real-money currency.
+    The arithmetic is `croupier.game.commission`'s (the one home of money math); tables
+    here are priced in cents of a real-money currency.
     """
     if amount < 0:
         raise ValueError("the amount passing cannot be negative")

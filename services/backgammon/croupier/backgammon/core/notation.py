@@ -8,7 +8,7 @@ repeated identical moves counted (`8/5(2)`).
 Reading accepts every form gnubg prints or accepts (`8/5(2) 6/5(2)`, `24/20*/16`,
 `bar/22*`, `6/off`, `*` optional, `25`/`0` for bar/off) and applies it like gnubg's
 `ApplyMove`: a checker lands, and hits a lone opposing checker, only on the points written.
-Whether the result is legal for a roll is `croupier.backgammon.moves.match_play`'s job.
+Whether the result is legal for a roll is `croupier.backgammon.core.moves.match_play`'s job.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from croupier.backgammon.board import BAR, Board
+from croupier.backgammon.core.board import BAR, Board
 from croupier.game.limits import echo
 
 __all__ = ["IllegalPlay", "Move", "apply_moves", "format_play", "parse_play"]

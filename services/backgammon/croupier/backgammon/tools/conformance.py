@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from croupier.backgammon.board import InvalidPosition, board_from_position_id, position_id
-from croupier.backgammon.game import (
+from croupier.backgammon.core.board import InvalidPosition, board_from_position_id, position_id
+from croupier.backgammon.core.game import (
     Options,
     State,
     apply,
@@ -25,8 +25,8 @@ from croupier.backgammon.game import (
     settlement,
     start_game,
 )
-from croupier.backgammon.matchid import match_id
-from croupier.backgammon.moves import legal_plays, legal_positions
+from croupier.backgammon.core.matchid import match_id
+from croupier.backgammon.core.moves import legal_plays, legal_positions
 from croupier.game import Malformed, RuleBroken
 from croupier.kit.errors import status_of
 from croupier.kit.scenario import MalformedScenario

@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from croupier.backgammon.board import STARTING_BOARD, Board, borne_off, position_id
-from croupier.backgammon.commission import MAX_CUBE
-from croupier.backgammon.errors import (
+from croupier.backgammon.core.board import STARTING_BOARD, Board, borne_off, position_id
+from croupier.backgammon.core.commission import MAX_CUBE
+from croupier.backgammon.core.errors import (
     CubeUnavailable,
     DiceFromSeed,
     IllegalMove,
@@ -34,9 +34,9 @@ from croupier.backgammon.errors import (
     NotYourTurn,
     WrongPhase,
 )
-from croupier.backgammon.moves import legal_plays, legal_positions, match_play
-from croupier.backgammon.notation import IllegalPlay
-from croupier.backgammon.state import (
+from croupier.backgammon.core.moves import legal_plays, legal_positions, match_play
+from croupier.backgammon.core.notation import IllegalPlay
+from croupier.backgammon.core.state import (
     MULTIPLIER,
     RESULTS,
     GameResult,
@@ -46,7 +46,7 @@ from croupier.backgammon.state import (
     State,
     new_table,
 )
-from croupier.backgammon.views import (
+from croupier.backgammon.core.views import (
     deltas,
     legal_actions,
     match_key,

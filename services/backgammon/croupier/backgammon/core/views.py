@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from croupier.backgammon.board import position_id
-from croupier.backgammon.commission import Settlement, settle, single_game_payout
-from croupier.backgammon.matchid import (
+from croupier.backgammon.core.board import position_id
+from croupier.backgammon.core.commission import Settlement, settle, single_game_payout
+from croupier.backgammon.core.matchid import (
     GAME_DROP,
     GAME_NONE,
     GAME_OVER,
@@ -19,8 +19,8 @@ from croupier.backgammon.matchid import (
     MatchKey,
     match_id,
 )
-from croupier.backgammon.moves import legal_plays
-from croupier.backgammon.state import MULTIPLIER, State
+from croupier.backgammon.core.moves import legal_plays
+from croupier.backgammon.core.state import MULTIPLIER, State
 
 __all__ = [
     "deltas",

@@ -1,6 +1,6 @@
 """The state of a backgammon table: options, one game or series, and its result.
 
-Frozen values: `croupier.backgammon.game` makes new ones with `dataclasses.replace`.
+Frozen values: `croupier.backgammon.core.game` makes new ones with `dataclasses.replace`.
 Players are 0 and 1 in `players` order; `boards[i]` is player i's checkers on their own
 side (gnubg layout), so `board` is gnubg's TanBoard from the view of the player on turn.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from croupier.backgammon.board import STARTING_BOARD, Board, Side
-from croupier.backgammon.commission import MAX_CUBE
-from croupier.backgammon.errors import InvalidAction, UnknownPlayer
+from croupier.backgammon.core.board import STARTING_BOARD, Board, Side
+from croupier.backgammon.core.commission import MAX_CUBE
+from croupier.backgammon.core.errors import InvalidAction, UnknownPlayer
 from croupier.game.limits import MAX_MATCH_POINTS, OutOfBounds, check_amount, check_int, echo
 
 __all__ = [

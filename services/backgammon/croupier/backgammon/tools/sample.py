@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from croupier.backgammon.board import BAR, STARTING_BOARD, Board, swap
-from croupier.backgammon.moves import count_legal_positions, legal_positions
+from croupier.backgammon.core.board import BAR, STARTING_BOARD, Board, swap
+from croupier.backgammon.core.moves import count_legal_positions, legal_positions
 
 __all__ = ["Sample", "describe", "random_positions"]
 

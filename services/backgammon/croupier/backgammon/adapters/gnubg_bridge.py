@@ -52,12 +52,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from croupier.backgammon.board import Board, position_id
-from croupier.backgammon.commission import MAX_CUBE
-from croupier.backgammon.matchid import match_id
-from croupier.backgammon.moves import legal_positions
-from croupier.backgammon.state import MULTIPLIER, State
-from croupier.backgammon.views import match_key
+from croupier.backgammon.core.board import Board, position_id
+from croupier.backgammon.core.commission import MAX_CUBE
+from croupier.backgammon.core.matchid import match_id
+from croupier.backgammon.core.moves import legal_positions
+from croupier.backgammon.core.state import MULTIPLIER, State
+from croupier.backgammon.core.views import match_key
 
 __all__ = [
     "EVALUATOR",

@@ -17,7 +17,7 @@ moves, i.e. each distinct result, comes out once. Bar and bear-off cases take th
 search, which re-checks legality after every move. `benchmarks/backgammon.py` measures it
 against gnubg's C generator and a brute-force Python one.
 
-Each play carries one canonical notation (`croupier.backgammon.notation`); a written play
+Each play carries one canonical notation (`croupier.backgammon.core.notation`); a written play
 is legal when, applied as written, it reaches one of the roll's positions (`match_play`).
 """
 
@@ -26,8 +26,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from croupier.backgammon.board import BAR, Board, Side
-from croupier.backgammon.notation import IllegalPlay, Move, apply_moves, format_play, parse_play
+from croupier.backgammon.core.board import BAR, Board, Side
+from croupier.backgammon.core.notation import (
+    IllegalPlay,
+    Move,
+    apply_moves,
+    format_play,
+    parse_play,
+)
 from croupier.game.limits import echo
 
 __all__ = [

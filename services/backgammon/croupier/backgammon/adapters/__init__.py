@@ -1,0 +1,1 @@
+"""Bridges from backgammon's rules to code outside them: the GNU Backgammon process."""

@@ -1,0 +1,1 @@
+"""Backgammon's tools: the conformance replayer and random reachable positions."""
