@@ -21,6 +21,7 @@ IMPURE_STDLIB = {
 }  # fmt: skip
 # Every core there is; a new one is added here (the test fails on one it does not know).
 CORES = {
+    "croupier.backgammon.core": SERVICES / "backgammon/croupier/backgammon/core",
     "croupier.game": SERVICES / "game/croupier/game",
     "croupier.joker.core": SERVICES / "joker/croupier/joker/core",
     "croupier.rummy.core": SERVICES / "rummy/croupier/rummy/core",
