@@ -1,6 +1,6 @@
 """Naiko bots-only table: hands per second in process vs through the service (one run).
 
-The same 6-seat Naiko table of bots (`croupier.poker.bots`, each deciding from its own
+The same 6-seat Naiko table of bots (`croupier.poker.tools.bots`, each deciding from its own
 seat's view, powers included; busted bots buy in again) is played three ways:
 
 1. in process: the pure table adapter (`PokerEngine`) and the bots, no host, no I/O
@@ -38,7 +38,7 @@ from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
-from croupier.poker.bots import Bot, make_bot, play_in_process, seed_for
+from croupier.poker.tools.bots import Bot, make_bot, play_in_process, seed_for
 from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.bootstrap import table_service
@@ -76,7 +76,7 @@ async def service(kafka: str | None) -> AsyncIterator[Any]:
         bus = kbus  # type: ignore[assignment]
         publisher, log = kbus, KafkaCommandLog(kafka, f"bench_naiko_{uuid.uuid4().hex[:12]}")
     await bus.start()
-    from croupier.poker.table_engine import ENGINE
+    from croupier.poker.engine import ENGINE
 
     host = TableHost(
         engines={"poker": ENGINE}, command_log=log, publisher=publisher, seeds=Seeds("bench")

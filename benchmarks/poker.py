@@ -29,11 +29,13 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
-from croupier.poker import cards as C
-from croupier.poker import evaluator
-from croupier.poker.engine import apply, player_options, start_hand
-from croupier.poker.rules import TableConfig
-from croupier.poker.state import HandState
+from croupier.poker.adapters import evaluator
+from croupier.poker.adapters.evaluator import RANKS
+from croupier.poker.core import cards as C
+from croupier.poker.core.deal import start_hand
+from croupier.poker.core.hand import apply, player_options
+from croupier.poker.core.rules import TableConfig
+from croupier.poker.core.state import HandState
 
 warnings.simplefilter("ignore")
 
@@ -58,7 +60,7 @@ def start(hand: tuple[list[int], int, list[int]]) -> HandState:
     for j in range(SEATS):  # seat by seat from the button's left, as PokerKit deals
         hole[(button + 1 + j) % SEATS] = order[2 * j : 2 * j + 2]
     players = [(f"p{i}", s) for i, s in enumerate(stacks)]
-    return start_hand(CONFIG, players, button, hole, order[2 * SEATS :])
+    return start_hand(CONFIG, players, button, hole, order[2 * SEATS :], ranks=RANKS)
 
 
 def choose(rng: random.Random, state: HandState) -> dict[str, Any]:

@@ -19,8 +19,8 @@ from itertools import combinations
 
 import eval7
 
-from croupier.poker import cards as C
-from croupier.poker.evaluator import category, holdem_value, omaha_value
+from croupier.poker.adapters.evaluator import category, holdem_value, omaha_value
+from croupier.poker.core import cards as C
 
 E7 = [eval7.Card(n) for n in C.NAMES]
 E7_TYPES = {

@@ -38,10 +38,12 @@ from typing import Any
 
 from pokerkit import Automation, Mode, NoLimitTexasHoldem, PotLimitOmahaHoldem
 
-from croupier.poker import cards as C
-from croupier.poker.engine import apply, player_options, start_hand
-from croupier.poker.rules import TableConfig
-from croupier.poker.state import HandState
+from croupier.poker.adapters.evaluator import RANKS
+from croupier.poker.core import cards as C
+from croupier.poker.core.deal import start_hand
+from croupier.poker.core.hand import apply, player_options
+from croupier.poker.core.rules import TableConfig
+from croupier.poker.core.state import HandState
 
 warnings.simplefilter("ignore")
 
@@ -107,7 +109,7 @@ def ours(setup: Setup) -> HandState:
         hole[seat] = setup.order[pos : pos + k]
         pos += k
     players = [(f"p{i}", s) for i, s in enumerate(setup.stacks)]
-    return start_hand(config, players, setup.button, hole, setup.order[pos:])
+    return start_hand(config, players, setup.button, hole, setup.order[pos:], ranks=RANKS)
 
 
 def theirs(setup: Setup) -> Any:

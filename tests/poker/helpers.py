@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from croupier.poker import cards as C
-from croupier.poker.conformance import run_scenario, setup
-from croupier.poker.engine import apply
-from croupier.poker.state import HandState
+from croupier.poker.core import cards as C
+from croupier.poker.core.hand import apply
+from croupier.poker.core.state import HandState
+from croupier.poker.tools.conformance import run_scenario, setup
 
 
 def doc(

@@ -24,13 +24,15 @@ from pokerkit import Mode, NoLimitTexasHoldem, PotLimitOmahaHoldem
 from croupier.game import Act, RuleBroken, SeatPlayer, StartHand
 from croupier.game.limits import MAX_AMOUNT
 from croupier.kit.scenario import MalformedScenario
-from croupier.poker import cards as C
-from croupier.poker import history
-from croupier.poker.conformance import run_scenario, setup
-from croupier.poker.engine import apply, start_hand
-from croupier.poker.rules import TableConfig
-from croupier.poker.state import HandState
-from croupier.poker.table_engine import ENGINE
+from croupier.poker.adapters.evaluator import RANKS
+from croupier.poker.core import cards as C
+from croupier.poker.core import history
+from croupier.poker.core.deal import start_hand
+from croupier.poker.core.hand import apply
+from croupier.poker.core.rules import TableConfig
+from croupier.poker.core.state import HandState
+from croupier.poker.engine import ENGINE
+from croupier.poker.tools.conformance import run_scenario, setup
 from croupier.poker.v1 import poker_pb2
 from tests.poker.helpers import doc
 from tests.poker.test_vs_pokerkit import _script
@@ -335,7 +337,7 @@ def test_the_hand_history_records_and_replays_the_big_blind_ante() -> None:
         state, _ = apply(state, action["player"], action)
     record = history.record(state)
     assert record["big_blind_ante"] == 100
-    assert history.replay(json.loads(json.dumps(record))).stack_list == state.stack_list
+    assert history.replay(json.loads(json.dumps(record)), RANKS).stack_list == state.stack_list
     assert run_scenario(record)["stacks"] == record["stacks"]  # still a conformance document
     assert "big_blind_ante" not in history.record(setup({**d, "big_blind_ante": 0}))
 
@@ -383,7 +385,12 @@ def random_bba_hand(rng: random.Random) -> tuple[HandState, list[dict[str, Any]]
     rng.shuffle(deck)
     hole = [deck[i * k : (i + 1) * k] for i in range(n)]
     start = start_hand(
-        config, [(f"p{i}", s) for i, s in enumerate(stacks)], button, hole, deck[n * k :]
+        config,
+        [(f"p{i}", s) for i, s in enumerate(stacks)],
+        button,
+        hole,
+        deck[n * k :],
+        ranks=RANKS,
     )
     actions = []
     state = start

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from croupier.kit.scenario import MalformedScenario
-from croupier.poker.conformance import run_scenario
+from croupier.poker.tools.conformance import run_scenario
 
 VECTORS = pathlib.Path(__file__).parent / "vectors"
 PUBLIC = pathlib.Path(__file__).resolve().parents[1] / "conformance" / "public" / "poker"

@@ -8,8 +8,7 @@ import random
 import warnings
 from types import ModuleType
 
-from croupier.poker import cards as C
-from croupier.poker.evaluator import (
+from croupier.poker.adapters.evaluator import (
     best_five,
     category,
     hand_value,
@@ -17,6 +16,7 @@ from croupier.poker.evaluator import (
     omaha_value,
     value5,
 )
+from croupier.poker.core import cards as C
 
 
 def v(names: str) -> int:
@@ -123,7 +123,7 @@ def test_ordering_matches_eval7_on_a_sample() -> None:
 
 
 def test_fast_paths_agree_with_hand_values() -> None:
-    from croupier.poker import evaluator as E
+    from croupier.poker.adapters import evaluator as E
 
     rng = random.Random(9)
     hands = [tuple(rng.sample(range(52), 9)) for _ in range(500)]

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from croupier.poker import history
-from croupier.poker.conformance import run_scenario
-from croupier.poker.engine import apply
+from croupier.poker.adapters.evaluator import RANKS
+from croupier.poker.core import history
+from croupier.poker.core.hand import apply
+from croupier.poker.tools.conformance import run_scenario
 from tests.poker.helpers import state_after
 
 FOUR = [("a", 100), ("b", 60), ("c", 100), ("d", 30)]
@@ -41,7 +42,7 @@ def test_history_records_everything_and_replays() -> None:
         "amount": 30,
         "all_in": True,
     }
-    again = history.replay(record)
+    again = history.replay(record, RANKS)
     assert again.result == s.result
     # a history is also a conformance document
     out = run_scenario(record)
@@ -56,7 +57,7 @@ def test_tampered_history_is_detected() -> None:
     record = history.record(s)
     record["winnings"] = {"a": 1}
     with pytest.raises(history.HistoryMismatch):
-        history.replay(record)
+        history.replay(record, RANKS)
 
 
 def test_naiko_history_with_swap_anchor_and_seal_replays() -> None:
@@ -86,5 +87,5 @@ def test_naiko_history_with_swap_anchor_and_seal_replays() -> None:
     assert record["hole_cards"]["d"] == ["7c", "2d"]  # as dealt
     assert record["private"]["d"]["swapped_in"]
     assert record["destellos"] == {"a": 0, "b": 1, "c": 0, "d": 1}  # carried in
-    again = history.replay(record)
+    again = history.replay(record, RANKS)
     assert again.hole == s.hole and again.naiko == s.naiko

@@ -7,11 +7,13 @@ from typing import Any
 import pytest
 
 from croupier.game.fairness import FairStream
-from croupier.poker import cards as C
-from croupier.poker import naiko
-from croupier.poker.engine import apply, deal_from_seed, legal_actions, timeout_action, view
-from croupier.poker.rules import IllegalAction, TableConfig
-from croupier.poker.state import HandState
+from croupier.poker.adapters.evaluator import RANKS
+from croupier.poker.core import cards as C
+from croupier.poker.core import naiko
+from croupier.poker.core.deal import deal_from_seed
+from croupier.poker.core.hand import apply, legal_actions, timeout_action, view
+from croupier.poker.core.rules import IllegalAction, TableConfig
+from croupier.poker.core.state import HandState
 from tests.poker.helpers import doc, run, state_after
 
 NAIKO = {"variant": "naiko"}
@@ -67,7 +69,7 @@ def test_rule_29_vector_12_carousel_always_has_anchor() -> None:
     for i in range(300):
         seed = FairStream(bytes(32), "test").below(2**64).to_bytes(8, "big") * 4
         seed = (i.to_bytes(4, "big") + seed)[:32]
-        s = deal_from_seed(config, FOUR, 0, seed)
+        s = deal_from_seed(config, FOUR, 0, seed, ranks=RANKS)
         assert s.naiko is not None
         seen.add(s.naiko.carousel)
         assert "anchor" in s.naiko.carousel and len(s.naiko.carousel) == 3
@@ -411,6 +413,6 @@ def test_conformance_naiko_output_keys() -> None:
     assert out["destellos"] == {"a": 1, "b": 1, "c": 1, "d": 2}
     assert out["private"] == {"d": {"peeked": "Kh"}}
     d = doc(FOUR, "a", [("d", "power", "peek"), ("d", "power", "peek")], **NAIKO)
-    from croupier.poker.conformance import run_scenario
+    from croupier.poker.tools.conformance import run_scenario
 
     assert run_scenario(d)["error"]["action_index"] == 1

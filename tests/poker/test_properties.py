@@ -9,11 +9,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croupier.poker import cards as C
-from croupier.poker import history, naiko
-from croupier.poker.engine import apply, player_options, start_hand, view
-from croupier.poker.rules import IllegalAction, TableConfig
-from croupier.poker.state import HandState
+from croupier.poker.adapters.evaluator import RANKS
+from croupier.poker.core import cards as C
+from croupier.poker.core import history, naiko
+from croupier.poker.core.deal import start_hand
+from croupier.poker.core.hand import apply, player_options, view
+from croupier.poker.core.rules import IllegalAction, TableConfig
+from croupier.poker.core.state import HandState
 
 
 @st.composite
@@ -40,7 +42,9 @@ def hands(draw: st.DrawFn) -> tuple[HandState, list[int]]:
     if variant == "naiko":
         destellos = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
         carousel = sorted(draw(st.sampled_from(naiko.LEGAL_CAROUSELS)))
-    state = start_hand(config, players, button, hole, order[n * k :], destellos, carousel)
+    state = start_hand(
+        config, players, button, hole, order[n * k :], destellos, carousel, ranks=RANKS
+    )
     return state, choices
 
 
@@ -142,6 +146,6 @@ def test_history_replays_to_the_same_result(case: tuple[HandState, list[int]]) -
     start, choices = case
     end = play(start, choices)
     record = history.record(end)
-    again = history.replay(record)
+    again = history.replay(record, RANKS)
     assert again.result == end.result
     assert again.stacks == end.stacks

@@ -7,11 +7,13 @@ import copy
 import pytest
 
 from croupier.kit.scenario import MalformedScenario
-from croupier.poker import history
-from croupier.poker.engine import apply, legal_actions, start_hand, timeout_action, view
-from croupier.poker.pots import Pot, award, layers, split
-from croupier.poker.rules import IllegalAction, TableConfig
-from croupier.poker.state import HandState
+from croupier.poker.adapters.evaluator import RANKS
+from croupier.poker.core import history
+from croupier.poker.core.deal import start_hand
+from croupier.poker.core.hand import apply, legal_actions, timeout_action, view
+from croupier.poker.core.pots import Pot, award, layers, split
+from croupier.poker.core.rules import IllegalAction, TableConfig
+from croupier.poker.core.state import HandState
 from tests.poker.helpers import doc, run, state_after
 
 THREE = [("btn", 100), ("s", 100), ("g", 100)]
@@ -24,7 +26,7 @@ def test_rule_1_a_card_cannot_appear_twice() -> None:
 
 
 def run_scenario_doc(d: dict[str, object]) -> dict[str, object]:
-    from croupier.poker.conformance import run_scenario
+    from croupier.poker.tools.conformance import run_scenario
 
     return run_scenario(dict(d))
 
@@ -81,7 +83,12 @@ def test_rule_10_vector_27_short_big_blind_posts_all_in_and_oq2_full_blind_is_ow
     # the table option matching PokerKit: match only what was posted
     cfg = TableConfig(short_big_blind="posted")
     s2 = start_hand(
-        cfg, [("btn", 100), ("s", 100), ("g", 1)], 0, [[0, 1], [2, 3], [4, 5]], list(range(6, 52))
+        cfg,
+        [("btn", 100), ("s", 100), ("g", 1)],
+        0,
+        [[0, 1], [2, 3], [4, 5]],
+        list(range(6, 52)),
+        ranks=RANKS,
     )
     assert legal_actions(s2, "btn")["call"] == 1
     assert legal_actions(s2, "btn")["min_raise_to"] == 3

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from croupier.poker.pots import award, layers, settle
+from croupier.poker.core.pots import award, layers, settle
 
 
 @st.composite

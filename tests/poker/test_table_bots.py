@@ -1,4 +1,4 @@
-"""Poker bots (`croupier.poker.bots`) on the pure table adapter: rule 59 / §7.
+"""Poker bots (`croupier.poker.tools.bots`) on the pure table adapter: rule 59 / §7.
 
 - every action a bot returns is legal (the adapter would raise otherwise), in Hold'em,
   Omaha and Naiko mode, over whole sessions with rebuys;
@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from croupier.game import Act, SeatPlayer, StartHand
-from croupier.poker import cards as C
-from croupier.poker.bots import RandomBot, RuleBot, equity, make_bot, play_in_process
-from croupier.poker.table_engine import ENGINE, PokerTable
+from croupier.poker.core import cards as C
+from croupier.poker.core.seating import PokerTable
+from croupier.poker.engine import ENGINE
+from croupier.poker.tools.bots import RandomBot, RuleBot, equity, make_bot, play_in_process
 
 NAIKO = {"variant": "naiko", "blinds": [5, 10]}
 

@@ -12,7 +12,9 @@ import pytest
 
 from croupier.game import Act, RuleBroken, SeatPlayer, StartHand
 from croupier.game.limits import MAX_AMOUNT, MAX_CLOCK_SECONDS
-from croupier.poker.table_engine import ENGINE, PokerTable, view_message
+from croupier.poker.codec import view_message
+from croupier.poker.core.seating import PokerTable
+from croupier.poker.engine import ENGINE
 from tests.refusals import status_name
 
 INT64_MAX = 2**63 - 1

@@ -18,7 +18,8 @@ from typing import Any
 
 from croupier.game import ClockSettings
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.poker.table_engine import DEFAULT_SEAL_WINDOW_SECONDS, ENGINE
+from croupier.poker.core.table_options import DEFAULT_SEAL_WINDOW_SECONDS
+from croupier.poker.engine import ENGINE
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.service.host import TableHost
 from tests.table.play import FakeClock, Seeds

@@ -1,4 +1,4 @@
-"""The table-host adapter (`croupier.poker.table_engine`): seats, hands, views, results."""
+"""The table-host engine (`croupier.poker.engine`): seats, hands, views, results."""
 
 from __future__ import annotations
 
@@ -10,13 +10,9 @@ from typing import Any
 import pytest
 
 from croupier.game import Act, GameRules, RuleBroken, SeatPlayer, StartHand, UnseatPlayer
-from croupier.poker.table_engine import (
-    ENGINE,
-    TABLE_ACTIONS,
-    PokerTable,
-    action_from_message,
-    view_message,
-)
+from croupier.poker.codec import action_from_message, view_message
+from croupier.poker.core.seating import TABLE_ACTIONS, PokerTable
+from croupier.poker.engine import ENGINE
 from croupier.poker.v1 import poker_pb2
 from tests.refusals import status_name
 

@@ -39,9 +39,11 @@ import pytest
 
 from croupier.common.v1 import common_pb2
 from croupier.game import Act, Command, SeatPlayer, StartHand, UnseatPlayer
-from croupier.poker import cards as C
-from croupier.poker.bots import Bot, make_bot
-from croupier.poker.table_engine import ENGINE, KIND_ENUMS, POWER_ENUMS, PokerTable
+from croupier.poker.codec import KIND_ENUMS, POWER_ENUMS
+from croupier.poker.core import cards as C
+from croupier.poker.core.seating import PokerTable
+from croupier.poker.engine import ENGINE
+from croupier.poker.tools.bots import Bot, make_bot
 from croupier.poker.v1 import poker_pb2
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.joker.test_table_kafka import WalletRequests, kafka_service

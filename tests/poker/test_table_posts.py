@@ -21,11 +21,14 @@ import pytest
 
 from croupier.game import Act, RuleBroken, SeatPlayer, StartHand, UnseatPlayer
 from croupier.kit.scenario import MalformedScenario
-from croupier.poker import cards as C
-from croupier.poker import engine, history
-from croupier.poker.conformance import run_scenario
-from croupier.poker.rules import TableConfig
-from croupier.poker.table_engine import ENGINE, PokerTable
+from croupier.poker.adapters.evaluator import RANKS
+from croupier.poker.core import cards as C
+from croupier.poker.core import deal, history
+from croupier.poker.core import hand as hand_rules
+from croupier.poker.core.rules import TableConfig
+from croupier.poker.core.seating import PokerTable
+from croupier.poker.engine import ENGINE
+from croupier.poker.tools.conformance import run_scenario
 from tests.refusals import status_name
 
 BLINDS = {"variant": "nlhe", "blinds": [1, 2]}
@@ -89,17 +92,17 @@ def four_handed(posts: dict[int, tuple[int, int]], holes: list[str]) -> Any:
     used = {c for h in hole for c in h} | set(board)
     deck = board + [c for c in C.DECK if c not in used]
     players = [("btn", 100), ("sb", 100), ("bb", 100), ("post", 100)]
-    return engine.start_hand(TableConfig(), players, 0, hole, deck, posts=posts)
+    return deal.start_hand(TableConfig(), players, 0, hole, deck, posts=posts, ranks=RANKS)
 
 
 def test_oq_22_a_live_post_is_the_posters_bet_and_he_may_check_when_unraised() -> None:
     hand = four_handed({3: (2, 0)}, ["2c 7d", "3c 8d", "4c 9d", "5c Td"])
     assert hand.bets == [0, 1, 2, 2] and hand.contrib == [0, 1, 2, 2]
-    assert engine.legal_actions(hand, "post")["actions"][:2] == ["fold", "check"]
+    assert hand_rules.legal_actions(hand, "post")["actions"][:2] == ["fold", "check"]
     assert hand.player_to_act == "post"  # first after the big blind, as his seat says
-    hand, _ = engine.apply(hand, "post", {"action": "check"})
+    hand, _ = hand_rules.apply(hand, "post", {"action": "check"})
     for player in ("btn", "sb"):
-        hand, _ = engine.apply(hand, player, {"action": "fold"})
+        hand, _ = hand_rules.apply(hand, player, {"action": "fold"})
     # The big blind still has his option (OQ 1): the post did not close the round.
     assert hand.player_to_act == "bb"
 
@@ -107,9 +110,9 @@ def test_oq_22_a_live_post_is_the_posters_bet_and_he_may_check_when_unraised() -
 def test_oq_22_dead_small_blind_is_never_returned_as_uncalled() -> None:
     hand = four_handed({3: (2, 1)}, ["2c 7d", "3c 8d", "4c 9d", "5c Td"])
     assert hand.bets[3] == 2 and hand.contrib[3] == 3  # dead chip: not part of his bet
-    hand, _ = engine.apply(hand, "post", {"action": "raise", "to": 6})
+    hand, _ = hand_rules.apply(hand, "post", {"action": "raise", "to": 6})
     for player in ("btn", "sb", "bb"):
-        hand, _ = engine.apply(hand, player, {"action": "fold"})
+        hand, _ = hand_rules.apply(hand, player, {"action": "fold"})
     result = hand.result
     assert result is not None
     assert result["returned"] == {"post": 4}  # 6 - 2 matched by the big blind; not 5
@@ -122,10 +125,10 @@ def test_oq_22_dead_money_goes_to_the_main_pot_and_its_winner() -> None:
     hand = four_handed({3: (2, 1)}, ["As Ad", "Ks Kd", "Qs Qd", "7c 2h"])
     order = ["post", "btn", "sb", "bb"]
     for player in order:
-        kind = engine.timeout_action(hand, player)["action"]
-        hand, _ = engine.apply(hand, player, {"action": "call" if kind == "fold" else kind})
+        kind = hand_rules.timeout_action(hand, player)["action"]
+        hand, _ = hand_rules.apply(hand, player, {"action": "call" if kind == "fold" else kind})
     while hand.player_to_act is not None:
-        hand, _ = engine.apply(hand, hand.player_to_act, {"action": "check"})
+        hand, _ = hand_rules.apply(hand, hand.player_to_act, {"action": "check"})
     result = hand.result
     assert result is not None
     assert result["returned"] == {}
@@ -136,12 +139,12 @@ def test_oq_22_dead_money_goes_to_the_main_pot_and_its_winner() -> None:
 
 def test_oq_22_posts_are_in_the_hand_history_and_replay() -> None:
     hand = four_handed({3: (2, 1)}, ["As Ad", "Ks Kd", "Qs Qd", "7c 2h"])
-    hand, _ = engine.apply(hand, "post", {"action": "raise", "to": 8})
+    hand, _ = hand_rules.apply(hand, "post", {"action": "raise", "to": 8})
     for player in ("btn", "sb", "bb"):
-        hand, _ = engine.apply(hand, player, {"action": "fold"})
+        hand, _ = hand_rules.apply(hand, player, {"action": "fold"})
     record = history.record(hand)
     assert record["posts"] == {"post": {"live": 2, "dead": 1}}
-    assert history.replay(record).result == hand.result
+    assert history.replay(record, RANKS).result == hand.result
     # The record is still a conformance document (`croupier conformance`).
     out = run_scenario(record)
     assert out["stacks"] == hand.result["stacks"] and out["returned"] == {"post": 6}
@@ -155,10 +158,10 @@ def test_oq_22_a_short_stack_posts_what_it_has_and_is_all_in() -> None:
     hole = [C.parse_all(h.split()) for h in ["2c 7d", "3c 8d", "4c 9d", "5c Td"]]
     deck = [c for c in C.DECK if c not in {c for h in hole for c in h}]
     players = [("btn", 100), ("sb", 100), ("bb", 100), ("post", 2)]
-    hand = engine.start_hand(TableConfig(), players, 0, hole, deck, posts={3: (2, 1)})
+    hand = deal.start_hand(TableConfig(), players, 0, hole, deck, posts={3: (2, 1)}, ranks=RANKS)
     assert hand.stacks[3] == 0 and hand.contrib[3] == 2 and hand.bets[3] == 1
     with pytest.raises(ValueError, match="blinds"):
-        engine.start_hand(TableConfig(), players, 0, hole, deck, posts={1: (2, 0)})
+        deal.start_hand(TableConfig(), players, 0, hole, deck, posts={1: (2, 0)}, ranks=RANKS)
 
 
 def test_oq_22_a_poster_all_in_on_his_dead_chip_can_win_only_the_dead_main_pot() -> None:
@@ -166,12 +169,12 @@ def test_oq_22_a_poster_all_in_on_his_dead_chip_can_win_only_the_dead_main_pot()
     board = list(C.parse_all(["Jh", "9s", "8c", "4d", "3s"]))
     deck = board + [c for c in C.DECK if c not in {c for h in hole for c in h} | set(board)]
     players = [("btn", 100), ("sb", 100), ("bb", 100), ("post", 1)]
-    hand = engine.start_hand(TableConfig(), players, 0, hole, deck, posts={3: (2, 1)})
+    hand = deal.start_hand(TableConfig(), players, 0, hole, deck, posts={3: (2, 1)}, ranks=RANKS)
     assert hand.stacks[3] == 0 and hand.contrib[3] == 1 and hand.bets[3] == 0
     while hand.player_to_act is not None:
         actor = hand.player_to_act
-        legal = engine.legal_actions(hand, actor)["actions"]
-        hand, _ = engine.apply(hand, actor, {"action": "call" if "call" in legal else "check"})
+        legal = hand_rules.legal_actions(hand, actor)["actions"]
+        hand, _ = hand_rules.apply(hand, actor, {"action": "call" if "call" in legal else "check"})
     result = hand.result
     assert result is not None
     assert result["pots"][0] == {"amount": 1, "eligible": ["sb", "bb", "post", "btn"],
@@ -496,7 +499,7 @@ def test_oq_22_rule_50_random_table_life_keeps_every_chip(variant: str) -> None:
         result = ENGINE.result(state)
         assert result is not None and sum(result.deltas.values()) == 0
         assert state.hand is not None
-        assert history.replay(history.record(state.hand)).result == state.hand.result
+        assert history.replay(history.record(state.hand), RANKS).result == state.hand.result
         assert sum(st for _, _, st in state.seats) + sum(dict(state.top_ups).values()) == brought
         assert all(st >= 0 for _, _, st in state.seats)
 
@@ -569,7 +572,7 @@ def test_oq_22_rule_50_legal_actions_list_post_blind_and_top_up_when_they_are_le
     assert ENGINE.view(state, "new")["table_actions"] == ["sit_out", "post_blind", "top_up"]
     actor = ENGINE.to_act(state)[0]
     assert state.hand is not None
-    hand_actions = engine.legal_actions(state.hand, actor)["actions"]
+    hand_actions = hand_rules.legal_actions(state.hand, actor)["actions"]
     assert ENGINE.legal_actions(state, actor)["actions"] == [*hand_actions, "sit_out", "top_up"]
     for action in ({"action": "post_blind"}, {"action": "top_up", "amount": 100}):
         state = act(state, "new", **action)

@@ -16,8 +16,8 @@ import random
 
 from croupier.game import ClockSettings
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.poker.bots import Bot, make_bot
-from croupier.poker.table_engine import ENGINE
+from croupier.poker.engine import ENGINE
+from croupier.poker.tools.bots import Bot, make_bot
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.service.host import TableHost
 from tests.table.play import Seeds

@@ -13,7 +13,8 @@ import pytest
 from google.protobuf import json_format
 
 from croupier.game import Act, RuleBroken, SeatPlayer, StartHand, UnseatPlayer
-from croupier.poker.table_engine import ENGINE, PokerTable
+from croupier.poker.core.seating import PokerTable
+from croupier.poker.engine import ENGINE
 from croupier.poker.v1 import poker_pb2
 from tests.refusals import status_name
 

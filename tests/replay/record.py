@@ -21,7 +21,7 @@ from typing import Any
 
 from croupier.game import ClockSettings, GameRules
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.poker.bots import Bot, make_bot
+from croupier.poker.tools.bots import Bot, make_bot
 from croupier.rummy.core.knock_game import GinState
 from croupier.rummy.tools.bots import gin_bot_action, laydown_bot_action
 from croupier.table.adapters.memory_log import InMemoryCommandLog

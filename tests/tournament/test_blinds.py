@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from croupier.game.limits import MAX_AMOUNT
-from croupier.poker.table_engine import table_options
+from croupier.poker.core.table_options import table_options
 from croupier.tournament.core.blinds import (
     ANTE_FROM_LEVEL,
     BREAK_MINUTES,

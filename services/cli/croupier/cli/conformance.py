@@ -20,7 +20,7 @@ from croupier.kit.scenario import MalformedScenario
 # The game named in a document → the module that replays it. Each module has
 # `run_scenario(document: dict) -> dict` and nothing else is needed by this command.
 GAME_MODULES = {
-    "poker": "croupier.poker.conformance",
+    "poker": "croupier.poker.tools.conformance",
     "backgammon": "croupier.backgammon.tools.conformance",
     "rummy": "croupier.rummy.tools.conformance",
     "joker": "croupier.joker.tools.conformance",

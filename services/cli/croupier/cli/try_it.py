@@ -68,7 +68,7 @@ class _Table:
 
 
 def _play(stub: Any, out: Any, history_file: str) -> int:
-    from croupier.poker.bots import RuleBot
+    from croupier.poker.tools.bots import RuleBot
     from croupier.table.v1 import table_pb2
 
     options = {"blinds": list(BLINDS)}

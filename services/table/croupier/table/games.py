@@ -13,7 +13,7 @@ from croupier.game import GameRules
 ENGINE_MODULES = {
     "backgammon": "croupier.backgammon.engine",
     "joker": "croupier.joker.engine",
-    "poker": "croupier.poker.table_engine",
+    "poker": "croupier.poker.engine",
     "rummy": "croupier.rummy.engine",
 }
 

@@ -20,7 +20,7 @@
   player; the small blind is the last big blind's seat (dead if he is out) and the button
   the last small blind's seat (dead if nobody holds it). Heads-up the button posts the
   small blind, and the other player the big blind, which still moves forward.
-  This is not the cash tables' rule (croupier.poker.table_engine.PokerTable.deal_plan):
+  This is not the cash tables' rule (croupier.poker.core.seating.PokerTable.deal_plan):
   there the button moves one seat among the players and is never dead.
 - Hand-for-hand (`hand_for_hand_due`) on the money bubble and the final-table bubble;
   players out in the same hand-for-hand hand share places by their chips at its start

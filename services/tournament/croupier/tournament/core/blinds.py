@@ -167,7 +167,7 @@ def level_at(structure: BlindStructure, elapsed_seconds: int) -> LevelClock:
 
 
 def to_table_config_fields(level: Level) -> dict[str, int]:
-    """The poker table options (croupier.poker.table_engine) that play `level`."""
+    """The poker table options (croupier.poker.core.table_options) that play `level`."""
     return {
         "small_blind": level.small_blind,
         "big_blind": level.big_blind,

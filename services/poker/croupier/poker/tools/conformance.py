@@ -11,17 +11,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from croupier.kit.scenario import MalformedScenario
-from croupier.poker import cards as C
-from croupier.poker import naiko
-from croupier.poker.engine import (
-    apply,
-    collected_pots,
-    legal_actions,
-    pots_json,
-    start_hand,
-)
-from croupier.poker.rules import IllegalAction, TableConfig
-from croupier.poker.state import HandState
+from croupier.poker.adapters.evaluator import RANKS
+from croupier.poker.core import cards as C
+from croupier.poker.core import naiko
+from croupier.poker.core.deal import start_hand
+from croupier.poker.core.hand import apply, legal_actions
+from croupier.poker.core.rules import IllegalAction, TableConfig
+from croupier.poker.core.showdown import collected_pots, pots_json
+from croupier.poker.core.state import HandState
 
 
 def _int(value: object, what: str, minimum: int = 0) -> int:
@@ -90,7 +87,7 @@ def setup(document: Mapping[str, Any]) -> HandState:
         hole = [C.parse_all(hole_doc.get(pid) or ()) for pid in ids]
         deck = C.parse_all(deck_doc)
         return start_hand(
-            config, players, ids.index(button), hole, deck, destellos, carousel, posts
+            config, players, ids.index(button), hole, deck, destellos, carousel, posts, ranks=RANKS
         )
     except ValueError as exc:
         raise MalformedScenario(str(exc)) from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from croupier.poker.state import HandState
+from croupier.poker.core.state import HandState
 
 # ROTATIONS[n][after]: the seats clockwise after `after`, ending with `after` itself.
 ROTATIONS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(

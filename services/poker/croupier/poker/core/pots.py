@@ -70,7 +70,7 @@ def layers(contrib: Sequence[int], live: Sequence[bool], order: Sequence[int]) -
 
 
 def settle(contrib: Sequence[int], seats: Sequence[int], values: Sequence[int]) -> list[Pot]:
-    """`award(layers(contrib, live, order), values)` in one pass, for the engine's settlement:
+    """`award(layers(contrib, live, order), values)` in one pass, for the showdown's settlement:
     `seats` are the live seats clockwise from the button's left, `values` their hand values
     by seat (higher is stronger)."""
     if not seats:

@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from croupier.poker import cards as C
-from croupier.poker.rules import IllegalAction, MalformedAction
-from croupier.poker.state import PREFLOP, RIVER, HandState
+from croupier.poker.core import cards as C
+from croupier.poker.core.rules import IllegalAction, MalformedAction
+from croupier.poker.core.state import PREFLOP, RIVER, HandState
 
 PEEK, SWAP, ANCHOR, SEAL = "peek", "swap", "anchor", "seal"
 POWERS = (PEEK, SWAP, ANCHOR, SEAL)

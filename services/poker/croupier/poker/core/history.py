@@ -6,8 +6,9 @@ card (hole cards and the undealt stub in order), every accepted action with the 
 put in, and the settlement: board, pots with eligible players and winners, returned
 (uncalled) amounts, winnings, final stacks and the hands shown at showdown.
 
-`replay(record)` rebuilds the hand from the inputs alone and checks that it reaches exactly
-the recorded settlement.
+`replay(record, ranks)` rebuilds the hand from the inputs alone (and the hand values
+`ranks`, `croupier.poker.adapters.evaluator.RANKS`) and checks that it reaches exactly the
+recorded settlement.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from croupier.poker import cards as C
-from croupier.poker import naiko
-from croupier.poker.engine import apply, start_hand
-from croupier.poker.rules import TableConfig
-from croupier.poker.state import HandState
+from croupier.poker.core import cards as C
+from croupier.poker.core import naiko
+from croupier.poker.core.deal import start_hand
+from croupier.poker.core.hand import apply
+from croupier.poker.core.rules import TableConfig
+from croupier.poker.core.state import HandRanks, HandState
 
 FORMAT = "croupier.poker.hand-history/1"
 SETTLEMENT_KEYS = ("board", "pots", "returned", "winnings", "stacks", "shown")
@@ -91,7 +93,7 @@ def _dealt_hole(state: HandState) -> list[list[str]]:
     return hole
 
 
-def start(record: Mapping[str, Any]) -> HandState:
+def start(record: Mapping[str, Any], ranks: HandRanks) -> HandState:
     """The hand a history describes, before its first action."""
     config = TableConfig(
         variant=record["variant"],
@@ -121,12 +123,13 @@ def start(record: Mapping[str, Any]) -> HandState:
         destellos,
         record.get("carousel"),
         posts or None,
+        ranks=ranks,
     )
 
 
-def replay(record: Mapping[str, Any]) -> HandState:
+def replay(record: Mapping[str, Any], ranks: HandRanks) -> HandState:
     """Replay a history and check it reproduces the recorded actions and settlement."""
-    state = start(record)
+    state = start(record, ranks)
     for index, action in enumerate(record["actions"]):
         state, _ = apply(state, action["player"], action)
         got = state.actions[-1]

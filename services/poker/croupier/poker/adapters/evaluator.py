@@ -2,7 +2,9 @@
 
 Backed by the `phevaluator` C extension (PokerHandEvaluator, Apache-2.0), called directly on
 its native functions so a 7-card evaluation is one C call. Cards are this package's integers
-(`croupier.poker.cards`), which are phevaluator's card ids.
+(`croupier.poker.core.cards`), which are phevaluator's card ids. The rules receive the
+showdown's functions as `RANKS` (`croupier.poker.core.state.HandRanks`): the pure core
+imports no C extension.
 
 A *value* is an int in 1..7462, higher is stronger; equal values are equal hands rank for
 rank (suits never break ties, rule 62). The ordering was checked against `eval7` on 1,000,000
@@ -15,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from itertools import combinations, starmap
 
 from phevaluator import _pheval
+
+from croupier.poker.core.state import HandRanks
 
 _E5 = _pheval.evaluate_5cards
 _E6 = _pheval.evaluate_6cards
@@ -137,3 +141,6 @@ def best_five(hole: Sequence[int], board: Sequence[int], omaha: bool) -> tuple[i
     else:
         candidates = list(combinations((*hole, *board), 5))
     return max(candidates, key=value5)
+
+
+RANKS = HandRanks(rank7=rank7, omaha_value=omaha_value)

@@ -1,4 +1,4 @@
-"""The hand state: a value that `engine.apply` never changes (it copies, then changes the copy).
+"""The hand state: a value that `hand.apply` never changes (it copies, then changes the copy).
 
 Seats are indexed 0..n-1 in the clockwise order the players were given. Per-seat data lives
 in parallel lists for speed; treat every list as read-only (use the accessors, which return
@@ -7,15 +7,27 @@ tuples, from outside this package).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from croupier.poker.rules import TableConfig
+from croupier.poker.core.rules import TableConfig
 
 PREFLOP, FLOP, TURN, RIVER = 0, 1, 2, 3
 STREETS = ("preflop", "flop", "turn", "river")
 
 AWAITING = "awaiting_action"
 COMPLETE = "complete"
+
+
+class HandRanks(NamedTuple):
+    """How strong a showdown hand is: functions of a hand evaluator. The evaluator is a C
+    extension, so it lives outside the core (`croupier.poker.adapters.evaluator.RANKS`) and
+    reaches the rules as an argument of `deal.start_hand`."""
+
+    # Hold'em: the rank of 2 hole + 5 board cards, 1 (royal flush) .. 7462; lower is stronger.
+    rank7: Callable[[int, int, int, int, int, int, int], int]
+    # Omaha: the value of exactly 2 of the hole cards and 3 of the board; higher is stronger.
+    omaha_value: Callable[[Sequence[int], Sequence[int]], int]
 
 
 class HandSetup(NamedTuple):
@@ -27,6 +39,7 @@ class HandSetup(NamedTuple):
     bb_seat: int
     initial: tuple[int, ...]  # starting stacks
     deck: tuple[int, ...]  # the undealt stub, top first
+    ranks: HandRanks  # the showdown's hand values
     # Posts outside the blinds' positions, per seat (live, dead); () when nobody posts.
     # Live chips count toward the poster's bet; dead chips go to the main pot.
     posts: tuple[tuple[int, int], ...] = ()
@@ -36,7 +49,7 @@ class HandSetup(NamedTuple):
 
 
 class HandState:
-    """One hand of poker. Build it with `engine.start_hand`; advance it with `engine.apply`."""
+    """One hand of poker. Build it with `deal.start_hand`; advance it with `hand.apply`."""
 
     __slots__ = (
         "able",

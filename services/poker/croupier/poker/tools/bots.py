@@ -26,8 +26,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from croupier.poker import cards as C
-from croupier.poker.evaluator import omaha_value, seven
+from croupier.poker.adapters.evaluator import omaha_value, seven
+from croupier.poker.core import cards as C
 
 JSON = dict[str, Any]
 
@@ -226,7 +226,7 @@ def play_in_process(
     counts (hands, decisions, powers by kind) and each bot's net result.
     """
     from croupier.game import Act, SeatPlayer, StartHand, UnseatPlayer
-    from croupier.poker.table_engine import ENGINE
+    from croupier.poker.engine import ENGINE
 
     state = ENGINE.open(options)
     players = [f"{kind}{i}" for i, kind in enumerate(kinds)]

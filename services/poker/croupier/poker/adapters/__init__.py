@@ -1,0 +1,1 @@
+"""Bridges from poker's rules to code outside them: the phevaluator hand evaluator."""

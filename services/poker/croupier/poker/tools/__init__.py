@@ -1,0 +1,1 @@
+"""Poker's tools: the conformance replayer and the bots."""
