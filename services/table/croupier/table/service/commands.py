@@ -31,7 +31,6 @@ from croupier.table.service.tables import (
     LogUnavailable,
     Tables,
     TableVoided,
-    checked,
 )
 from croupier.table.service.timeouts import TurnClock
 from croupier.table.service.views import ViewHub
@@ -158,7 +157,7 @@ class CommandPath:
         accepted = time.perf_counter()
         await self.confirm_unconfirmed(table, deadline)
         entry = self.entry(table, table.state.index + 1, kind, player, body, command_id)
-        outcome = checked(lambda: step(table.engine, table.state, entry))  # nothing logged
+        outcome = step(table.engine, table.state, entry)  # refused: nothing logged
         await self._money.money_in(table, entry)
         batch = [(entry, outcome)]
         deal = self._deal_after(table, outcome.state)

@@ -24,7 +24,6 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 import structlog
@@ -49,7 +48,6 @@ from croupier.table.service.tables import (
     HostedTable,
     Tables,
     ViewSnapshot,
-    checked,
     clock_from_options,
     require_seated,
 )
@@ -232,9 +230,7 @@ class TableHost:
             engine=engine.name,
             engine_version=engine.version,
         )
-        table = HostedTable(
-            engine, checked(lambda: initial_state(engine, opening)), [encode(opening)]
-        )
+        table = HostedTable(engine, initial_state(engine, opening), [encode(opening)])
         await self._commands.append(table, [opening], deadline)
         table.seen_commands[opening.command_id] = 1
         self._tables.serving[table_id] = table
@@ -252,7 +248,7 @@ class TableHost:
         within: float | None = None,
     ) -> ViewSnapshot:
         table = self._table(table_id)
-        checked(partial(check_amount, stack, "stack"))
+        check_amount(stack, "stack")
         body: JSON = {"seat": seat, "stack": stack, "is_bot": is_bot}
         if invite_code:
             body["invite_code"] = invite_code

@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from croupier.events.v1.envelope_pb2 import Envelope
-from croupier.game import JSON, ClockSettings, GameRules, Malformed, RuleBroken, Unknown
+from croupier.game import JSON, ClockSettings, GameRules, RuleBroken, Unknown
 from croupier.game.limits import check_seconds, echo, json_int
 from croupier.kit.errors import Unavailable
 from croupier.table.core.log_entry import LogEntry
 from croupier.table.core.table_state import TableState
 from croupier.table.ports import Cancellable, CommandLog
-
-T = TypeVar("T")
 
 
 class TableVoided(RuleBroken):
@@ -28,20 +24,6 @@ class TableVoided(RuleBroken):
 
 class LogUnavailable(Unavailable):
     """The command log refused a write: the command was not accepted (retry)."""
-
-
-def checked(check: Callable[[], T]) -> T:
-    """Run a pure check; input an engine could not even read is the caller's error.
-
-    Engines raise `RuleBroken` for what the rules forbid; a malformed value slipping past
-    their parsing (a number too large, a list where a word was expected) surfaces as one
-    of these, which the state never saw, so the answer is INVALID_ARGUMENT, not INTERNAL;
-    so is a value outside its documented bound (`croupier.game.limits`).
-    """
-    try:
-        return check()
-    except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as exc:
-        raise Malformed(f"malformed input: {type(exc).__name__}") from exc
 
 
 @dataclass(frozen=True)
@@ -105,7 +87,7 @@ def clock_from_options(options: JSON) -> ClockSettings | None:
             value = options.get(name)
             if value in (None, "", 0, "0"):
                 continue
-            return checked(partial(check_seconds, json_int(value), name)) * 1000
+            return check_seconds(json_int(value), name) * 1000
         return 0
 
     turn = seconds("turn_seconds", "decision_seconds")
