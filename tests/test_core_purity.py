@@ -24,7 +24,9 @@ CORES = {
     "croupier.backgammon.core": SERVICES / "backgammon/croupier/backgammon/core",
     "croupier.game": SERVICES / "game/croupier/game",
     "croupier.joker.core": SERVICES / "joker/croupier/joker/core",
+    "croupier.poker.core": SERVICES / "poker/croupier/poker/core",
     "croupier.rummy.core": SERVICES / "rummy/croupier/rummy/core",
+    "croupier.table.core": SERVICES / "table/croupier/table/core",
     "croupier.tournament.core": SERVICES / "tournament/croupier/tournament/core",
     "croupier.wallet.core": SERVICES / "wallet/croupier/wallet/core",
 }
