@@ -13,8 +13,9 @@ from collections.abc import Callable
 
 import pytest
 
-from croupier.game import ClockSettings, RuleBroken
+from croupier.game import ClockSettings
 from croupier.kit.bus.kafka import KafkaBus
+from croupier.kit.errors import Unavailable
 from croupier.table.adapters import metrics
 from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.bootstrap import build_host
@@ -89,7 +90,7 @@ async def test_replicas_split_the_partitions_and_take_tables_over_on_a_rebalance
         assert replays() - replayed_before == len(moved)
         for table_id in moved:
             assert second.digest(table_id) == digests[table_id]
-            with pytest.raises(RuleBroken) as refused:
+            with pytest.raises(Unavailable) as refused:
                 first.view(table_id, "")
             assert status_name(refused.value) == "unavailable"
             assert "not served by this table host replica" in refused.value.message
@@ -99,7 +100,7 @@ async def test_replicas_split_the_partitions_and_take_tables_over_on_a_rebalance
         # Play goes on where the table went; an id of the other replica's is refused.
         await play(second, moved[0], 4, rng)
         moved_digest = second.digest(moved[0])
-        with pytest.raises(RuleBroken) as refused:
+        with pytest.raises(Unavailable) as refused:
             await first.act(moved[0], PLAYERS[0], "x", {"action": "bid", "tricks": 0})
         assert status_name(refused.value) == "unavailable"
         # A new table opens in a partition of the replica asked.
