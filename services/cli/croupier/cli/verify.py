@@ -18,7 +18,7 @@ from typing import Any
 
 from croupier.game.fairness import SEED_BYTES
 
-# The fields `croupier.table.history.build` writes that the check reads, and their JSON types.
+# The fields `croupier.table.core.history.build` writes that the check reads, and their JSON types.
 _FIELDS: dict[str, tuple[type, str]] = {
     "game": (str, "string"),
     "table_id": (str, "string"),
