@@ -1,6 +1,7 @@
-"""The games this host runs: game name → the module holding its `ENGINE` adapter.
+"""The games this host runs: game name → the module holding its `ENGINE`.
 
-Adding a game is one line here plus the game's `table_engine.py` (see engine.py).
+Adding a game is one line here plus the game's `engine.py`, whose `ENGINE` follows
+`croupier.game.GameRules`. `bootstrap.build_host` loads them; the host imports no game.
 """
 
 from __future__ import annotations
