@@ -2,7 +2,7 @@
 
 Each versioned API (`croupier.<domain>.v1`) becomes an ordinary package. Where a service
 owns the domain (services/<domain>/croupier/<domain>/ is a regular package), its API is
-placed inside it, so `croupier.table.v1` sits beside `croupier.table.host`; the other
+placed inside it, so `croupier.table.v1` sits beside `croupier.table.service`; the other
 domains (common, events, lobby, ...) go to gen/python, a portion of the `croupier`
 namespace. Code is generated in a scratch directory and swapped into place package by
 package, so a process importing the old code meanwhile never sees a half-written tree.

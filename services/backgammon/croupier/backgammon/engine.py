@@ -100,7 +100,7 @@ class BackgammonEngine:
     def snapshot(self, state: BackgammonTable) -> JSON:
         return table_view.snapshot(state)
 
-    # The host's `ProtoCodec` (croupier.table grpc_api), by the codec: this module
+    # The host's `ProtoCodec` (croupier.table.entrypoints.grpc_api), by the codec: this module
     # imports no protobuf.
     action_from_message = staticmethod(codec.action_from_message)
     view_to_message = staticmethod(codec.game_view)

@@ -60,7 +60,7 @@ class TimesTurns(Protocol):
 class HoldsStacks(Protocol):
     """Optional: an engine whose seats hold chips the players brought (cash tables): what
     each seated player would leave with now. The host asks when a table closes, so the
-    wallet gives every stack back (`croupier.table.buyins`)."""
+    wallet gives every stack back (`croupier.table.service.money`)."""
 
     def stacks(self, state: Any) -> Mapping[str, int]: ...
 

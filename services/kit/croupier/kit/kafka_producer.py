@@ -1,6 +1,6 @@
 """`AckedProducer`: an idempotent Kafka producer (acks=all) whose acknowledgements resolve
 asyncio futures. The event bus (`croupier.kit.bus.kafka`) and the table host's command log
-(`croupier.table.kafka_log`) both send through it.
+(`croupier.table.adapters.kafka_log`) both send through it.
 
 Why librdkafka (`confluent-kafka`) rather than aiokafka: librdkafka's own threads encode and
 send the records, so the event loop only queues them (`produce`, a C call) and is handed the

@@ -83,7 +83,7 @@ def _view_format(value: int) -> table_pb2.ViewFormat.ValueType:
 def _within(context: Context) -> float | None:
     """The seconds the caller still waits (None: no deadline), less a tenth for the
     answer's way back: a command the log does not confirm by then answers UNAVAILABLE
-    rather than DEADLINE_EXCEEDED (`croupier.table.host.ANSWER_WITHIN_SECONDS`)."""
+    rather than DEADLINE_EXCEEDED (`croupier.table.service.deadlines.ANSWER_WITHIN_SECONDS`)."""
     remaining = context.time_remaining()
     return None if remaining is None else remaining * 0.9
 
