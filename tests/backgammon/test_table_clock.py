@@ -238,7 +238,7 @@ async def test_clock_and_window_come_from_the_table_options() -> None:
         "reserve_ms": 240_000,
         "reconnect_ms": 180_000,
     }
-    assert backgammon_engine.ENGINE.default_clock.reconnect_ms == 180_000  # ¶9: 3 minutes
+    assert backgammon_engine.ENGINE.traits.default_clock.reconnect_ms == 180_000  # ¶9: 3 minutes
     await host.stop()
 
 

@@ -28,6 +28,7 @@ from croupier.game import (
     RuleBroken,
     SeatPlayer,
     StartHand,
+    TableTraits,
     UnseatPlayer,
 )
 
@@ -40,9 +41,11 @@ class BackgammonEngine:
     # Seed defaults for the host (not applied by it yet): the 3-minute reconnection
     # window (¶9, rule 11). The seed gives no turn or main clock durations (OQ 6); these
     # are proposals, tables set `turn_seconds` / `main_clock_seconds`.
-    default_clock = ClockSettings(turn_ms=30_000, reserve_ms=300_000, reconnect_ms=180_000)
     # OQ 6: every game starts with a full main clock (the host refills reserves per deal).
-    reserve_per_hand = True
+    traits = TableTraits(
+        default_clock=ClockSettings(turn_ms=30_000, reserve_ms=300_000, reconnect_ms=180_000),
+        reserve_per_hand=True,
+    )
 
     def open(self, options: JSON) -> BackgammonTable:
         return table.open_table(options)

@@ -75,18 +75,28 @@ class EvaluatesAbandonment(Protocol):
         ...
 
 
-class GameRules(Protocol, Generic[S]):
-    """A game's rules as the host sees them.
+@dataclass(frozen=True)
+class TableTraits:
+    """What a game tells the host about all of its tables, once.
 
-    Optional attributes the host reads: `default_clock` (a `ClockSettings` for tables
-    that state none), `auto_play_after_timeout` (True: after a clock expiry the player
-    is in auto-player mode, played on each turn until they act again, `clocks.AUTO_PLAY_MS`
-    after the turn starts or when the turn clock runs out if sooner) and
-    `reserve_per_hand` (True: every `StartHand` refills the players' reserves).
+    - `default_clock`: the clocks of a table whose options state none;
+    - `auto_play_after_timeout`: after a clock expiry the player is in auto-player mode,
+      played on each turn until they act again (`croupier.table.core.clocks.AUTO_PLAY_MS`
+      after the turn starts, or when the turn clock runs out if sooner);
+    - `reserve_per_hand`: every `StartHand` refills the players' reserves.
     """
+
+    default_clock: ClockSettings = ClockSettings(turn_ms=30_000)
+    auto_play_after_timeout: bool = False
+    reserve_per_hand: bool = False
+
+
+class GameRules(Protocol, Generic[S]):
+    """A game's rules as the host sees them."""
 
     name: str
     version: str
+    traits: TableTraits
 
     def open(self, options: JSON) -> S:
         """A new table's state from validated options; raises Malformed on bad options."""

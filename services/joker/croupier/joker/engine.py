@@ -20,6 +20,7 @@ from croupier.game import (
     Malformed,
     SeatPlayer,
     StartHand,
+    TableTraits,
     UnseatPlayer,
 )
 from croupier.joker import codec
@@ -31,6 +32,7 @@ from croupier.joker.core.table_options import table_options
 class JokerEngine:
     name = "joker"
     version = "1"
+    traits = TableTraits()
 
     def open(self, options: JSON) -> JokerTable:
         return JokerTable(options=table_options(options))

@@ -21,6 +21,7 @@ from croupier.game import (
     Malformed,
     SeatPlayer,
     StartHand,
+    TableTraits,
     UnseatPlayer,
 )
 from croupier.poker import codec
@@ -36,6 +37,7 @@ class PokerEngine:
     # land (logs written by version 1 are not replayed under these rules). 3: going
     # heads-up, the big blind moves forward (the button may not move one seat).
     version = "3"
+    traits = TableTraits()
 
     def open(self, options: JSON) -> PokerTable:
         return PokerTable(options=table_options(options))

@@ -22,6 +22,7 @@ from croupier.game import (
     Malformed,
     SeatPlayer,
     StartHand,
+    TableTraits,
     UnseatPlayer,
 )
 from croupier.rummy import codec
@@ -38,7 +39,7 @@ class RummyEngine:
     version = "2"
     # Seed 000 rule 45: after a timeout the player is in auto-player mode: the host plays
     # their turns (draw from the stock, discard it), paced by its clock, until they act.
-    auto_play_after_timeout = True
+    traits = TableTraits(auto_play_after_timeout=True)
 
     def open(self, options: JSON) -> RummyTable:
         return rummy_table.open_table(options)

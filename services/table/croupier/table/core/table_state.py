@@ -173,14 +173,14 @@ def step(engine: GameRules[Any], state: TableState, entry: LogEntry) -> StepOutc
         for p in engine.to_act(engine_state)
     }
     clocks = state.clocks
-    if isinstance(command, StartHand) and getattr(engine, "reserve_per_hand", False):
+    if isinstance(command, StartHand) and engine.traits.reserve_per_hand:
         clocks = clocks.new_hand()
     allowances = None
     if implements(engine, TimesTurns):
         turn_ms = cast(TimesTurns, engine).turn_ms
         allowances = {p: ms for p in awaited if (ms := turn_ms(engine_state, p)) is not None}
     clocks = clocks.after(entry.at_ms, acted, awaited, allowances)
-    if getattr(engine, "auto_play_after_timeout", False):
+    if engine.traits.auto_play_after_timeout:
         clocks = replace(clocks, auto_players=_auto_players(clocks.auto_players, entry))
     new_state = replace(
         state,

@@ -198,11 +198,7 @@ class TableHost:
         table_id = self._tables.new_table_id(request_key)
         if table_id in self._tables.serving:
             return table_id
-        default = (
-            self._clock_defaults.get(game)
-            or getattr(engine, "default_clock", None)
-            or ClockSettings(turn_ms=30_000)
-        )
+        default = self._clock_defaults.get(game) or engine.traits.default_clock
         settings = clock or clock_from_options(options) or default
         # The table's currency is fixed in its opening record: the engine sees the one the
         # host will settle in (a Naiko table refuses a real one, rules 50 and 55), and a
