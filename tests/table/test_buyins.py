@@ -27,8 +27,8 @@ from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2
-from tests.refusals import status_name
-from tests.table.play import Seeds
+from tests.support.refusals import status_name
+from tests.support.table import Seeds
 
 pytestmark = pytest.mark.timeout(30)
 CASH = {"variant": "nlhe", "blinds": [1, 2], "currency": "USD", "min_buy_in": 100,
@@ -174,13 +174,11 @@ async def test_rule_50_leaving_asks_the_wallet_for_the_stack_after_the_settlemen
     settlement, cash_out = sent[-2], sent[-1]
     assert isinstance(settlement, table_pb2.SettlementRequested)
     stack = 300 + settlement.deltas["ann"]
-    transfer = cash_out.transfer_batch.operations[0].transfer
-    assert transfer.debit_account_id == f"table_escrow:{table_id}/ann:USD"
-    assert transfer.credit_account_id == "player_cash:ann:USD"
-    assert transfer.amount.amount_minor == stack and transfer.amount.currency == "USD"
-    assert transfer.kind == wallet_pb2.TRANSFER_KIND_CASH_OUT
+    asked = cash_out.cash_out
+    assert (asked.table_id, asked.player_id) == (table_id, "ann")
+    assert asked.amount.amount_minor == stack and asked.amount.currency == "USD"
     wallet.settle(table_id, "USD", dict(settlement.deltas))
-    wallet.cash_out(table_id, "ann", "USD", transfer.amount.amount_minor)
+    wallet.cash_out(table_id, "ann", "USD", asked.amount.amount_minor)
     assert wallet.seats[(table_id, "ann", "USD")] == 0
     assert wallet.balances[("ann", "USD")] == 1000 + settlement.deltas["ann"]
 
@@ -289,12 +287,10 @@ def test_virtual_chip_tables_may_go_through_the_wallet_too() -> None:
     ((topic, envelope),) = desk.cash_outs("t", "poker", {"currency": "CHIP"}, 7, left)
     request = wallet_pb2.WalletRequest()
     envelope.payload.Unpack(request)
-    transfer = request.transfer_batch.operations[0].transfer
+    asked = request.cash_out
     assert topic == WALLET_REQUESTS_TOPIC and envelope.subject == "t"
-    assert (transfer.debit_account_id, transfer.credit_account_id) == (
-        "table_escrow:t/p:CHIP",
-        "player_chips:p:CHIP",
-    )
+    assert (asked.table_id, asked.player_id, asked.amount.amount_minor) == ("t", "p", 9)
+    assert asked.amount.currency == "CHIP"
     again = desk.cash_outs("t", "poker", {"currency": "CHIP"}, 7, left)
     assert again[0][1].id == envelope.id  # the same log entry: the same request id
 
@@ -316,11 +312,10 @@ async def test_closing_a_cash_table_gives_every_seated_stack_back(
     assert isinstance(settlement, table_pb2.SettlementRequested)
     paid = {}
     for request in sent[-2:]:
-        transfer = request.transfer_batch.operations[0].transfer
-        paid[transfer.credit_account_id] = transfer.amount.amount_minor
+        paid[request.cash_out.player_id] = request.cash_out.amount.amount_minor
     assert paid == {
-        "player_cash:ann:USD": 300 + settlement.deltas["ann"],
-        "player_cash:bob:USD": 200 + settlement.deltas["bob"],
+        "ann": 300 + settlement.deltas["ann"],
+        "bob": 200 + settlement.deltas["bob"],
     }
 
 

@@ -19,6 +19,8 @@ from croupier.wallet.bootstrap import build_wallet
 from croupier.wallet.core.model import AccountKind, TransferKind, TransferSpec
 from croupier.wallet.entrypoints.consumer import WalletRequestHandler
 from croupier.wallet.v1 import wallet_pb2
+from tests.wallet.conftest import SteppingClock
+from tests.wallet.test_wallet_service_memory import table_cash_outs_name_no_account
 
 pytestmark = pytest.mark.integration
 
@@ -150,3 +152,13 @@ async def test_a_settlement_of_a_play_chip_table_the_wallet_never_funded_is_not_
     await handler(request("usd-1", settlement("play-1:3", "USD")))
     reasons = [headers[DLQ_REASON_HEADER].decode().split(":")[0] for _, _, headers in sink.sent]
     assert reasons == ["account_not_found"]
+
+
+async def test_a_table_cash_out_request_names_no_account(
+    wallet_pool: tuple[asyncpg.Pool, str], clock: SteppingClock
+) -> None:
+    pool, schema = wallet_pool
+    wallet = await build_wallet(pool=pool, schema=schema, bus=None, registry=CollectorRegistry(),
+                                clock=clock)  # fmt: skip
+    await table_cash_outs_name_no_account(wallet.ledger, wallet.games, PostgresRequestLog(pool),
+                                          clock)  # fmt: skip

@@ -151,22 +151,16 @@ def crash_refund_message(table_id: str, game: str, reason: str) -> table_pb2.Cra
 def cash_out_request(
     table_id: str, game: str, currency: str, player: str, amount: int, transfer_id: str
 ) -> Any:
-    """A `croupier.wallet.v1.WalletRequest`: one CASH_OUT transfer, the player's seat
-    account at the table → his own account, for `amount` (what the table gives back)."""
+    """A `croupier.wallet.v1.WalletRequest`: cash `player` out of `table_id` for `amount`
+    (what the table gives back); the wallet names the seat and the player's account."""
     from croupier.wallet.v1 import wallet_pb2
 
-    kind = "player_chips" if currency == "CHIP" else "player_cash"
-    transfer = wallet_pb2.NewTransfer(
-        transfer_id=transfer_id,
-        debit_account_id=f"table_escrow:{table_id}/{player}:{currency}",
-        credit_account_id=f"{kind}:{player}:{currency}",
-        amount=common_pb2.Money(amount_minor=amount, currency=currency),
-        kind=wallet_pb2.TRANSFER_KIND_CASH_OUT,
-        references=wallet_pb2.References(
-            game=GAMES.get(game, common_pb2.GAME_UNSPECIFIED), table_id=table_id
-        ),
+    return wallet_pb2.WalletRequest(
+        cash_out=wallet_pb2.CashOutRequest(
+            transfer_id=transfer_id,
+            player_id=player,
+            game=GAMES.get(game, common_pb2.GAME_UNSPECIFIED),
+            table_id=table_id,
+            amount=common_pb2.Money(amount_minor=amount, currency=currency),
+        )
     )
-    batch = wallet_pb2.TransferBatchRequest(
-        batch_id=transfer_id, operations=[wallet_pb2.BatchOperation(transfer=transfer)]
-    )
-    return wallet_pb2.WalletRequest(transfer_batch=batch)

@@ -16,7 +16,8 @@ its players: the table host keeps such chips itself) is about none of the wallet
 is logged and counted in `croupier_wallet_ignored_requests_total{reason}`, not dead-lettered.
 
 Payloads: `croupier.table.v1.SettlementRequested` and `CrashRefundRequested` (what the
-table host sends), and `croupier.wallet.v1.WalletRequest` (any other service).
+table host sends), and `croupier.wallet.v1.WalletRequest` (the table host's cash-outs, and
+any other service).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from croupier.table.v1 import table_pb2
 from croupier.wallet.core.errors import InvalidRequest, LedgerError
 from croupier.wallet.entrypoints import translate as tr
 from croupier.wallet.entrypoints.requests import (
+    cash_out,
     optional_currency,
     pay_prizes,
     required,
@@ -202,6 +204,8 @@ class WalletRequestHandler:
                     refund_id=required(entry.refund_id, "refund_id"),
                 )
             ).replayed
+        if which == "cash_out":
+            return (await cash_out(self._games, request.cash_out))[1]
         if which == "transfer_batch":
             batch = request.transfer_batch
             return (

@@ -13,6 +13,7 @@ from croupier.wallet.core.errors import InvalidRequest
 from croupier.wallet.core.model import Transfer, check_amount, check_id
 from croupier.wallet.entrypoints import translate as tr
 from croupier.wallet.entrypoints.requests import (
+    cash_out,
     optional_currency,
     pay_prizes,
     required,
@@ -192,17 +193,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     async def CashOut(
         self, request: wallet_pb2.CashOutRequest, context: Context
     ) -> wallet_pb2.CashOutResponse:
-        if request.amount.amount_minor < 0:
-            raise InvalidRequest("amount.amount_minor must be ≥ 0 (0 = the whole seat)")
-        amount, currency = tr.amount_from_proto(request.amount, "amount", low=0)
-        transfer, replayed = await self._games.cash_out(
-            transfer_id=required(request.transfer_id, "transfer_id"),
-            player=required(request.player_id, "player_id"),
-            game=tr.game_from_proto(request.game),
-            table_id=required(request.table_id, "table_id"),
-            currency=currency,
-            amount=amount or None,
-        )
+        transfer, replayed = await cash_out(self._games, request)
         return wallet_pb2.CashOutResponse(
             transfer=tr.transfer_to_proto(transfer), replayed=replayed
         )

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from croupier.game.limits import MAX_AMOUNT
 from croupier.wallet.core.errors import InvalidRequest
-from croupier.wallet.core.model import check_amount, check_currency, check_id
+from croupier.wallet.core.model import Transfer, check_amount, check_currency, check_id
 from croupier.wallet.entrypoints import translate as tr
 from croupier.wallet.service.games import GameMoney
 from croupier.wallet.service.ledger import BatchResult
 from croupier.wallet.v1 import wallet_pb2
 
-__all__ = ["optional_currency", "pay_prizes", "required", "required_currency", "settle_game"]
+__all__ = [
+    "cash_out",
+    "optional_currency",
+    "pay_prizes",
+    "required",
+    "required_currency",
+    "settle_game",
+]
 
 
 def required(value: str, name: str) -> str:
@@ -29,6 +36,21 @@ def required_currency(value: str, name: str = "currency") -> str:
 def optional_currency(value: str, name: str = "currency") -> str:
     """A currency filter: empty = every currency."""
     return check_currency(value, name) if value else ""
+
+
+async def cash_out(games: GameMoney, request: wallet_pb2.CashOutRequest) -> tuple[Transfer, bool]:
+    """Shared by the gRPC method and the Kafka consumer (the table host's cash-outs)."""
+    if request.amount.amount_minor < 0:
+        raise InvalidRequest("amount.amount_minor must be ≥ 0 (0 = the whole seat)")
+    amount, currency = tr.amount_from_proto(request.amount, "amount", low=0)
+    return await games.cash_out(
+        transfer_id=required(request.transfer_id, "transfer_id"),
+        player=required(request.player_id, "player_id"),
+        game=tr.game_from_proto(request.game),
+        table_id=required(request.table_id, "table_id"),
+        currency=currency,
+        amount=amount or None,
+    )
 
 
 async def settle_game(games: GameMoney, request: wallet_pb2.SettleGameRequest) -> BatchResult:

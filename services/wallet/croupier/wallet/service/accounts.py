@@ -1,5 +1,5 @@
-"""Shared ground of the money helpers (`tables.py`, `tournaments.py`) and `GameMoney`,
-which offers both.
+"""Shared ground of the money helpers (`seats.py`, `tables.py`, `tournaments.py`) and
+`GameMoney`, which offers them all.
 
 Every helper derives its transfer ids from the caller's request id, so a retried request
 (gRPC retry, Kafka redelivery) is a replay and moves money once.
@@ -25,7 +25,12 @@ from croupier.wallet.core.model import (
 from croupier.wallet.service.ledger import BatchResult, LedgerService
 from croupier.wallet.service.operations import Apply, OpenAccount, Operation, Reverse, VoidHold
 
-__all__ = ["CrashRefund", "GameAccounts"]
+__all__ = ["CrashRefund", "GameAccounts", "seat_owner"]
+
+
+def seat_owner(table_id: str, player: str) -> str:
+    """The owner of `player`'s seat account at `table_id` (a `TABLE_ESCROW` account)."""
+    return f"{table_id}/{check_id(player, 'player')}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,6 +83,10 @@ class GameAccounts:
         result = await self.ledger.transfer(spec, opening=opening)
         self._opened.update(wanted.account_id for wanted in opening)
         return result
+
+    @staticmethod
+    def _seat_account(table_id: str, player: str, currency: str) -> str:
+        return account_id_for(AccountKind.TABLE_ESCROW, seat_owner(table_id, player), currency)
 
     async def _player(self, player: str, currency: str) -> str:
         kind = AccountKind.PLAYER_CASH

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from croupier.wallet.service.accounts import CrashRefund
-from croupier.wallet.service.tables import TableMoney
+from croupier.wallet.service.seats import SeatMoney
+from croupier.wallet.service.tables import TableSettlements
 from croupier.wallet.service.tournaments import TournamentMoney
 
 __all__ = ["CrashRefund", "GameMoney"]
 
 
-class GameMoney(TableMoney, TournamentMoney):
+class GameMoney(SeatMoney, TableSettlements, TournamentMoney):
     """Table and tournament helpers together (what the gRPC API and the consumer use)."""

@@ -18,11 +18,9 @@ from datetime import datetime
 from croupier.game.money import Currency
 from croupier.wallet.core.errors import (
     AccountNotFound,
-    IdempotencyConflict,
     InvalidRequest,
     LedgerError,
     TransferNotFound,
-    TransferNotPending,
     UnknownCurrency,
 )
 from croupier.wallet.core.model import (
@@ -31,10 +29,8 @@ from croupier.wallet.core.model import (
     Transfer,
     TransferSpec,
     TransferStatus,
-    check_amount,
     check_currency,
     check_id,
-    check_metadata,
 )
 from croupier.wallet.service.grouping import TransferGroups
 from croupier.wallet.service.operations import (
@@ -52,10 +48,14 @@ from croupier.wallet.service.ports import (
     UnitOfWorkFactory,
     WalletMetrics,
 )
+from croupier.wallet.service.replays import (
+    check_batch,
+    refuse_posting_non_holds,
+    replayed_transfers,
+)
 
 __all__ = ["BatchResult", "LedgerService", "Statement"]
 
-MAX_BATCH = 1000
 MAX_PAGE = 500
 _MAX_TOKEN_DIGITS = len(str(2**63 - 1))
 
@@ -197,7 +197,7 @@ class LedgerService:
         if self._groups is None:
             return await self._transfer_alone(spec)
         try:
-            self._validate([Apply(spec)], "")  # a malformed request never joins a group
+            check_batch([Apply(spec)], "")  # a malformed request never joins a group
         except LedgerError as error:
             self.metrics.rejected(error.reason)
             raise
@@ -246,7 +246,7 @@ class LedgerService:
         `opening`: accounts the batch needs, opened (unless they exist) in that transaction."""
         started = time.perf_counter()
         try:
-            self._validate(operations, batch_id)
+            check_batch(operations, batch_id)
             result = await self._with_retries(operations, batch_id, opening)
         except LedgerError as error:
             self.metrics.rejected(error.reason)
@@ -276,34 +276,6 @@ class LedgerService:
                 "PLAY (play money) or CHIP (virtual chips)"
             )
         return currency
-
-    @staticmethod
-    def _validate(operations: Sequence[Operation], batch_id: str) -> None:
-        if not operations:
-            raise InvalidRequest("a batch needs at least one operation")
-        if len(operations) > MAX_BATCH:
-            raise InvalidRequest(f"a batch holds at most {MAX_BATCH} operations")
-        if batch_id:
-            check_id(batch_id, "batch_id")
-        seen: set[str] = set()
-        for op in operations:
-            new_id = ""
-            if isinstance(op, Apply):
-                op.spec.validate()
-                new_id = op.spec.transfer_id
-            elif isinstance(op, Reverse):
-                check_id(op.transfer_id, "transfer_id")
-                check_id(op.original_id, "original transfer_id")
-                check_metadata(op.metadata)
-                new_id = op.transfer_id
-            elif isinstance(op, PostHold | VoidHold):
-                check_id(op.transfer_id, "transfer_id")
-                if isinstance(op, PostHold) and op.amount is not None:
-                    check_amount(op.amount, "amount to post")
-            if new_id:
-                if new_id in seen:
-                    raise InvalidRequest(f"transfer id {new_id!r} appears twice in the batch")
-                seen.add(new_id)
 
     async def _with_retries(
         self, operations: Sequence[Operation], batch_id: str, opening: Sequence[OpenAccount]
@@ -341,7 +313,9 @@ class LedgerService:
             repo = uow.ledger
             existing = await repo.get_transfers(new_ids) if new_ids and not optimistic else {}
             if existing:
-                result = await self._replay(uow, operations, existing)
+                result = BatchResult(
+                    transfers=await replayed_transfers(uow, operations, existing), replayed=True
+                )
             else:
                 # The rules that depend on stored state (funds, holds, reversals...) are the
                 # repository's: in PostgreSQL they run next to the data, under row locks.
@@ -352,71 +326,8 @@ class LedgerService:
                 await uow.commit()
                 result = BatchResult(transfers=tuple(transfers), replayed=replayed)
         if result.replayed:
-            _refuse_posting_non_holds(operations, result.transfers)
+            refuse_posting_non_holds(operations, result.transfers)
         return result
-
-    @staticmethod
-    async def _replay(
-        uow: UnitOfWork, operations: Sequence[Operation], existing: dict[str, Transfer]
-    ) -> BatchResult:
-        clashes: list[str] = []
-        missing: list[str] = []
-        for op in operations:
-            if isinstance(op, Apply):
-                found = existing.get(op.spec.transfer_id)
-                if found is None:
-                    missing.append(op.spec.transfer_id)
-                elif not found.same_request_as(op.spec):
-                    fields = ", ".join(found.differences_from(op.spec))
-                    clashes.append(f"{op.spec.transfer_id!r} (differs in {fields})")
-            elif isinstance(op, Reverse):
-                found = existing.get(op.transfer_id)
-                if found is None:
-                    missing.append(op.transfer_id)
-                elif (
-                    found.reversal_of != op.original_id
-                    or found.kind != op.kind
-                    or dict(found.metadata) != dict(op.metadata)
-                ):
-                    clashes.append(f"{op.transfer_id!r} (not this reversal of {op.original_id!r})")
-        if clashes:
-            raise IdempotencyConflict(
-                "transfer id already used for a different transfer: "
-                + "; ".join(clashes)
-                + ". Choose a new id, or resend exactly the original request to get its result"
-            )
-        if missing:
-            raise IdempotencyConflict(
-                f"this batch overlaps an earlier, different batch: ids {sorted(existing)} exist "
-                f"but {missing} do not. Nothing was applied"
-            )
-        resolved_ids = [op.transfer_id for op in operations if isinstance(op, PostHold | VoidHold)]
-        resolved = await uow.ledger.get_transfers(resolved_ids) if resolved_ids else {}
-        transfers: list[Transfer] = []
-        for op in operations:
-            if isinstance(op, Apply):
-                transfers.append(existing[op.spec.transfer_id])
-            elif isinstance(op, Reverse):
-                transfers.append(existing[op.transfer_id])
-            elif isinstance(op, PostHold | VoidHold):
-                transfers.append(resolved[op.transfer_id])
-        return BatchResult(transfers=tuple(transfers), replayed=True)
-
-
-def _refuse_posting_non_holds(
-    operations: Sequence[Operation], transfers: Sequence[Transfer]
-) -> None:
-    """A posted transfer that was never a hold looks like a hold already posted in full,
-    so posting it passed for a replay. Only a replay needs the check: a batch that applies
-    anything is refused by `ledger_execute` for a target that is not pending, and a replay
-    wrote nothing, so refusing it now leaves the ledger as it was."""
-    targets = {op.transfer_id for op in operations if isinstance(op, PostHold)}
-    for transfer in transfers:
-        if transfer.transfer_id in targets and not transfer.is_hold:
-            raise TransferNotPending(
-                f"transfer {transfer.transfer_id!r} is not a hold: only holds (Hold, "
-                "HoldStake) can be posted; reverse a posted transfer to undo it"
-            )
 
 
 def _operation_name(spec: TransferSpec) -> str:

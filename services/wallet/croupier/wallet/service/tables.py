@@ -1,18 +1,12 @@
-"""Money at tables: stake holds, buy-in and cash-out of seats, settlements of hands and
-games from engine results, and crash refunds of a table."""
+"""Money of a table's play: stake holds, settlements of hands and games from engine
+results, and crash refunds of a table (its seats' buy-ins and cash-outs: `seats.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from croupier.game.limits import MAX_AMOUNT, echo
-from croupier.game.money import CurrencyKind
-from croupier.wallet.core.errors import (
-    AccountNotFound,
-    InvalidRequest,
-    TransferNotFound,
-    UnbalancedSettlement,
-)
+from croupier.wallet.core.errors import InvalidRequest
 from croupier.wallet.core.model import (
     AccountKind,
     References,
@@ -20,7 +14,6 @@ from croupier.wallet.core.model import (
     TransferKind,
     TransferSpec,
     TransferStatus,
-    account_id_for,
     check_amount,
     check_id,
 )
@@ -31,7 +24,7 @@ from croupier.wallet.core.settlement import (
     no_commission,
     settlement_amounts,
 )
-from croupier.wallet.service.accounts import CrashRefund, GameAccounts
+from croupier.wallet.service.accounts import CrashRefund, GameAccounts, seat_owner
 from croupier.wallet.service.ledger import BatchResult
 from croupier.wallet.service.operations import (
     Apply,
@@ -42,10 +35,12 @@ from croupier.wallet.service.operations import (
     VoidHold,
 )
 
-__all__ = ["TableMoney"]
+__all__ = ["TableSettlements"]
 
 
-class TableMoney(GameAccounts):
+class TableSettlements(GameAccounts):
+    """Stake holds, settlements and crash refunds of tables."""
+
     async def hold_stake(
         self,
         *,
@@ -71,68 +66,6 @@ class TableMoney(GameAccounts):
             references=References(game=game, table_id=table_id, hand_id=hand_id),
         )
         return await self._transfer_opening(spec, opening)
-
-    def _seat(self, table_id: str, player: str) -> str:
-        return f"{table_id}/{player}"
-
-    async def buy_in(
-        self, *, transfer_id: str, player: str, game: str, table_id: str, currency: str, amount: int
-    ) -> tuple[Transfer, bool]:
-        """Move money onto a table (posted): player → their seat account at the table."""
-        opening: list[OpenAccount] = []
-        seat = self._account(
-            opening,
-            AccountKind.TABLE_ESCROW,
-            self._seat(table_id, check_id(player, "player")),
-            currency,
-        )
-        spec = TransferSpec(
-            transfer_id=transfer_id,
-            debit_account_id=await self._player(player, currency),
-            credit_account_id=seat,
-            amount=amount,
-            currency=currency,
-            kind=TransferKind.BUY_IN,
-            references=References(game=game, table_id=table_id),
-        )
-        return await self._transfer_opening(spec, opening)
-
-    async def cash_out(
-        self,
-        *,
-        transfer_id: str,
-        player: str,
-        game: str,
-        table_id: str,
-        currency: str,
-        amount: int | None = None,
-    ) -> tuple[Transfer, bool]:
-        """Move money off a table: seat → player; `amount=None` takes the whole seat."""
-        # No seat is opened: one that does not exist has nothing to cash out.
-        seat = account_id_for(
-            AccountKind.TABLE_ESCROW, self._seat(table_id, check_id(player, "player")), currency
-        )
-        if amount is None:
-            try:
-                return (await self.ledger.transfer_record(transfer_id)), True
-            except TransferNotFound:
-                pass
-            try:
-                amount = (await self.ledger.account(seat)).available
-            except AccountNotFound:
-                amount = 0
-            if amount <= 0:
-                raise UnbalancedSettlement(f"{player!r} has nothing to cash out at {table_id!r}")
-        spec = TransferSpec(
-            transfer_id=transfer_id,
-            debit_account_id=seat,
-            credit_account_id=await self._player(player, currency),
-            amount=amount,
-            currency=currency,
-            kind=TransferKind.CASH_OUT,
-            references=References(game=game, table_id=table_id),
-        )
-        return await self.ledger.transfer(spec)
 
     async def settle_result(
         self,
@@ -162,12 +95,7 @@ class TableMoney(GameAccounts):
         opening: list[OpenAccount] = []
         pot = self._account(opening, AccountKind.TABLE_ESCROW, table_id, currency)
         refs = References(game=game, table_id=table_id, hand_id=hand_id)
-        seats = {
-            p: account_id_for(
-                AccountKind.TABLE_ESCROW, self._seat(table_id, check_id(p, "player")), currency
-            )
-            for p in deltas
-        }
+        seats = {p: self._seat_account(table_id, p, currency) for p in deltas}
         ops: list[Operation] = []
         for player, delta in sorted(deltas.items()):
             if delta < 0:
@@ -187,7 +115,7 @@ class TableMoney(GameAccounts):
         for player, delta in sorted(deltas.items()):
             if delta > 0:
                 seat = self._account(
-                    opening, AccountKind.TABLE_ESCROW, self._seat(table_id, player), currency
+                    opening, AccountKind.TABLE_ESCROW, seat_owner(table_id, player), currency
                 )
                 ops.append(
                     Apply(
@@ -303,26 +231,6 @@ class TableMoney(GameAccounts):
                     )
                 )
         return await self._execute(ops, opening, batch_id=settlement_id, operation="settle_game")
-
-    async def is_unfunded_play_table(
-        self, *, table_id: str, currency: str, players: Iterable[str]
-    ) -> bool:
-        """Whether a table's settlement is about none of the wallet's money: a play currency
-        (PLAY, CHIP) and no seat of any of its players. Play-chip tables keep their chips in
-        the table host (no buy-in reaches the wallet); a real-money table without seats is
-        an error the caller must hear about."""
-        if (await self.ledger.currency(currency)).kind is CurrencyKind.REAL:
-            return False
-        for player in players:
-            seat = account_id_for(
-                AccountKind.TABLE_ESCROW, self._seat(table_id, check_id(player, "player")), currency
-            )
-            try:
-                await self.ledger.account(seat)
-            except AccountNotFound:
-                continue
-            return False
-        return True
 
     async def crash_refund_table(
         self, *, table_id: str, game: str, currency: str = ""
