@@ -1,4 +1,4 @@
-"""The public conformance examples, kept in the repo as test data (tests/conformance/public/).
+"""The public conformance examples, kept in the repo as test data (tests/data/conformance/public/).
 
 They are replayed by the project's own checker, `croupier conformance --check`
 (docs/conformance.md, "Judging"). The shared checker `../shared/conformance/check.py`, which
@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 
 from croupier.cli.conformance import GAME_MODULES
+from tests.support import paths
 
 ROOT = Path(__file__).resolve().parent.parent
-PUBLIC = ROOT / "tests" / "conformance" / "public"
+PUBLIC = paths.PUBLIC
 CROUPIER = Path(sys.executable).parent / "croupier"
 SHARED = ROOT.parent / "shared" / "conformance"
 EXAMPLES_PER_GAME = {"backgammon": 12, "joker": 10, "poker": 12, "tournament": 8}
@@ -58,7 +59,7 @@ if (SHARED / "check.py").is_file():
         for game in EXAMPLES_PER_GAME:
             theirs = {p.name: p.read_bytes() for p in (SHARED / game).glob("*.json")}
             ours = {p.name: p.read_bytes() for p in (PUBLIC / game).glob("*.json")}
-            assert ours == theirs, f"tests/conformance/public/{game} differs from {SHARED / game}"
+            assert ours == theirs, f"{PUBLIC / game} differs from {SHARED / game}"
 
     def test_if_shared_is_beside_the_repo_its_check_py_passes_every_game() -> None:
         # No game named: check.py runs every folder beside it, each of which we must serve.

@@ -49,7 +49,7 @@ def encode_transfer_posted(
 
     `sequence=0` leaves the sequence out: the ledger's SQL appends it (`with_sequence`) when
     it knows the debit account's posting count. Otherwise the same bytes as the kit's
-    `make_envelope(...).SerializeToString()` (tests/wallet/test_wallet_events.py checks).
+    `make_envelope(...).SerializeToString()` (tests/unit/wallet/test_wallet_events.py checks).
     """
     # Built field by field (not make_envelope + Any.Pack + FromDatetime, nor keyword
     # arguments, which upb handles at twice the cost): this runs once per posted transfer,

@@ -1,0 +1,279 @@
+"""The table host against the real Kafka broker: replay after a crash, hidden cards.
+
+Marked `integration`: the command log is `croupier.table.commands`-style topic of its
+own per test on the broker that `deploy/local/with-infra.sh` started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from croupier.game import ClockSettings
+from croupier.kit.bus.kafka import KafkaBus
+from croupier.table.adapters.kafka_log import KafkaCommandLog
+from croupier.table.bootstrap import build_host, table_service
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from tests.support.infra import unique_name
+from tests.support.table import random_joker_action
+
+PLAYERS = ["giorgi", "nika", "ana", "levan"]
+CROUPIER = Path(sys.executable).parent / "croupier"
+
+
+async def play_random_over_grpc(
+    stub: table_pb2_grpc.TableEngineStub, table_id: str, actions: int, rng: random.Random
+) -> None:
+    for _ in range(actions):
+        public = json.loads(
+            (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))).view.view_json
+        )
+        to_act = public["hand"]["to_act"]
+        mine = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=to_act))
+        action = random_joker_action(json.loads(mine.view.view_json)["legal"], rng)
+        await stub.Act(
+            table_pb2.ActRequest(
+                table_id=table_id,
+                player_id=to_act,
+                command_id=f"c{rng.getrandbits(64)}",
+                action_json=json.dumps(action),
+            )
+        )
+
+
+async def all_views(stub: table_pb2_grpc.TableEngineStub, table_id: str) -> dict[str, str]:
+    views = {}
+    for player in ["", *PLAYERS]:
+        response = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=player))
+        views[player] = f"{response.view.version}:{response.view.view_json}"
+    return views
+
+
+async def test_rebuilt_host_has_the_lost_hosts_digest(kafka_bootstrap: str) -> None:
+    topic = unique_name("table_commands")
+    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
+    await bus.start()
+    try:
+        # Each host in a group of its own: the lost one stays a member of its group (it is
+        # abandoned, not stopped), and the rebuilt one must own every partition.
+        lost = build_host(KafkaCommandLog(kafka_bootstrap, topic, unique_name("lost")), bus)
+        await lost.start()
+        table_id = await lost.open_table("joker", {}, ClockSettings(turn_ms=3_600_000), "k")
+        for seat, player in enumerate(PLAYERS):
+            await lost.seat(table_id, player, seat, 0)
+        rng = random.Random(11)
+        for n in range(rng.randrange(20, 80)):
+            to_act = lost.view(table_id, "").view["hand"]["to_act"]
+            legal = lost.view(table_id, to_act).view["legal"]
+            await lost.act(table_id, to_act, f"a{n}", random_joker_action(legal, rng))
+        digest = lost.digest(table_id)
+        # The lost host is simply abandoned: every accepted command was acknowledged by
+        # the broker before its caller was answered, so nothing more needs flushing.
+
+        rebuilt = build_host(KafkaCommandLog(kafka_bootstrap, topic, unique_name("new")), bus)
+        await rebuilt.start()
+        assert rebuilt.digest(table_id) == digest
+        to_act = rebuilt.view(table_id, "").view["hand"]["to_act"]
+        legal = rebuilt.view(table_id, to_act).view["legal"]
+        before = rebuilt.view(table_id, "").version
+        await rebuilt.act(table_id, to_act, "after", random_joker_action(legal, rng))
+        assert rebuilt.view(table_id, "").version > before
+        await rebuilt.stop()
+    finally:
+        await bus.stop()
+
+
+class ServeTable:
+    """`croupier serve table` as a child process on a command topic of its own."""
+
+    def __init__(self, kafka_bootstrap: str, topic: str) -> None:
+        env = dict(os.environ)
+        env.update(
+            CROUPIER_GRPC_HOST="127.0.0.1",
+            CROUPIER_GRPC_PORT="0",
+            CROUPIER_METRICS_PORT="0",
+            CROUPIER_KAFKA_BOOTSTRAP=kafka_bootstrap,
+            CROUPIER_TABLE_COMMANDS_TOPIC=topic,
+            # A StatefulSet's pod name: the restarted process takes over the killed one's
+            # partitions at once, without waiting for its group session to expire.
+            CROUPIER_TABLE_INSTANCE_ID=f"{topic}-0",
+        )
+        self.process = subprocess.Popen(
+            [str(CROUPIER), "serve", "table"], env=env, stderr=subprocess.PIPE, text=True
+        )
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            record = json.loads(line)
+            if record.get("event") == "serving":
+                self.port = int(record["grpc_port"])
+                return
+        raise AssertionError(f"croupier serve table exited with {self.process.wait()}")
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+
+@pytest.fixture
+def command_topic() -> Iterator[str]:
+    yield unique_name("table_commands")
+
+
+async def test_sigkill_at_a_random_point_then_a_new_process_resumes(
+    kafka_bootstrap: str, command_topic: str
+) -> None:
+    rng = random.Random()
+    first = ServeTable(kafka_bootstrap, command_topic)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{first.port}") as channel:
+            stub = table_pb2_grpc.TableEngineStub(channel)
+            opened = await stub.OpenTable(
+                table_pb2.OpenTableRequest(game="joker", options_json="{}", request_key="t")
+            )
+            table_id = opened.table_id
+            for seat, player in enumerate(PLAYERS):
+                await stub.SeatPlayer(
+                    table_pb2.SeatPlayerRequest(table_id=table_id, player_id=player, seat=seat)
+                )
+            await play_random_over_grpc(stub, table_id, rng.randrange(5, 120), rng)
+            before = await all_views(stub, table_id)
+    finally:
+        first.kill()
+
+    second = ServeTable(kafka_bootstrap, command_topic)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{second.port}") as channel:
+            stub = table_pb2_grpc.TableEngineStub(channel)
+            assert await all_views(stub, table_id) == before
+            await play_random_over_grpc(stub, table_id, 10, rng)
+            after = await all_views(stub, table_id)
+            assert after[""] != before[""]
+    finally:
+        second.kill()
+
+
+CARD_CODES = {f"{r}{s}" for r in "6789TJQKA" for s in "cdhs"} | {"X1", "X2"}
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every card code anywhere in a decoded JSON value."""
+    if isinstance(value, str):
+        return {value} & CARD_CODES
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(cards_in(v) for v in value)) if value else set()
+    return set()
+
+
+@pytest.fixture
+async def table_server(kafka_bootstrap: str) -> AsyncIterator[table_pb2_grpc.TableEngineStub]:
+    from croupier.kit.server import ServiceHost
+    from croupier.kit.settings import ServerSettings
+
+    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
+    await bus.start()
+    host = build_host(KafkaCommandLog(kafka_bootstrap, unique_name("table_commands")), bus)
+    await host.start()
+    server = ServiceHost(
+        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
+        services=[table_service(host)],
+        on_stop=[host.stop, bus.stop],
+        serve_metrics_endpoint=False,
+    )
+    await server.start()
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        yield table_pb2_grpc.TableEngineStub(channel)
+    await server.stop()
+
+
+async def test_no_player_ever_receives_another_players_cards(
+    table_server: table_pb2_grpc.TableEngineStub,
+) -> None:
+    stub = table_server
+    rng = random.Random(5)
+    table_id = (
+        await stub.OpenTable(table_pb2.OpenTableRequest(game="joker", options_json="{}"))
+    ).table_id
+    for seat, player in enumerate(PLAYERS):
+        await stub.SeatPlayer(
+            table_pb2.SeatPlayerRequest(table_id=table_id, player_id=player, seat=seat)
+        )
+    received: dict[str, list[tuple[int, Any]]] = {p: [] for p in PLAYERS}
+
+    async def watch(player: str) -> None:
+        stream = stub.WatchView(table_pb2.WatchViewRequest(table_id=table_id, player_id=player))
+        async for message in stream:
+            received[player].append((message.view.version, json.loads(message.view.view_json)))
+
+    watchers = [asyncio.ensure_future(watch(p)) for p in PLAYERS]
+    await asyncio.sleep(0.2)
+    errors: dict[str, list[str]] = {p: [] for p in PLAYERS}
+    for n in range(300):
+        public = json.loads(
+            (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))).view.view_json
+        )
+        to_act = public["hand"]["to_act"]
+        mine = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=to_act))
+        received[to_act].append((mine.view.version, json.loads(mine.view.view_json)))
+        legal = json.loads(mine.view.view_json)["legal"]
+        if legal["actions"] == ["play"] and rng.random() < 0.2:
+            # Try a card somebody else holds: the refusal must not say whose it is.
+            own = set(json.loads(mine.view.view_json)["hand"]["own_cards"])
+            bogus = rng.choice(sorted(CARD_CODES - own))
+            try:
+                await stub.Act(
+                    table_pb2.ActRequest(
+                        table_id=table_id,
+                        player_id=to_act,
+                        command_id=f"bad{n}",
+                        action_json=json.dumps({"action": "play", "card": bogus}),
+                    )
+                )
+            except grpc.aio.AioRpcError as exc:
+                errors[to_act].append(exc.details() or "")
+        action = random_joker_action(legal, rng)
+        response = await stub.Act(
+            table_pb2.ActRequest(
+                table_id=table_id,
+                player_id=to_act,
+                command_id=f"ok{n}",
+                action_json=json.dumps(action),
+            )
+        )
+        received[to_act].append((response.view.version, json.loads(response.view.view_json)))
+    await asyncio.sleep(0.3)
+    for task in watchers:
+        task.cancel()
+
+    # Each player's own hand at each version, as their own views showed it.
+    hands: dict[tuple[str, int], set[str]] = {}
+    for player, messages in received.items():
+        for version, view in messages:
+            if view.get("hand") and "own_cards" in view["hand"]:
+                hands[(player, version)] = set(view["hand"]["own_cards"])
+    checked = 0
+    for player, messages in received.items():
+        for version, view in messages:
+            for other in PLAYERS:
+                held = hands.get((other, version))
+                if other == player or held is None:
+                    continue
+                assert not (cards_in(view) & held), f"{player} saw {other}'s cards at {version}"
+                checked += 1
+        for details in errors[player]:
+            for other in PLAYERS:
+                if other != player:
+                    assert other not in details
+    assert checked > 500

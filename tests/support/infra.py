@@ -1,0 +1,76 @@
+"""Shared fixtures: the real Kafka broker and PostgreSQL, and unique names per test.
+
+The integration fixtures read the addresses that `deploy/local/with-infra.sh` exports (it starts
+the services if they are not running). Without them a test that needs them FAILS: a missing
+broker or database must never turn into a silently skipped test.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+_HOW_TO_RUN = "run the suite with `make test` or `deploy/local/with-infra.sh .venv/bin/pytest ...`"
+
+
+async def create_topic(bootstrap: str, topic: str, partitions: int) -> None:
+    """Create `topic` on the test broker with `partitions` partitions (one replica)."""
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(topic, partitions, 1)])
+    finally:
+        await admin.close()
+
+
+def unique_name(prefix: str) -> str:
+    """`prefix` + a random suffix, usable as a topic, group id, schema or table name.
+
+    Lower case letters, digits and underscores only, so it is also a plain SQL identifier.
+    Tests share one broker and one database, so each makes its own names with this.
+    """
+    return f"{prefix}_{uuid.uuid4().hex[:12]}".lower()
+
+
+@pytest.fixture
+def unique() -> Callable[[str], str]:
+    """The `unique_name` function, for tests that need several names."""
+    return unique_name
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap() -> str:
+    """Bootstrap address of the real Kafka broker (CROUPIER_KAFKA_BOOTSTRAP)."""
+    value = os.environ.get("CROUPIER_KAFKA_BOOTSTRAP", "").strip()
+    if not value:
+        pytest.fail(f"CROUPIER_KAFKA_BOOTSTRAP is not set: {_HOW_TO_RUN}", pytrace=False)
+    return value
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> str:
+    """DSN of the real PostgreSQL (CROUPIER_POSTGRES_DSN)."""
+    value = os.environ.get("CROUPIER_POSTGRES_DSN", "").strip()
+    if not value:
+        pytest.fail(f"CROUPIER_POSTGRES_DSN is not set: {_HOW_TO_RUN}", pytrace=False)
+    return value
+
+
+@pytest.fixture
+async def postgres_schema(postgres_dsn: str) -> AsyncIterator[str]:
+    """A fresh, empty schema of its own for this test (dropped afterwards)."""
+    import asyncpg  # type: ignore[import-untyped]
+
+    schema = unique_name("test")
+    connection = await asyncpg.connect(postgres_dsn)
+    try:
+        await connection.execute(f'CREATE SCHEMA "{schema}"')
+        yield schema
+        await connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    finally:
+        await connection.close()

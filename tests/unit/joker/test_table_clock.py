@@ -1,0 +1,217 @@
+"""Joker tables under the host's clock: auto-play on timeouts, disconnection, reconnection.
+
+- Nobody acts and a whole hand (two, in fact) completes by clock expiries alone; every
+  expiry played exactly what the engine's timeout rule says (hand.py: trump phase → no
+  trump; bidding → the lowest legal bid, so never the dealer's forbidden one; play → the
+  lowest legal plain card, non-trumps first; a joker only when nothing else is legal,
+  `under` when following and `take` + clubs when leading) — checked against the
+  auto-play rule written again here, from each player's own view.
+- The dealer rule holds for an auto-bid when the others' bids add up to n (OQ 14: an
+  auto-played hand counts like any other).
+- A player whose view stream was cancelled keeps his seat, is timed out like everyone,
+  and `Reconnect` gives him his current view: his own cards and nobody else's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from croupier.game import ClockSettings
+from croupier.joker.engine import ENGINE
+from croupier.kit.bus.memory import InMemoryBus
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.core.history import initial_state
+from croupier.table.core.log_entry import LogEntry
+from croupier.table.core.table_state import step
+from croupier.table.games import load_engines
+from croupier.table.service.host import TableHost
+from croupier.table.v1 import table_pb2
+from tests.support.table import FakeClock, Seeds
+from tests.unit.joker.test_table_service import (
+    PLAYERS,
+    cards_in,
+    get_view,
+    proto_cards,
+    running_service,
+    seat_all,
+)
+
+RANKS = "6789TJQKA"
+SUITS = "cdhs"
+
+
+async def logged_entries(log: InMemoryCommandLog) -> list[LogEntry]:
+    return [entry async for table in log.replay() for entry in table.entries]
+
+
+async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not condition():
+        assert loop.time() < deadline, "timed out waiting"
+        await asyncio.sleep(0.01)
+
+
+def expected_auto_action(view: dict[str, Any]) -> dict[str, Any]:
+    """The timeout rule, from the player's own view (written independently of hand.py)."""
+    hand, legal = view["hand"], view["legal"]
+    (kind,) = legal["actions"]
+    if kind == "trump":
+        return {"action": "trump", "suit": "none"}
+    if kind == "bid":
+        return {"action": "bid", "tricks": min(legal["tricks"])}
+    plain = [c for c in legal["cards"] if not c.startswith("X")]
+    if plain:
+
+        def order(code: str) -> tuple[bool, int, int]:
+            return (code[1] == hand["trump"], RANKS.index(code[0]), SUITS.index(code[1]))
+
+        return {"action": "play", "card": min(plain, key=order)}
+    if hand["trick"]:
+        return {"action": "play", "card": legal["cards"][0], "joker": "under"}
+    return {"action": "play", "card": legal["cards"][0], "joker": "take", "suit": "c"}
+
+
+def applied_action(events: list[Any], player: str) -> dict[str, Any]:
+    """The action a step applied, read back from its public events."""
+    for event in events:
+        data = dict(event.data)
+        if event.type in ("bid_made", "card_played", "trump_declared"):
+            assert data.pop("player") == player
+            kind = {"bid_made": "bid", "card_played": "play", "trump_declared": "trump"}
+            return {"action": kind[event.type], **data}
+    raise AssertionError(f"no action event in {events}")
+
+
+async def test_oq_14_hands_complete_by_timeouts_alone_with_the_engines_auto_play() -> None:
+    bus = InMemoryBus()
+    await bus.start()
+    log = InMemoryCommandLog()
+    # Seeds "auto-0" deal hands where a joker is auto-played both led and following.
+    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("auto-0"))
+    await host.start()
+    table_id = await host.open_table("joker", {}, ClockSettings(turn_ms=30))
+    for seat, player in enumerate(PLAYERS):
+        await host.seat(table_id, player, seat, 0)
+    await until(lambda: host.view(table_id, "").view["hand"]["number"] >= 2, seconds=30)
+    await host.stop()
+
+    entries = await logged_entries(log)
+    assert {e.kind for e in entries} == {"open", "seat", "start_hand", "timeout"}
+    state = initial_state(ENGINE, entries[0])
+    checked: dict[int, list[dict[str, Any]]] = {}  # hand (0-based) → its auto-actions
+    scored = []
+    for entry in entries[1:]:
+        before = state
+        outcome = step(ENGINE, state, entry)
+        state = outcome.state
+        scored += [e.data["hand"] for e in outcome.events if e.type == "hand_scored"]
+        if entry.kind != "timeout":
+            continue
+        view = ENGINE.view(before.engine_state, entry.player)
+        assert ENGINE.to_act(before.engine_state) == [entry.player]
+        expected = expected_auto_action(view)
+        assert applied_action(outcome.events, entry.player) == expected
+        if expected["action"] == "bid" and entry.player == view["hand"]["dealer"]:
+            bids = ENGINE.public_view(state.engine_state)["hand"]["bids"]
+            assert sum(bids.values()) != view["hand"]["cards"]  # BG 5: never adds up to n
+        checked.setdefault(view["hand"]["number"], []).append(expected)
+    # Hands 1 (1 card) and 2 (2 cards) were bid, played and scored by timeouts alone
+    # (hand 3 may have begun before the host stopped).
+    assert scored[:2] == [0, 1]
+    assert [len(checked[0]), len(checked[1])] == [4 + 4 * 1, 4 + 4 * 2]
+    # Both joker cases came up: led (take + clubs) and following (under).
+    jokers = {a["joker"] for hand in (0, 1) for a in checked[hand] if "joker" in a}
+    assert jokers == {"take", "under"}
+
+
+async def test_bg_5_an_auto_bid_never_breaks_the_dealer_rule() -> None:
+    bus = InMemoryBus()
+    await bus.start()
+    log = InMemoryCommandLog()
+    now = FakeClock()  # the three bids must come before the 1 s clock: time moves when told
+    host = TableHost(
+        engines=load_engines(),
+        command_log=log,
+        publisher=bus,
+        seeds=Seeds("dealer"),
+        now_ms=now,
+        call_later=now.call_later,
+    )
+    await host.start()
+    table_id = await host.open_table("joker", {}, ClockSettings(turn_ms=1_000))
+    for seat, player in enumerate(PLAYERS):
+        await host.seat(table_id, player, seat, 0)
+    hand = host.view(table_id, "").view["hand"]
+    dealer, cards = hand["dealer"], hand["cards"]
+    # The three others bid first: together exactly n, so the dealer may not pass.
+    for n, tricks in enumerate([cards, 0, 0]):
+        to_act = host.view(table_id, "").view["hand"]["to_act"]
+        assert to_act != dealer
+        await host.act(table_id, to_act, f"bid{n}", {"action": "bid", "tricks": tricks})
+    now.advance(999)
+    await asyncio.sleep(0.05)
+    assert dealer not in host.view(table_id, "").view["hand"]["bids"]
+    now.advance(1)
+    await until(lambda: dealer in host.view(table_id, "").view["hand"]["bids"])
+    await host.stop()
+    bids = host.view(table_id, "").view["hand"]["bids"]
+    assert bids[dealer] == 1  # 0 would make the bids add up to n; 1 is the lowest legal
+    assert sum(bids.values()) != cards
+    dealer_entries = [e for e in await logged_entries(log) if e.player == dealer]
+    assert [e.kind for e in dealer_entries] == ["seat", "timeout"]
+
+
+async def test_disconnected_player_keeps_seat_is_timed_out_and_reconnects() -> None:
+    now = FakeClock()
+    async with running_service("reconnect", now) as service:
+        host, stub = service.host, service.stub
+        table_id = await host.open_table("joker", {}, ClockSettings(turn_ms=1_500))
+        await seat_all(stub, table_id)
+        first = (await get_view(stub, table_id)).game.joker.to_act
+        streams = {
+            p: stub.WatchView(table_pb2.WatchViewRequest(table_id=table_id, player_id=p))
+            for p in PLAYERS
+        }
+        try:
+            for call in streams.values():
+                await call.read()  # the server has the watcher once the first view came
+            assert not host.is_disconnected(table_id, first)
+            streams[first].cancel()  # the connection drops: the gateway says so
+            await stub.Disconnect(table_pb2.DisconnectRequest(table_id=table_id, player_id=first))
+            assert host.is_disconnected(table_id, first)
+            assert host.view(table_id, "").view["hand"]["bids"] == {}  # not timed out yet
+
+            # Nobody acts: the disconnected player's clock runs out as anybody's would.
+            now.advance(1_500)
+            await until(lambda: first in host.view(table_id, "").view["hand"]["bids"])
+            assert host.is_disconnected(table_id, first)
+            own_commands = [
+                e.kind
+                for e in await logged_entries(service.log)
+                if e.player == first and e.kind != "seat"
+            ]
+            assert own_commands == ["timeout"]  # timed out; never unseated
+
+            # No clock runs out meanwhile: time stands still until the test moves it.
+            back = (
+                await stub.Reconnect(table_pb2.ReconnectRequest(table_id=table_id, player_id=first))
+            ).view
+            views = {p: await get_view(stub, table_id, p) for p in PLAYERS}
+            assert {v.version for v in views.values()} == {back.version}
+        finally:
+            for call in streams.values():
+                call.cancel()
+        assert not host.is_disconnected(table_id, first)
+        assert first in back.seated and len(back.seated) == 4
+        assert back.view_json == views[first].view_json  # his current view
+        mine = json.loads(back.view_json)["hand"]["own_cards"]
+        assert mine and [c.code for c in back.game.joker.hand] == mine
+        others = {c.code for p, v in views.items() if p != first for c in v.game.joker.hand}
+        cards_left = back.game.joker.cards_left
+        assert len(others) == sum(cards_left[p] for p in PLAYERS if p != first) > 0
+        assert not cards_in(json.loads(back.view_json)) & others
+        assert not proto_cards(back.game.joker) & others
