@@ -14,8 +14,8 @@ is not one of the play currencies (`CHIP`, `PLAY` by default): there
 - hands settle between the seats (the host's settlement requests, unchanged);
 - a player who leaves with chips (an engine's `player_left` event with `stack` > 0), and
   every player still seated when the table closes (the engine's `HoldsStacks`), is paid
-  back: a `WalletRequest.transfer_batch` with one CASH_OUT transfer, seat → player, for that
-  stack, on `croupier.wallet.requests`, keyed by the table, after the hand's settlement
+  back: a `WalletRequest.cash_out` (player, table, stack: the wallet names the accounts)
+  on `croupier.wallet.requests`, keyed by the table, after the hand's settlement
   (same key, same order), with ids derived from the log entry (redelivery applies once).
 
 Play-chip tables never call the wallet nor ask it to settle, and no table does when no
