@@ -15,6 +15,7 @@ are those of docs/rules/rummy-tournaments.md and docs/rules/poker-naiko.md.
   `can_rebuy`, `rebuy_refusal`);
 - `standings`: `apply(state, action) -> (state, events)`;
 - `ranking`: the live and final ranking, and the prizes with ties pooled;
+- `payouts`: the payout table keyed by the number of entrants (shares of the pool);
 - `errors`: `Refused`, the one root of every refusal, with a reason code;
 - `blinds`: poker blind structures (levels, antes, breaks), presets and the generator;
 - `spin`: a Spin's published multiplier table, its provably fair draw and prizes;

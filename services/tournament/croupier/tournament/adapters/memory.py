@@ -1,0 +1,100 @@
+"""In-memory adapters for unit tests: a repository and a wallet that records its calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from croupier.game import RuleBroken
+from croupier.tournament.service.events import Recorded
+from croupier.tournament.service.model import Status, TournamentRecord
+from croupier.tournament.service.ports import Conflict
+
+__all__ = ["InMemoryRepository", "InMemoryWallet"]
+
+
+class InMemoryRepository:
+    def __init__(self) -> None:
+        self.records: dict[str, TournamentRecord] = {}
+        self.events: dict[str, list[Recorded]] = {}
+        self._by_key: dict[str, str] = {}
+
+    async def create(
+        self, record: TournamentRecord, event: Recorded
+    ) -> tuple[TournamentRecord, bool]:
+        existing = self._by_key.get(record.request_key)
+        if existing is not None:
+            return self.records[existing], False
+        self._by_key[record.request_key] = record.tournament_id
+        self.records[record.tournament_id] = record
+        self.events[record.tournament_id] = [event]
+        return record, True
+
+    async def get(self, tournament_id: str) -> TournamentRecord | None:
+        return self.records.get(tournament_id)
+
+    async def save(self, record: TournamentRecord, events: Sequence[Recorded]) -> None:
+        stored = self.records[record.tournament_id]
+        if stored.version != record.version - 1:
+            raise Conflict("the tournament changed meanwhile; retry")
+        self.records[record.tournament_id] = record
+        self.events[record.tournament_id].extend(events)
+
+    async def due(self, now: datetime) -> list[str]:
+        return [
+            record.tournament_id
+            for record in self.records.values()
+            if record.status is Status.REGISTERING and record.settings.start_time <= now
+        ]
+
+    async def events_after(self, tournament_id: str, sequence: int) -> list[Recorded]:
+        return [e for e in self.events.get(tournament_id, []) if e.sequence > sequence]
+
+
+@dataclass
+class InMemoryWallet:
+    """Balances per player; entries by key (a repeated key moves nothing again)."""
+
+    balances: dict[str, int] = field(default_factory=dict)
+    entries: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """entry_id → (player, amount taken)."""
+    refunds: set[str] = field(default_factory=set)
+    crashed: list[str] = field(default_factory=list)
+
+    async def enter(
+        self,
+        *,
+        entry_id: str,
+        tournament_id: str,
+        game: str,
+        player: str,
+        currency: str,
+        buy_in: int,
+        fee: int,
+    ) -> None:
+        if entry_id in self.entries:
+            return
+        balance = self.balances.get(player, 0)
+        if balance < buy_in + fee:
+            raise RuleBroken(f"{player} cannot pay {buy_in + fee}", "insufficient_funds")
+        self.balances[player] = balance - buy_in - fee
+        self.entries[entry_id] = (player, buy_in + fee)
+
+    async def refund_entry(self, *, entry_id: str, refund_id: str) -> None:
+        if refund_id in self.refunds:
+            return
+        player, amount = self.entries[entry_id]
+        self.balances[player] += amount
+        self.refunds.add(refund_id)
+
+    async def refund_crashed(self, *, tournament_id: str, game: str, currency: str) -> int:
+        refunded = 0
+        for entry_id, (player, amount) in self.entries.items():
+            done = {f"{entry_id}:refund", f"{entry_id}:crash"} & self.refunds
+            if entry_id.startswith(f"{tournament_id}:") and not done:
+                self.balances[player] += amount
+                self.refunds.add(f"{entry_id}:crash")
+                refunded += 1
+        self.crashed.append(tournament_id)
+        return refunded

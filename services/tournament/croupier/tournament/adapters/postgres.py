@@ -1,0 +1,151 @@
+"""The director's PostgreSQL repository: one row per tournament, its events, and the
+kit's outbox, which carries each event to `croupier.tournament.events` (written in the
+transaction that saves the change, so an event leaves if and only if its change commits).
+
+Settings and events are stored in their protobuf encodings (`croupier.tournament.codec`);
+entries and seats as JSON arrays.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+
+from croupier.kit.outbox import Outbox
+from croupier.tournament import codec
+from croupier.tournament.service.events import Recorded
+from croupier.tournament.service.model import Entry, SeatAt, Status, TournamentRecord
+from croupier.tournament.service.ports import Conflict
+from croupier.tournament.v1 import tournament_pb2
+
+__all__ = ["PostgresRepository", "create_pool"]
+
+_COLUMNS = (
+    "tournament_id, request_key, settings, status, entries, seats, seating_seed, events, version"
+)
+
+
+async def create_pool(dsn: str, schema: str, *, min_size: int = 1, max_size: int = 10) -> Any:
+    """A connection pool whose connections work in the director's schema."""
+    return await asyncpg.create_pool(
+        dsn,
+        min_size=min_size,
+        max_size=max_size,
+        server_settings={"search_path": schema, "application_name": "croupier-tournament"},
+    )
+
+
+def _record(row: Mapping[str, Any]) -> TournamentRecord:
+    settings = tournament_pb2.TournamentSettings.FromString(row["settings"])
+    return TournamentRecord(
+        tournament_id=row["tournament_id"],
+        request_key=row["request_key"],
+        settings=codec.settings_from_proto(settings),
+        status=Status(row["status"]),
+        entries=tuple(Entry(p, e, r) for p, e, r in json.loads(row["entries"])),
+        seats=tuple(SeatAt(t, s, p) for t, s, p in json.loads(row["seats"])),
+        seating_seed=bytes(row["seating_seed"]),
+        events=row["events"],
+        version=row["version"],
+    )
+
+
+def _entries(record: TournamentRecord) -> str:
+    return json.dumps([[e.player, e.entry_id, e.refunded] for e in record.entries])
+
+
+def _seats(record: TournamentRecord) -> str:
+    return json.dumps([[s.table, s.seat, s.player] for s in record.seats])
+
+
+class PostgresRepository:
+    def __init__(self, pool: Any, schema: str) -> None:
+        self._pool = pool
+        self._outbox = Outbox(schema=schema)
+
+    async def _add_events(self, connection: Any, events: Sequence[Recorded]) -> None:
+        for recorded in events:
+            await connection.execute(
+                "INSERT INTO tournament_events (tournament_id, sequence, event)"
+                " VALUES ($1, $2, $3)",
+                recorded.tournament_id,
+                recorded.sequence,
+                codec.event_to_proto(recorded).SerializeToString(),
+            )
+            await self._outbox.add(connection, codec.EVENTS_TOPIC, codec.envelope(recorded))
+
+    async def create(
+        self, record: TournamentRecord, event: Recorded
+    ) -> tuple[TournamentRecord, bool]:
+        async with self._pool.acquire() as connection, connection.transaction():
+            inserted = await connection.fetchval(
+                f"INSERT INTO tournaments ({_COLUMNS}, start_time)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+                " ON CONFLICT (request_key) DO NOTHING RETURNING true",
+                record.tournament_id,
+                record.request_key,
+                codec.settings_to_proto(record.settings).SerializeToString(),
+                record.status.value,
+                _entries(record),
+                _seats(record),
+                record.seating_seed,
+                record.events,
+                record.version,
+                record.settings.start_time,
+            )
+            if inserted:
+                await self._add_events(connection, [event])
+                return record, True
+            row = await connection.fetchrow(
+                f"SELECT {_COLUMNS} FROM tournaments WHERE request_key = $1", record.request_key
+            )
+            return _record(row), False
+
+    async def get(self, tournament_id: str) -> TournamentRecord | None:
+        row = await self._pool.fetchrow(
+            f"SELECT {_COLUMNS} FROM tournaments WHERE tournament_id = $1", tournament_id
+        )
+        return None if row is None else _record(row)
+
+    async def save(self, record: TournamentRecord, events: Sequence[Recorded]) -> None:
+        async with self._pool.acquire() as connection, connection.transaction():
+            updated = await connection.fetchval(
+                "UPDATE tournaments SET status = $2, entries = $3, seats = $4,"
+                " seating_seed = $5, events = $6, version = $7"
+                " WHERE tournament_id = $1 AND version = $8 RETURNING true",
+                record.tournament_id,
+                record.status.value,
+                _entries(record),
+                _seats(record),
+                record.seating_seed,
+                record.events,
+                record.version,
+                record.version - 1,
+            )
+            if not updated:
+                raise Conflict("the tournament changed meanwhile; retry")
+            await self._add_events(connection, events)
+
+    async def due(self, now: datetime) -> list[str]:
+        rows = await self._pool.fetch(
+            "SELECT tournament_id FROM tournaments WHERE status = 'registering'"
+            " AND start_time <= $1 ORDER BY start_time",
+            now,
+        )
+        return [row["tournament_id"] for row in rows]
+
+    async def events_after(self, tournament_id: str, sequence: int) -> list[Recorded]:
+        rows = await self._pool.fetch(
+            "SELECT event FROM tournament_events WHERE tournament_id = $1 AND sequence > $2"
+            " ORDER BY sequence",
+            tournament_id,
+            sequence,
+        )
+        return [
+            codec.event_from_proto(tournament_pb2.TournamentEvent.FromString(row["event"]))
+            for row in rows
+        ]

@@ -1,0 +1,195 @@
+"""Wire the tournament director: settings → PostgreSQL pool (migrated), wallet client,
+event bus and outbox relay, scheduler → gRPC service.
+
+`croupier serve tournament` calls `create_services()`; tests and the embedded platform
+call `build_director` with their own pool, wallet and bus, so every configuration is
+wired the same way. Events are written to the outbox with each change and relayed to
+`croupier.tournament.events` once the bus is reached (in the background: the director
+serves meanwhile, the outbox keeps the events).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+
+from croupier.kit.bus.interface import EventBus
+from croupier.kit.outbox import Outbox, OutboxRelay
+from croupier.kit.seeds import new_seed
+from croupier.kit.server import Service, StopHook
+from croupier.kit.settings import choice, env, load, positive_float, positive_int
+from croupier.tournament.adapters.migrations import migrate
+from croupier.tournament.adapters.postgres import PostgresRepository, create_pool
+from croupier.tournament.adapters.wallet import GrpcWallet
+from croupier.tournament.entrypoints.grpc_api import SERVICE_NAME, TournamentDirectorService
+from croupier.tournament.service.director import Director
+from croupier.tournament.service.ports import Clock, Seeds, Wallet
+from croupier.tournament.service.scheduler import Scheduler
+from croupier.tournament.v1 import tournament_pb2_grpc
+
+__all__ = [
+    "DirectorSettings",
+    "Wired",
+    "build_director",
+    "create_services",
+    "open_database",
+    "utc_now",
+]
+
+_log = logging.getLogger(__name__)
+_RELAY_POLL_SECONDS = 0.1
+_RECONNECT_SECONDS = 1.0
+
+
+def _schema(text: str) -> str:
+    if not text.replace("_", "a").isalnum() or not text.islower() or text[0].isdigit():
+        raise ValueError("a lower-case SQL identifier (letters, digits, underscore)")
+    return text
+
+
+@dataclass(frozen=True)
+class DirectorSettings:
+    postgres_dsn: str = env("CROUPIER_POSTGRES_DSN", str, doc="the director's PostgreSQL")
+    schema: str = env("CROUPIER_TOURNAMENT_SCHEMA", _schema, "tournament", doc="its schema")
+    pool_size: int = env("CROUPIER_TOURNAMENT_POOL_SIZE", positive_int, 5, doc="connections")
+    wallet_address: str = env(
+        "CROUPIER_WALLET_ADDRESS", str, "127.0.0.1:50051", doc="the wallet's gRPC address"
+    )
+    bus: str = env("CROUPIER_TOURNAMENT_BUS", choice("kafka", "memory"), "kafka", doc="event bus")
+    kafka_bootstrap: str = env(
+        "CROUPIER_KAFKA_BOOTSTRAP", str, "127.0.0.1:9092", doc="Kafka bootstrap servers"
+    )
+    scheduler_seconds: float = env(
+        "CROUPIER_TOURNAMENT_SCHEDULER_SECONDS",
+        positive_float,
+        1.0,
+        doc="how often due tournaments are started (or cancelled below their minimum)",
+    )
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def open_database(dsn: str, schema: str, *, pool_size: int = 5) -> Any:
+    """Apply pending migrations, then open the pool."""
+    connection = await asyncpg.connect(dsn)
+    try:
+        await migrate(connection, schema)
+    finally:
+        await connection.close()
+    return await create_pool(dsn, schema, min_size=1, max_size=pool_size)
+
+
+@dataclass
+class Wired:
+    """The wired director and what must be stopped, in order."""
+
+    director: Director
+    scheduler: Scheduler | None
+    stop_hooks: list[StopHook] = field(default_factory=list)
+    connecting: asyncio.Task[None] | None = None
+
+    def service(self) -> Service:
+        servicer = TournamentDirectorService(self.director)
+        return Service(
+            name=SERVICE_NAME,
+            register=lambda server: tournament_pb2_grpc.add_TournamentDirectorServicer_to_server(
+                servicer, server
+            ),
+        )
+
+    async def stop(self) -> None:
+        """Stop the scheduler, connecting and relaying. Safe to call twice."""
+        if self.scheduler is not None:
+            await self.scheduler.stop()
+        if self.connecting is not None:
+            connecting, self.connecting = self.connecting, None
+            connecting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await connecting
+        hooks, self.stop_hooks = self.stop_hooks, []
+        for hook in hooks:
+            await hook()
+
+    def relay_in_background(self, pool: Any, schema: str, bus: EventBus) -> None:
+        """Start the bus and the outbox relay, retrying until the broker answers."""
+        self.connecting = asyncio.create_task(
+            self._relay(pool, schema, bus), name="tournament:kafka"
+        )
+
+    async def _relay(self, pool: Any, schema: str, bus: EventBus) -> None:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                await bus.start()
+                relay = OutboxRelay(
+                    pool=pool,
+                    outbox=Outbox(schema=schema),
+                    bus=bus,
+                    poll_interval_seconds=_RELAY_POLL_SECONDS,
+                )
+                await relay.start()
+            except Exception as error:  # noqa: BLE001 - any failure to connect is retried
+                _log.warning(
+                    "tournament: Kafka not reachable (attempt %d), retrying: %s", attempt, error
+                )
+                await asyncio.sleep(_RECONNECT_SECONDS)
+                continue
+            self.stop_hooks.insert(0, relay.stop)
+            return
+
+
+def build_director(
+    *,
+    pool: Any,
+    schema: str,
+    wallet: Wallet,
+    bus: EventBus | None,
+    clock: Clock = utc_now,
+    seeds: Seeds = new_seed,
+    scheduler_seconds: float | None = 1.0,
+) -> Wired:
+    """The director on `pool`; with a bus, its outbox relayed there (started in the
+    background); with `scheduler_seconds`, due tournaments started on the clock."""
+    director = Director(
+        repository=PostgresRepository(pool, schema), wallet=wallet, clock=clock, seeds=seeds
+    )
+    scheduler = None
+    if scheduler_seconds is not None:
+        scheduler = Scheduler(director, scheduler_seconds)
+        scheduler.start()
+    wired = Wired(director=director, scheduler=scheduler)
+    if bus is not None:
+        wired.relay_in_background(pool, schema, bus)
+    return wired
+
+
+async def create_services() -> tuple[list[Service], list[StopHook]]:
+    settings = load(DirectorSettings)
+    pool = await open_database(settings.postgres_dsn, settings.schema, pool_size=settings.pool_size)
+    bus: Any
+    if settings.bus == "memory":
+        from croupier.kit.bus.memory import InMemoryBus
+
+        bus = InMemoryBus()
+    else:
+        from croupier.kit.bus.kafka import KafkaBus
+
+        bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-tournament")
+    wallet = GrpcWallet(settings.wallet_address)
+    wired = build_director(
+        pool=pool,
+        schema=settings.schema,
+        wallet=wallet,
+        bus=bus,
+        scheduler_seconds=settings.scheduler_seconds,
+    )
+    return [wired.service()], [wired.stop, wallet.close, bus.stop, pool.close]

@@ -1,0 +1,266 @@
+"""The director's use cases up to the start: create, cancel, register, unregister, start
+or cancel at the start time, void; and the rebuy answer (no offers before rounds are
+played).
+
+Each use case reads the record, checks the rules, moves money through the wallet (every
+call idempotent by a key derived from the tournament and the player), then saves the next
+record with its events. A crash between the wallet call and the save is healed by the
+retry: the wallet answers the same key as already done. One tournament's use cases run
+one at a time in this process (a lock per tournament); replicas are kept apart by the
+record's version (`Conflict`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from croupier.game import Duplicate
+from croupier.game.limits import echo
+from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound
+from croupier.tournament.core.seating import initial_seating
+from croupier.tournament.service.events import (
+    Cancelled,
+    Created,
+    Event,
+    Recorded,
+    Registered,
+    Started,
+    Unregistered,
+    Voided,
+)
+from croupier.tournament.service.model import (
+    Entry,
+    SeatAt,
+    Settings,
+    Status,
+    TournamentRecord,
+    check_text,
+)
+from croupier.tournament.service.ports import Clock, Repository, Seeds, Wallet
+
+__all__ = ["BELOW_MIN_PLAYERS", "Director"]
+
+BELOW_MIN_PLAYERS = "below_min_players"
+_LOCKS = 64
+_ID_NAMESPACE = uuid.UUID("6f0b7a52-2f43-4c7e-9a51-1c0de7a1e000")
+#: A watcher re-reads the stored events at least this often: another replica's events
+#: reach it although no local save woke it.
+WATCH_POLL_SECONDS = 1.0
+
+
+def _check_player(player: str) -> str:
+    if not player or len(player) > 100 or not player.replace("-", "").replace("_", "").isalnum():
+        raise InvalidInput(
+            "invalid_player", f"player_id {echo(player)} must be 1-100 letters, digits, - or _"
+        )
+    return player
+
+
+class Director:
+    def __init__(self, *, repository: Repository, wallet: Wallet, clock: Clock, seeds: Seeds):
+        self._repository = repository
+        self._wallet = wallet
+        self._clock = clock
+        self._seeds = seeds
+        self._locks = [asyncio.Lock() for _ in range(_LOCKS)]
+        self._saved = asyncio.Condition()
+
+    def _lock(self, tournament_id: str) -> asyncio.Lock:
+        return self._locks[hash(tournament_id) % _LOCKS]
+
+    async def _load(self, tournament_id: str) -> TournamentRecord:
+        record = await self._repository.get(tournament_id)
+        if record is None:
+            raise NotFound("unknown_tournament", f"no tournament {echo(tournament_id)}")
+        return record
+
+    async def _save(self, changed: TournamentRecord, *events: Event) -> None:
+        """Save `changed` (the read record with its changes) with `events`, numbered on."""
+        now = self._clock()
+        recorded = [
+            Recorded(changed.tournament_id, changed.events + number, now, event)
+            for number, event in enumerate(events, start=1)
+        ]
+        await self._repository.save(
+            replace(changed, events=changed.events + len(events), version=changed.version + 1),
+            recorded,
+        )
+        async with self._saved:
+            self._saved.notify_all()
+
+    # --- use cases ----------------------------------------------------------------------
+
+    async def create(self, request_key: str, settings: Settings) -> tuple[str, bool]:
+        """Schedule a tournament; the id and whether `request_key` had created it already."""
+        if not 1 <= len(request_key) <= 200:
+            raise InvalidInput("invalid_request_key", "request_key must have 1-200 characters")
+        settings.check()
+        tournament_id = "t-" + uuid.uuid5(_ID_NAMESPACE, request_key).hex
+        record = TournamentRecord(tournament_id, request_key, settings, events=1, version=1)
+        stored, created = await self._repository.create(
+            record, Recorded(tournament_id, 1, self._clock(), Created(settings))
+        )
+        if stored.settings != settings:
+            raise Duplicate(
+                f"request_key {echo(request_key)} created a tournament with other settings",
+                "request_key_reused",
+            )
+        return stored.tournament_id, not created
+
+    async def register(self, tournament_id: str, player: str, coupon_id: str = "") -> str:
+        """Rules 3-6, OQ 1: before the start, below the maximum, once; returns the entry id."""
+        _check_player(player)
+        async with self._lock(tournament_id):
+            record = await self._load(tournament_id)
+            self._check_before_start(record, "register")
+            if coupon_id:
+                raise NotAllowed(
+                    "coupons_unsupported",
+                    "coupons cannot pay an entry: the wallet holds no coupons yet (rule 48)",
+                )
+            if record.entry_of(player) is not None:
+                raise Duplicate(f"{echo(player)} is already registered", "already_registered")
+            if len(record.players()) >= record.settings.max_players:
+                raise NotAllowed(
+                    "tournament_full",
+                    f"the tournament is full ({record.settings.max_players} players)",
+                )
+            entry_id = record.next_entry_id(player)
+            settings = record.settings
+            await self._wallet.enter(
+                entry_id=entry_id,
+                tournament_id=tournament_id,
+                game=settings.game,
+                player=player,
+                currency=settings.currency,
+                buy_in=settings.buy_in,
+                fee=settings.fee,
+            )
+            entries = (*record.entries, Entry(player, entry_id))
+            await self._save(replace(record, entries=entries), Registered(player, entry_id))
+            return entry_id
+
+    async def unregister(self, tournament_id: str, player: str) -> None:
+        """Rule 5: before the start, with the buy-in and fee refunded; refused after."""
+        async with self._lock(tournament_id):
+            record = await self._load(tournament_id)
+            self._check_before_start(record, "unregister")
+            entry = record.entry_of(player)
+            if entry is None:
+                raise NotFound("not_registered", f"{echo(player)} is not registered")
+            await self._wallet.refund_entry(
+                entry_id=entry.entry_id, refund_id=f"{entry.entry_id}:refund"
+            )
+            entries = record.with_refunds(frozenset({player}))
+            await self._save(replace(record, entries=entries), Unregistered(player))
+
+    async def cancel(self, tournament_id: str, reason: str) -> int:
+        """An operator cancels before the start: every entry refunded; how many."""
+        check_text(reason, "reason")
+        async with self._lock(tournament_id):
+            record = await self._load(tournament_id)
+            if record.status is not Status.REGISTERING:
+                raise NotAllowed(
+                    "not_registering",
+                    f"only a tournament not started can be cancelled; this one is "
+                    f"{record.status.value}",
+                )
+            return await self._cancel(record, reason or "cancelled by an operator")
+
+    async def _cancel(self, record: TournamentRecord, reason: str) -> int:
+        players = record.players()
+        for player in players:
+            entry = record.entry_of(player)
+            assert entry is not None
+            await self._wallet.refund_entry(
+                entry_id=entry.entry_id, refund_id=f"{entry.entry_id}:refund"
+            )
+        entries = record.with_refunds(frozenset(players))
+        await self._save(
+            replace(record, status=Status.CANCELLED, entries=entries), Cancelled(reason, players)
+        )
+        return len(players)
+
+    async def start_due(self) -> list[str]:
+        """Rule 1: start every tournament whose time has come, or cancel it below its
+        minimum with full refunds; the ids handled."""
+        handled = await self._repository.due(self._clock())
+        for tournament_id in handled:
+            await self.start_or_cancel(tournament_id)
+        return handled
+
+    async def start_or_cancel(self, tournament_id: str) -> Status:
+        async with self._lock(tournament_id):
+            record = await self._load(tournament_id)
+            if record.status is not Status.REGISTERING:
+                return record.status
+            players = record.players()
+            if len(players) < record.settings.min_players:
+                await self._cancel(record, BELOW_MIN_PLAYERS)
+                return Status.CANCELLED
+            seed = self._seeds()
+            seating = initial_seating(players, record.settings.table_size, seed)
+            seats = tuple(
+                SeatAt(table.number, seat, player)
+                for table in seating.tables
+                for seat, player in table.seats
+            )
+            started = Started(seats, seed, record.settings.starting_chips)
+            running = replace(record, status=Status.RUNNING, seats=seats, seating_seed=seed)
+            await self._save(running, started)
+            return Status.RUNNING
+
+    async def void(self, tournament_id: str, reason: str) -> int:
+        """Rule 44, OQ 28: void a tournament not over and refund its money; how many refunds."""
+        check_text(reason, "reason")
+        async with self._lock(tournament_id):
+            record = await self._load(tournament_id)
+            if record.status not in (Status.REGISTERING, Status.RUNNING):
+                raise NotAllowed(
+                    "not_voidable", f"the tournament is {record.status.value}, nothing to void"
+                )
+            settings = record.settings
+            refunds = await self._wallet.refund_crashed(
+                tournament_id=tournament_id, game=settings.game, currency=settings.currency
+            )
+            voided = replace(record, status=Status.VOIDED)
+            await self._save(voided, Voided(reason or "voided by an operator"))
+            return refunds
+
+    async def answer_rebuy(self, tournament_id: str, player: str, accept: bool) -> int:
+        """Rules 11-17: offers are made when a round eliminates a player; none is open before
+        rounds are played, so every answer is refused for now."""
+        record = await self._load(tournament_id)
+        if record.entry_of(player) is None:
+            raise NotFound("not_registered", f"{echo(player)} is not registered")
+        raise NotAllowed("no_rebuy_offer", f"{echo(player)} has no rebuy offer to answer")
+
+    async def get(self, tournament_id: str) -> TournamentRecord:
+        return await self._load(tournament_id)
+
+    async def watch(self, tournament_id: str, after: int) -> AsyncIterator[Recorded]:
+        """The events numbered above `after`, then each new one as it is saved."""
+        await self._load(tournament_id)
+        while True:
+            events: Sequence[Recorded] = await self._repository.events_after(tournament_id, after)
+            for event in events:
+                yield event
+                after = event.sequence
+            if events:
+                continue
+            async with self._saved:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._saved.wait(), WATCH_POLL_SECONDS)
+
+    def _check_before_start(self, record: TournamentRecord, what: str) -> None:
+        now: datetime = self._clock()
+        if record.status is not Status.REGISTERING or now >= record.settings.start_time:
+            raise NotAllowed(
+                "registration_closed",
+                f"cannot {what}: the tournament has started or is over ({record.status.value})",
+            )

@@ -1,0 +1,197 @@
+"""What the director keeps of a tournament: its settings, its entries, its seats, and the
+events it announced.
+
+A `TournamentRecord` is replaced, never changed; each use case builds the next one and
+saves it with the events it produced, under the previous `version` (optimistic locking:
+two replicas cannot both change one tournament). Once started, the points state
+(`croupier.tournament.core.state.Tournament`) derives from the record: the entrants in
+registration order with the starting stack (rule 8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import Enum
+
+from croupier.game.limits import MAX_CLOCK_SECONDS, OutOfBounds, check_amount, check_int, echo
+from croupier.tournament.core.errors import InvalidInput, NotAllowed
+from croupier.tournament.core.options import Level, Options, RebuyPolicy
+from croupier.tournament.core.payouts import PayoutBracket, check_payouts
+from croupier.tournament.core.state import Tournament, new_tournament
+
+__all__ = [
+    "GAMES",
+    "RUMMY_VARIANTS",
+    "Entry",
+    "RebuyTerms",
+    "SeatAt",
+    "Settings",
+    "Status",
+    "TournamentRecord",
+]
+
+GAMES = frozenset({"rummy"})
+"""Games the director runs tournaments of (seed 000: rummy only, for now)."""
+RUMMY_VARIANTS = frozenset({"gin", "oklahoma_gin", "rummy", "rummy51", "rummy40", "rummy500"})
+MAX_TABLE_SIZE = 8
+MAX_TEXT = 200
+REBUY_WINDOW_SECONDS = (20, 30)
+"""OQ 6: an eliminated player's rebuy window is clamped to 20-30 s."""
+
+
+class Status(Enum):
+    REGISTERING = "registering"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+    VOIDED = "voided"
+
+
+@dataclass(frozen=True)
+class RebuyTerms:
+    """Rules 11-17 and OQ 2, 6: how many, up to which level, the price, the window."""
+
+    max_per_player: int
+    max_level: int
+    price: int
+    fee: int
+    window_seconds: int
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A tournament's configuration (amounts in minor units of `currency`)."""
+
+    game: str
+    variant: str
+    name: str
+    start_time: datetime
+    min_players: int
+    max_players: int
+    currency: str
+    buy_in: int
+    fee: int
+    starting_chips: int
+    table_size: int
+    level_seconds: int
+    levels: tuple[Level, ...]
+    rebuys: RebuyTerms | None
+    payouts: tuple[PayoutBracket, ...]
+    coupons_accepted: bool
+    turn_seconds: int
+    winner_risk_limit: bool
+
+    def check(self) -> None:
+        """Refuse settings out of shape (`InvalidInput`) or that cannot be honoured."""
+        try:
+            self._check_shape()
+        except OutOfBounds as exc:
+            raise InvalidInput("invalid_settings", exc.message) from None
+        check_payouts(self.payouts)
+        self.options().check_players(self.max_players)
+        if self.coupons_accepted:
+            raise NotAllowed(
+                "coupons_unsupported",
+                "the wallet holds no coupons yet: a tournament cannot accept them (rule 48)",
+            )
+
+    def _check_shape(self) -> None:
+        if self.game not in GAMES:
+            raise OutOfBounds(f"game must be one of {sorted(GAMES)}, got {echo(self.game)}")
+        if self.variant not in RUMMY_VARIANTS:
+            raise OutOfBounds(
+                f"variant must be one of {sorted(RUMMY_VARIANTS)}, got {echo(self.variant)}"
+            )
+        if not 1 <= len(self.name) <= 100:
+            raise OutOfBounds("name must have 1 to 100 characters")
+        if self.start_time.tzinfo is None:
+            raise OutOfBounds("start_time must be set")
+        check_int(self.min_players, "min_players", 2, 100_000)
+        check_int(self.max_players, "max_players", self.min_players, 100_000)
+        if not self.currency or len(self.currency) > 10:
+            raise OutOfBounds("the buy-in needs a currency")
+        check_amount(self.buy_in, "buy_in")
+        check_amount(self.fee, "fee")
+        check_int(self.table_size, "table_size", 2, MAX_TABLE_SIZE)
+        check_int(self.level_seconds, "level_seconds", 1, MAX_CLOCK_SECONDS)
+        check_int(self.turn_seconds, "turn_seconds", 1, MAX_CLOCK_SECONDS)
+        if self.rebuys is not None:
+            check_amount(self.rebuys.price, "rebuy price")
+            check_amount(self.rebuys.fee, "rebuy fee")
+            check_int(self.rebuys.window_seconds, "rebuy window_seconds", *REBUY_WINDOW_SECONDS)
+
+    def options(self) -> Options:
+        """The points core's options (its own checks refuse bad levels or chips)."""
+        rebuys = self.rebuys
+        return Options(
+            starting_chips=self.starting_chips,
+            table_size=self.table_size,
+            levels=self.levels,
+            rebuys=None if rebuys is None else RebuyPolicy(rebuys.max_per_player, rebuys.max_level),
+            winner_risk_limit=self.winner_risk_limit,
+        )
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One paid entry: `entry_id` is the wallet's idempotency key; `refunded` once the
+    player unregistered or the tournament was cancelled."""
+
+    player: str
+    entry_id: str
+    refunded: bool = False
+
+
+@dataclass(frozen=True)
+class SeatAt:
+    table: int
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True)
+class TournamentRecord:
+    tournament_id: str
+    request_key: str
+    settings: Settings
+    status: Status = Status.REGISTERING
+    entries: tuple[Entry, ...] = ()
+    seats: tuple[SeatAt, ...] = ()
+    seating_seed: bytes = b""
+    """The seating draw's seed (rule 7), recorded for audit once started."""
+    events: int = 0
+    """How many events the tournament announced: the next one is numbered events + 1."""
+    version: int = 0
+
+    def players(self) -> tuple[str, ...]:
+        """Registered players (entries not refunded), in registration order."""
+        return tuple(entry.player for entry in self.entries if not entry.refunded)
+
+    def entry_of(self, player: str) -> Entry | None:
+        """`player`'s entry not refunded, if any."""
+        return next((e for e in self.entries if e.player == player and not e.refunded), None)
+
+    def next_entry_id(self, player: str) -> str:
+        """A fresh wallet key: a player who unregistered and registers again pays anew."""
+        earlier = sum(1 for entry in self.entries if entry.player == player)
+        return f"{self.tournament_id}:{player}:entry-{earlier + 1}"
+
+    def with_refunds(self, players: frozenset[str]) -> tuple[Entry, ...]:
+        return tuple(
+            replace(entry, refunded=True) if entry.player in players else entry
+            for entry in self.entries
+        )
+
+    def standings(self) -> Tournament | None:
+        """The points state once started (every entrant with the starting stack), else None."""
+        if self.status is Status.REGISTERING or not self.seats:
+            return None
+        return new_tournament(self.settings.options(), self.players())
+
+
+def check_text(text: str, what: str) -> str:
+    """A reason or note for the audit trail: at most MAX_TEXT characters."""
+    if len(text) > MAX_TEXT:
+        raise InvalidInput("invalid_text", f"{what} must have at most {MAX_TEXT} characters")
+    return text

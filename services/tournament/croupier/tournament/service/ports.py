@@ -1,0 +1,74 @@
+"""What the director's use cases need from the world: where tournaments are kept, the
+wallet, the time and fresh seeds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Protocol
+
+from croupier.kit.errors import Unavailable
+from croupier.tournament.service.events import Recorded
+from croupier.tournament.service.model import TournamentRecord
+
+__all__ = ["Clock", "Conflict", "Repository", "Seeds", "Wallet"]
+
+Clock = Callable[[], datetime]
+"""The time now, timezone-aware (tests step it by hand)."""
+Seeds = Callable[[], bytes]
+"""A fresh 32-byte seed for a draw (`croupier.kit.seeds.new_seed` in production)."""
+
+
+class Conflict(Unavailable):
+    """Another director changed the tournament since it was read: retry the request (every
+    money movement it made is idempotent, so the retry moves nothing twice)."""
+
+
+class Repository(Protocol):
+    async def create(
+        self, record: TournamentRecord, event: Recorded
+    ) -> tuple[TournamentRecord, bool]:
+        """Store a new tournament with its first event and answer (it, True); if
+        `record.request_key` is taken, store nothing and answer (the one it created, False)."""
+        ...
+
+    async def get(self, tournament_id: str) -> TournamentRecord | None: ...
+
+    async def save(self, record: TournamentRecord, events: Sequence[Recorded]) -> None:
+        """Replace the stored record of version `record.version - 1` with `record` and add
+        `events`, atomically; `Conflict` if the stored version is another."""
+        ...
+
+    async def due(self, now: datetime) -> list[str]:
+        """Tournaments still registering whose start time is at or before `now`."""
+        ...
+
+    async def events_after(self, tournament_id: str, sequence: int) -> list[Recorded]:
+        """The tournament's events numbered above `sequence`, in order."""
+        ...
+
+
+class Wallet(Protocol):
+    """The wallet's tournament RPCs; every call is idempotent by its key."""
+
+    async def enter(
+        self,
+        *,
+        entry_id: str,
+        tournament_id: str,
+        game: str,
+        player: str,
+        currency: str,
+        buy_in: int,
+        fee: int,
+    ) -> None:
+        """Buy-in → the prize pool, fee → the house (refusals are `RuleBroken`)."""
+        ...
+
+    async def refund_entry(self, *, entry_id: str, refund_id: str) -> None:
+        """Give an entry's buy-in and fee back."""
+        ...
+
+    async def refund_crashed(self, *, tournament_id: str, game: str, currency: str) -> int:
+        """Refund every buy-in and rebuy of a voided tournament; how many refunds."""
+        ...

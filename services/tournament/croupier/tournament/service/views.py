@@ -1,0 +1,75 @@
+"""What the lobby and the standings show of a tournament, read from its record and the
+points core (ranking, prizes, payout table)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from croupier.tournament.core import ranking
+from croupier.tournament.core.payouts import prizes_for
+from croupier.tournament.service.model import Status, TournamentRecord
+
+__all__ = ["LobbyView", "StandingLine", "lobby_view", "standings"]
+
+TOP_PRIZES = 3
+"""The lobby shows the first three prizes; the full table is in the settings (rule 47)."""
+
+
+@dataclass(frozen=True)
+class StandingLine:
+    player: str
+    rank: int
+    chips: int
+    points: int
+    eliminated: bool
+    rebuys: int
+    prize: int
+
+
+@dataclass(frozen=True)
+class LobbyView:
+    record: TournamentRecord
+    current_level: int
+    ranking: tuple[StandingLine, ...]
+    prize_pool: int
+    top_prizes: tuple[int, ...]
+
+
+def standings(record: TournamentRecord) -> tuple[tuple[StandingLine, ...], bool]:
+    """Every entrant, best place first, and whether the ranking is final (rules 35-41)."""
+    state = record.standings()
+    if state is None:
+        return (), False
+    won = ranking.prizes(state) or {}
+    lines = tuple(
+        StandingLine(
+            player=name,
+            rank=place.place,
+            chips=state.entrants[name].chips,
+            points=state.entrants[name].points,
+            eliminated=state.entrants[name].out is not None,
+            rebuys=state.entrants[name].rebuys,
+            prize=won.get(name, 0),
+        )
+        for place in ranking.ranking(state)
+        for name in place.players
+    )
+    return lines, state.finished
+
+
+def prize_pool(record: TournamentRecord) -> int:
+    """Buy-ins paid by the players registered now (rebuys join it once rounds are played)."""
+    return record.settings.buy_in * len(record.players())
+
+
+def lobby_view(record: TournamentRecord) -> LobbyView:
+    state = record.standings()
+    pool = prize_pool(record) if record.status in (Status.REGISTERING, Status.RUNNING) else 0
+    prizes = prizes_for(record.settings.payouts, len(record.players()), pool)
+    return LobbyView(
+        record=record,
+        current_level=1 if state is None else state.level,
+        ranking=standings(record)[0],
+        prize_pool=pool,
+        top_prizes=prizes[:TOP_PRIZES],
+    )
