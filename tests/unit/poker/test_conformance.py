@@ -18,6 +18,7 @@ import pytest
 from croupier.kit.scenario import MalformedScenario
 from croupier.poker.tools.conformance import run_scenario
 from tests.support import paths
+from tests.support.paths import ROOT
 
 VECTORS = paths.DATA / "poker" / "vectors"
 PUBLIC = paths.PUBLIC / "poker"
@@ -66,7 +67,7 @@ def test_vectors_pass_through_the_command() -> None:
     paths = [str(p) for p in PATHS]
     proc = subprocess.run(
         [sys.executable, "-m", "croupier.cli.main", "conformance", *paths],
-        cwd=paths.ROOT,
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
