@@ -1,3 +1,3 @@
 """The fixtures every test may use, unit or integration, kept in tests/support/."""
 
-pytest_plugins = ["tests.support.infra", "tests.support.wallet"]
+pytest_plugins = ["tests.support.infra", "tests.support.wallet", "tests.support.games"]

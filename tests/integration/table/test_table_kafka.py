@@ -1,6 +1,7 @@
-"""The table host against the real Kafka broker: replay after a crash, hidden cards.
+"""The table host against the real Kafka broker: a process killed and restarted, hidden cards
+(a host rebuilt from the log, for every game: contract/test_kafka_contract.py).
 
-Marked `integration`: the command log is `croupier.table.commands`-style topic of its
+An integration test: the command log is `croupier.table.commands`-style topic of its
 own per test on the broker that `deploy/local/with-infra.sh` started.
 """
 
@@ -20,7 +21,6 @@ from typing import Any
 import grpc
 import pytest
 
-from croupier.game import ClockSettings
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.bootstrap import build_host, table_service
@@ -58,40 +58,6 @@ async def all_views(stub: table_pb2_grpc.TableEngineStub, table_id: str) -> dict
         response = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=player))
         views[player] = f"{response.view.version}:{response.view.view_json}"
     return views
-
-
-async def test_rebuilt_host_has_the_lost_hosts_digest(kafka_bootstrap: str) -> None:
-    topic = unique_name("table_commands")
-    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
-    await bus.start()
-    try:
-        # Each host in a group of its own: the lost one stays a member of its group (it is
-        # abandoned, not stopped), and the rebuilt one must own every partition.
-        lost = build_host(KafkaCommandLog(kafka_bootstrap, topic, unique_name("lost")), bus)
-        await lost.start()
-        table_id = await lost.open_table("joker", {}, ClockSettings(turn_ms=3_600_000), "k")
-        for seat, player in enumerate(PLAYERS):
-            await lost.seat(table_id, player, seat, 0)
-        rng = random.Random(11)
-        for n in range(rng.randrange(20, 80)):
-            to_act = lost.view(table_id, "").view["hand"]["to_act"]
-            legal = lost.view(table_id, to_act).view["legal"]
-            await lost.act(table_id, to_act, f"a{n}", random_joker_action(legal, rng))
-        digest = lost.digest(table_id)
-        # The lost host is simply abandoned: every accepted command was acknowledged by
-        # the broker before its caller was answered, so nothing more needs flushing.
-
-        rebuilt = build_host(KafkaCommandLog(kafka_bootstrap, topic, unique_name("new")), bus)
-        await rebuilt.start()
-        assert rebuilt.digest(table_id) == digest
-        to_act = rebuilt.view(table_id, "").view["hand"]["to_act"]
-        legal = rebuilt.view(table_id, to_act).view["legal"]
-        before = rebuilt.view(table_id, "").version
-        await rebuilt.act(table_id, to_act, "after", random_joker_action(legal, rng))
-        assert rebuilt.view(table_id, "").version > before
-        await rebuilt.stop()
-    finally:
-        await bus.stop()
 
 
 class ServeTable:

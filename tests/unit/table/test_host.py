@@ -1,7 +1,9 @@
-"""The table host with the in-memory log and bus: logging, dedup, rebuild, clocks, voiding.
+"""The table host with the in-memory log and bus: commitments, voiding, presence, stored and
+ambiguous appends, closing, money requests when the bus fails.
 
 The game is Georgian Joker (a real engine); the log and bus are the in-memory adapters,
-which the Kafka integration tests replace with the real broker.
+which the Kafka integration tests replace with the real broker. What the host does the same
+for every game (refusals, command ids, rebuilds, clock expiries) is in contract/.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.service.tables import LogUnavailable, TableVoided
 from croupier.table.v1 import table_pb2
-from tests.support.refusals import status_name
 from tests.support.table import FakeClock, Seeds, random_joker_action
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
@@ -52,26 +53,11 @@ def make_host(
     )
 
 
-@pytest.fixture
-async def bus() -> InMemoryBus:
-    bus = InMemoryBus()
-    await bus.start()
-    return bus
-
-
 async def open_full_table(host: TableHost, clock: ClockSettings = LONG_TURN) -> str:
     table_id = await host.open_table("joker", {}, clock, request_key="k1")
     for seat, player in enumerate(PLAYERS):
         await host.seat(table_id, player, seat, 0)
     return table_id
-
-
-async def play_random(host: TableHost, table_id: str, actions: int, rng: random.Random) -> None:
-    for n in range(actions):
-        view = host.view(table_id, "")
-        to_act = view.view["hand"]["to_act"]
-        legal = host.view(table_id, to_act).view["legal"]
-        await host.act(table_id, to_act, f"cmd-{rng.random()}-{n}", random_joker_action(legal, rng))
 
 
 async def test_first_hand_is_dealt_with_a_published_commitment(bus: InMemoryBus) -> None:
@@ -88,108 +74,6 @@ async def test_first_hand_is_dealt_with_a_published_commitment(bus: InMemoryBus)
     assert commitment(seed) in payload.public_json
     assert seed.hex() not in payload.public_json  # the seed itself stays secret until the end
     assert host.view(table_id, "").view["hand"] is not None
-
-
-async def test_rejected_command_is_not_logged_and_changes_nothing(bus: InMemoryBus) -> None:
-    log = InMemoryCommandLog()
-    host = make_host(log, bus, FakeClock())
-    await host.start()
-    table_id = await open_full_table(host)
-    digest = host.digest(table_id)
-    logged = len(await logged_entries(log))
-    to_act = host.view(table_id, "").view["hand"]["to_act"]
-    other = next(p for p in PLAYERS if p != to_act)
-    with pytest.raises(RuleBroken) as caught:
-        await host.act(table_id, other, "c1", {"action": "bid", "tricks": 0})
-    assert status_name(caught.value) == "failed_precondition"
-    with pytest.raises(RuleBroken) as malformed:
-        await host.act(table_id, to_act, "c2", {"action": "dance"})
-    assert status_name(malformed.value) == "invalid_argument"
-    assert host.digest(table_id) == digest
-    assert len(await logged_entries(log)) == logged
-
-
-async def test_duplicate_command_id_is_applied_once(bus: InMemoryBus) -> None:
-    log = InMemoryCommandLog()
-    host = make_host(log, bus, FakeClock())
-    await host.start()
-    table_id = await open_full_table(host)
-    to_act = host.view(table_id, "").view["hand"]["to_act"]
-    legal = host.view(table_id, to_act).view["legal"]
-    action = random_joker_action(legal, random.Random(1))
-    first = await host.act(table_id, to_act, "same-id", action)
-    again = await host.act(table_id, to_act, "same-id", action)
-    assert again.version == first.version
-
-
-async def test_rebuilt_table_has_the_same_digest_and_play_continues(bus: InMemoryBus) -> None:
-    log = InMemoryCommandLog()
-    clock = FakeClock()
-    host = make_host(log, bus, clock)
-    await host.start()
-    table_id = await open_full_table(host)
-    rng = random.Random(7)
-    await play_random(host, table_id, 60, rng)
-    digest = host.digest(table_id)
-    await host.stop()
-
-    rebuilt = make_host(log, bus, clock, label="after-restart")
-    await rebuilt.start()
-    assert rebuilt.digest(table_id) == digest
-    await play_random(rebuilt, table_id, 20, rng)
-    assert rebuilt.view(table_id, "").version > host.view(table_id, "").version
-
-
-async def test_unknown_table_and_unseated_player_are_not_found(bus: InMemoryBus) -> None:
-    host = make_host(InMemoryCommandLog(), bus, FakeClock())
-    await host.start()
-    with pytest.raises(RuleBroken) as unknown:
-        await host.act("nope", "giorgi", "c", {"action": "bid", "tricks": 0})
-    assert status_name(unknown.value) == "not_found"
-    table_id = await open_full_table(host)
-    with pytest.raises(RuleBroken) as stranger:
-        await host.act(table_id, "mallory", "c", {"action": "bid", "tricks": 0})
-    assert status_name(stranger.value) == "not_found"
-    with pytest.raises(RuleBroken) as full:
-        await host.seat(table_id, "mallory", 3, 0)
-    assert status_name(full.value) == "failed_precondition"
-
-
-async def test_clock_expiry_applies_the_timeout_once(bus: InMemoryBus) -> None:
-    log = InMemoryCommandLog()
-    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("clock"))
-    await host.start()
-    table_id = await open_full_table(host, ClockSettings(turn_ms=50))
-    first = host.view(table_id, "").view["hand"]["to_act"]
-    for _ in range(100):
-        await asyncio.sleep(0.02)
-        if host.view(table_id, "").view["hand"]["to_act"] != first:
-            break
-    await host.stop()
-    timeouts = [e for e in await logged_entries(log) if e.kind == "timeout"]
-    assert timeouts and timeouts[0].player == first
-    ids = [e.command_id for e in timeouts]
-    assert len(ids) == len(set(ids))
-
-
-async def test_expiry_missed_while_down_is_applied_once_after_rebuild(bus: InMemoryBus) -> None:
-    log = InMemoryCommandLog()
-    clock = FakeClock()
-    host = make_host(log, bus, clock)
-    await host.start()
-    table_id = await open_full_table(host, ClockSettings(turn_ms=10_000))
-    waiting = host.view(table_id, "").view["hand"]["to_act"]
-    await host.stop()  # the host dies before the clock runs out
-
-    clock.now += 60_000  # ...and comes back after the deadline
-    for attempt in range(2):  # two rebuilds: the expiry is applied by the first only
-        rebuilt = make_host(log, bus, clock, label=f"r{attempt}")
-        await rebuilt.start()
-        await asyncio.sleep(0.05)
-        await rebuilt.stop()
-    entries = await logged_entries(log)
-    timeouts_for_waiting = [e for e in entries if e.kind == "timeout" and e.player == waiting]
-    assert len(timeouts_for_waiting) == 1
 
 
 async def test_table_with_unreadable_log_is_voided_and_refunded(bus: InMemoryBus) -> None:
