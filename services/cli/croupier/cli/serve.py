@@ -4,7 +4,8 @@ Settings come from environment variables (croupier.kit.settings); a wrong one st
 process at once with exit code 2 and a message naming every bad variable. So does a gRPC
 or metrics port another process holds (checked before the service starts anything), or,
 for the table host, a Kafka broker that cannot be reached: one line on stderr naming the
-address, exit code 2. The wallet serves without Kafka and joins it in the background.
+address, exit code 2. The wallet and the tournament director serve without Kafka and join
+it in the background (the director reaches the wallet at CROUPIER_WALLET_ADDRESS).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class _Bootstrap(Protocol):
 SERVICE_MODULES: dict[str, str | None] = {
     "diagnostics": None,
     "table": "croupier.table.bootstrap",
+    "tournament": "croupier.tournament.bootstrap",
     "wallet": "croupier.wallet.bootstrap",
 }
 
@@ -84,6 +86,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "service",
         choices=sorted(SERVICE_MODULES),
-        help="table: the table host; wallet: the ledger; diagnostics: an echo service only",
+        help="table: the table host; wallet: the ledger; tournament: the tournament director; "
+        "diagnostics: an echo service only",
     )
     parser.set_defaults(handler=_handle)

@@ -7,7 +7,7 @@ from typing import Any
 
 import grpc
 
-from croupier.game import Duplicate, Malformed, RuleBroken, Unknown
+from croupier.game import Duplicate, Malformed, RuleBroken
 from croupier.kit.errors import Unavailable
 from croupier.tournament.codec import GAME_ENUMS, money
 
@@ -19,7 +19,7 @@ WALLET_TIMEOUT_SECONDS = 5.0
 # wallet did not answer, and the same request may be retried (every call is idempotent).
 _REFUSALS: dict[grpc.StatusCode, type[RuleBroken]] = {
     grpc.StatusCode.FAILED_PRECONDITION: RuleBroken,
-    grpc.StatusCode.NOT_FOUND: Unknown,
+    grpc.StatusCode.NOT_FOUND: RuleBroken,  # the player has no account in that currency
     grpc.StatusCode.ALREADY_EXISTS: Duplicate,
     grpc.StatusCode.INVALID_ARGUMENT: Malformed,
 }

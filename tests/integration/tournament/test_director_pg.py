@@ -1,0 +1,352 @@
+"""The director over real gRPC, in process, on the real PostgreSQL, moving money through
+the real wallet service (its own schema, served on its own port): registration (rules
+3-6), unregistering (rule 5), start or cancel at the start time (rules 1, 7, 8), void
+(rule 44), the event stream and outbox, and a restart over the same database."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+import asyncpg  # type: ignore[import-untyped]
+import grpc
+import pytest
+from prometheus_client import CollectorRegistry
+
+from croupier.common.v1 import common_pb2
+from croupier.kit.server import Service, ServiceHost
+from croupier.kit.settings import ServerSettings
+from croupier.tournament import codec
+from croupier.tournament.adapters.wallet import GrpcWallet
+from croupier.tournament.bootstrap import Wired, build_director, open_database
+from croupier.tournament.core.seating import initial_seating
+from croupier.tournament.v1 import tournament_pb2 as pb
+from croupier.tournament.v1 import tournament_pb2_grpc
+from croupier.wallet.bootstrap import build_wallet
+from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
+from tests.unit.tournament.director_sample import (
+    BUY_IN,
+    FEE,
+    START,
+    STARTING_CHIPS,
+    ManualClock,
+    fixed_seed,
+    sample_settings,
+)
+
+DEPOSIT = 5_000
+USD = "USD"
+
+
+def _host(service: Service) -> ServiceHost:
+    settings = ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0)
+    return ServiceHost(settings=settings, services=[service], serve_metrics_endpoint=False)
+
+
+@dataclass
+class Platform:
+    """The wallet and one director instance, each served on its own port."""
+
+    wallet: wallet_pb2_grpc.WalletStub
+    wallet_address: str
+    pool: asyncpg.Pool
+    schema: str
+    clock: ManualClock
+    wired: Wired | None = None
+    host: ServiceHost | None = None
+    channel: grpc.aio.Channel | None = None
+    wallet_client: GrpcWallet | None = None
+    accounts: dict[str, str] | None = None
+
+    async def start_director(self) -> tournament_pb2_grpc.TournamentDirectorStub:
+        """A fresh director instance on the same database (what a restarted process does)."""
+        self.wallet_client = GrpcWallet(self.wallet_address)
+        seeds = iter([fixed_seed(7), fixed_seed(8)])
+        self.wired = build_director(
+            pool=self.pool,
+            schema=self.schema,
+            wallet=self.wallet_client,
+            bus=None,
+            clock=self.clock,
+            seeds=lambda: next(seeds),
+            scheduler_seconds=None,
+        )
+        self.host = _host(self.wired.service())
+        await self.host.start()
+        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{self.host.port}")
+        return tournament_pb2_grpc.TournamentDirectorStub(self.channel)
+
+    async def stop_director(self) -> None:
+        assert self.wired and self.host and self.channel and self.wallet_client
+        await self.channel.close()
+        await self.host.stop()
+        await self.wired.stop()
+        await self.wallet_client.close()
+
+    async def open_player(self, player: str) -> None:
+        house = await self.wallet.OpenAccount(
+            wallet_pb2.OpenAccountRequest(
+                kind=wallet_pb2.ACCOUNT_KIND_HOUSE_CLEARING, owner="house", currency=USD
+            )
+        )
+        account = await self.wallet.OpenAccount(
+            wallet_pb2.OpenAccountRequest(
+                kind=wallet_pb2.ACCOUNT_KIND_PLAYER_CASH, owner=player, currency=USD
+            )
+        )
+        await self.wallet.Transfer(
+            wallet_pb2.TransferRequest(
+                transfer=wallet_pb2.NewTransfer(
+                    transfer_id=f"deposit-{player}",
+                    debit_account_id=house.account.account_id,
+                    credit_account_id=account.account.account_id,
+                    amount=common_pb2.Money(amount_minor=DEPOSIT, currency=USD),
+                    kind=wallet_pb2.TRANSFER_KIND_DEPOSIT,
+                )
+            )
+        )
+        assert self.accounts is not None
+        self.accounts[player] = account.account.account_id
+
+    async def balance(self, player: str) -> int:
+        assert self.accounts is not None
+        response = await self.wallet.GetBalance(
+            wallet_pb2.GetBalanceRequest(account_id=self.accounts[player])
+        )
+        return response.balance.amount_minor
+
+    async def outbox_events(self) -> int:
+        count: int = await self.pool.fetchval(
+            f'SELECT count(*) FROM "{self.schema}".outbox WHERE topic = $1', codec.EVENTS_TOPIC
+        )
+        return count
+
+
+@pytest.fixture
+async def platform(
+    wallet_pool: tuple[asyncpg.Pool, str], postgres_dsn: str, unique: Callable[[str], str]
+) -> AsyncIterator[Platform]:
+    wallet_db, wallet_schema = wallet_pool
+    wallet = await build_wallet(
+        pool=wallet_db, schema=wallet_schema, bus=None, registry=CollectorRegistry()
+    )
+    wallet_host = _host(wallet.service())
+    await wallet_host.start()
+    schema = unique("tournament")
+    pool = await open_database(postgres_dsn, schema)
+    address = f"127.0.0.1:{wallet_host.port}"
+    async with grpc.aio.insecure_channel(address) as channel:
+        platform = Platform(
+            wallet=wallet_pb2_grpc.WalletStub(channel),
+            wallet_address=address,
+            pool=pool,
+            schema=schema,
+            clock=ManualClock(START.replace(hour=12)),
+            accounts={},
+        )
+        for player in "abcdefg":
+            await platform.open_player(player)
+        try:
+            yield platform
+        finally:
+            if platform.host is not None:
+                await platform.stop_director()
+            await pool.close()
+            connection = await asyncpg.connect(postgres_dsn)
+            try:
+                await connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
+            finally:
+                await connection.close()
+    await wallet_host.stop()
+
+
+async def _create(
+    stub: tournament_pb2_grpc.TournamentDirectorStub, key: str = "friday", **changes: object
+) -> str:
+    request = pb.CreateTournamentRequest(
+        request_key=key, settings=codec.settings_to_proto(sample_settings(**changes))
+    )
+    response = await stub.CreateTournament(request)
+    return response.tournament_id
+
+
+async def _register(
+    stub: tournament_pb2_grpc.TournamentDirectorStub, tid: str, player: str
+) -> None:
+    await stub.Register(pb.RegisterRequest(tournament_id=tid, player_id=player))
+
+
+async def _refused(call: object, code: grpc.StatusCode, reason: str) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await call  # type: ignore[misc]
+    assert info.value.code() == code, info.value.details()
+    trailers = dict(info.value.trailing_metadata() or ())
+    assert trailers.get("x-error-reason") == reason, (trailers, info.value.details())
+
+
+async def test_create_is_idempotent_by_request_key(platform: Platform) -> None:
+    stub = await platform.start_director()
+    request = pb.CreateTournamentRequest(
+        request_key="friday", settings=codec.settings_to_proto(sample_settings())
+    )
+    first = await stub.CreateTournament(request)
+    again = await stub.CreateTournament(request)
+    assert (again.tournament_id, first.replayed, again.replayed) == (
+        first.tournament_id,
+        False,
+        True,
+    )
+    assert (
+        await platform.pool.fetchval(f'SELECT count(*) FROM "{platform.schema}".tournaments') == 1
+    )
+    assert await platform.outbox_events() == 1
+    other = pb.CreateTournamentRequest(
+        request_key="friday", settings=codec.settings_to_proto(sample_settings(max_players=5))
+    )
+    await _refused(
+        stub.CreateTournament(other), grpc.StatusCode.ALREADY_EXISTS, "request_key_reused"
+    )
+
+
+async def test_rules_3_to_6_registration_through_the_wallet(platform: Platform) -> None:
+    stub = await platform.start_director()
+    tid = await _create(stub, max_players=3)
+    for player in "abc":
+        await _register(stub, tid, player)
+        assert await platform.balance(player) == DEPOSIT - BUY_IN - FEE
+    # Twice, full, with a coupon, unknown tournament: refused, nothing moved.
+    await _refused(_register(stub, tid, "a"), grpc.StatusCode.ALREADY_EXISTS, "already_registered")
+    await _refused(
+        _register(stub, tid, "d"), grpc.StatusCode.FAILED_PRECONDITION, "tournament_full"
+    )
+    await _refused(
+        stub.Register(pb.RegisterRequest(tournament_id=tid, player_id="d", coupon_id="cp")),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "coupons_unsupported",
+    )
+    await _refused(_register(stub, "t-none", "d"), grpc.StatusCode.NOT_FOUND, "unknown_tournament")
+    assert await platform.balance("a") == DEPOSIT - BUY_IN - FEE
+    assert await platform.balance("d") == DEPOSIT
+    # Rule 5: unregistering before the start refunds buy-in and fee.
+    await stub.Unregister(pb.UnregisterRequest(tournament_id=tid, player_id="c"))
+    assert await platform.balance("c") == DEPOSIT
+    await _register(stub, tid, "d")
+    lobby = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    assert list(lobby.player_ids) == ["a", "b", "d"]
+    assert lobby.status == pb.TOURNAMENT_STATUS_REGISTERING
+    assert lobby.prize_pool.amount_minor == 3 * BUY_IN
+    assert [p.amount_minor for p in lobby.top_prizes] == [3 * BUY_IN]
+    assert len(lobby.settings.payouts) == 2 and lobby.current_level == 1
+    assert await platform.outbox_events() == 1 + 3 + 1 + 1  # created, 3 in, 1 out, 1 in
+
+
+async def test_rule_1_below_the_minimum_at_the_start_cancels_with_full_refunds(
+    platform: Platform,
+) -> None:
+    stub = await platform.start_director()
+    tid = await _create(stub)
+    for player in "ab":
+        await _register(stub, tid, player)
+    assert platform.wired is not None
+    platform.clock.now = START
+    assert await platform.wired.director.start_due() == [tid]
+    assert await platform.balance("a") == await platform.balance("b") == DEPOSIT
+    lobby = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    assert lobby.status == pb.TOURNAMENT_STATUS_CANCELLED and not lobby.player_ids
+
+
+async def test_rules_7_8_the_start_seats_everyone_and_closes_registration(
+    platform: Platform,
+) -> None:
+    stub = await platform.start_director()
+    tid = await _create(stub)
+    for player in "abcde":
+        await _register(stub, tid, player)
+    assert platform.wired is not None
+    platform.clock.now = START
+    await platform.wired.director.start_due()
+    lobby = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    assert lobby.status == pb.TOURNAMENT_STATUS_RUNNING
+    assert lobby.seating_seed == fixed_seed(7).hex()
+    drawn = initial_seating(list("abcde"), 4, fixed_seed(7))
+    assert {(s.table, s.seat, s.player_id) for s in lobby.seats} == {
+        (t.number, seat, p) for t in drawn.tables for seat, p in t.seats
+    }
+    standings = await stub.GetStandings(pb.GetStandingsRequest(tournament_id=tid))
+    assert {s.player_id: s.chips for s in standings.standings} == dict.fromkeys(
+        "abcde", STARTING_CHIPS
+    )
+    await _refused(
+        _register(stub, tid, "f"), grpc.StatusCode.FAILED_PRECONDITION, "registration_closed"
+    )
+    await _refused(
+        stub.Unregister(pb.UnregisterRequest(tournament_id=tid, player_id="a")),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "registration_closed",
+    )
+    await _refused(
+        stub.Rebuy(pb.RebuyRequest(tournament_id=tid, player_id="a", accept=True)),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "no_rebuy_offer",
+    )
+    assert await platform.balance("f") == DEPOSIT
+    assert await platform.balance("a") == DEPOSIT - BUY_IN - FEE
+
+
+async def test_rule_44_voiding_refunds_through_the_wallet(platform: Platform) -> None:
+    stub = await platform.start_director()
+    tid = await _create(stub)
+    for player in "abc":
+        await _register(stub, tid, player)
+    assert platform.wired is not None
+    platform.clock.now = START
+    await platform.wired.director.start_due()
+    voided = await stub.VoidTournament(pb.VoidTournamentRequest(tournament_id=tid, reason="crash"))
+    assert voided.refunds > 0
+    for player in "abc":
+        assert await platform.balance(player) == DEPOSIT
+    lobby = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    assert lobby.status == pb.TOURNAMENT_STATUS_VOIDED
+
+
+async def test_watching_streams_the_events(platform: Platform) -> None:
+    stub = await platform.start_director()
+    tid = await _create(stub)
+    call = stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tid))
+    first = await asyncio.wait_for(call.read(), 5)
+    assert first.event.WhichOneof("kind") == "created" and first.event.sequence == 1
+    await _register(stub, tid, "a")
+    second = await asyncio.wait_for(call.read(), 5)
+    assert second.event.registered.player_id == "a" and second.event.sequence == 2
+    call.cancel()
+
+
+async def test_a_new_director_over_the_same_database_resumes_the_tournament(
+    platform: Platform,
+) -> None:
+    stub = await platform.start_director()
+    tid = await _create(stub)
+    for player in "abc":
+        await _register(stub, tid, player)
+    await platform.stop_director()
+
+    stub = await platform.start_director()
+    lobby = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    assert list(lobby.player_ids) == ["a", "b", "c"]
+    await _refused(_register(stub, tid, "a"), grpc.StatusCode.ALREADY_EXISTS, "already_registered")
+    await _register(stub, tid, "d")
+    assert platform.wired is not None
+    platform.clock.now = START
+    await platform.wired.director.start_due()
+    started = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    await platform.stop_director()
+
+    stub = await platform.start_director()
+    resumed = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    assert resumed == started and resumed.status == pb.TOURNAMENT_STATUS_RUNNING
+    assert platform.wired is not None
+    assert await platform.wired.director.start_due() == []  # not started twice
+    assert await platform.outbox_events() == 1 + 3 + 1 + 1
+    for player in "abcd":
+        assert await platform.balance(player) == DEPOSIT - BUY_IN - FEE
