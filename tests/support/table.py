@@ -1,5 +1,6 @@
-"""Helpers the table tests share: a deterministic clock and seeds, a random joker bot, and
-a table host served over gRPC in process."""
+"""Helpers the table tests share: a deterministic clock and seeds, a random joker bot, a
+table host served over gRPC in process, waiting for a condition, a refused call's status,
+the entries of an in-memory log."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+import pytest
 
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.bootstrap import table_service
+from croupier.table.core.log_entry import LogEntry
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2_grpc
@@ -91,21 +94,21 @@ def random_joker_action(legal: dict[str, Any], rng: random.Random) -> dict[str, 
     return action
 
 
+@dataclass
+class ServedHost:
+    """A table host behind a real gRPC server in this process: its `stub` (typed Any: the
+    generated aio stub is typed as the sync one), its command log and its bus."""
+
+    host: TableHost
+    stub: Any
+    log: Any
+    bus: Any
+
+
 @asynccontextmanager
-async def served_table_host(
-    seeds: str = "", engines: dict[str, Any] | None = None
-) -> AsyncIterator[Any]:
-    """A table host with an in-memory log and bus behind a real gRPC server (every game,
-    unless `engines` names others); yields the client stub (typed Any: the generated aio
-    stub is typed as the sync one)."""
-    bus = InMemoryBus()
-    await bus.start()
-    host = TableHost(
-        engines=engines or load_engines(),
-        command_log=InMemoryCommandLog(),
-        publisher=bus,
-        **({"seeds": Seeds(seeds)} if seeds else {}),
-    )
+async def serve_host(host: TableHost, log: Any, bus: Any) -> AsyncIterator[ServedHost]:
+    """Start `host` (built on `log` and the started `bus`) and serve it on a free port; the
+    host and the bus stop with the server."""
     await host.start()
     server = ServiceHost(
         settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
@@ -116,6 +119,56 @@ async def served_table_host(
     await server.start()
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-            yield table_pb2_grpc.TableEngineStub(channel)
+            yield ServedHost(host, table_pb2_grpc.TableEngineStub(channel), log, bus)
     finally:
         await server.stop()
+
+
+@asynccontextmanager
+async def served_memory_host(
+    seeds: str = "", clock: FakeClock | None = None, **host_options: Any
+) -> AsyncIterator[ServedHost]:
+    """Every game's host on an in-memory log and bus, served over gRPC; with `seeds`, known
+    seeds; with `clock`, on its time (the host's clocks run only when the test moves it)."""
+    bus = InMemoryBus()
+    await bus.start()
+    log = InMemoryCommandLog()
+    if seeds:
+        host_options["seeds"] = Seeds(seeds)
+    if clock is not None:
+        host_options.update(now_ms=clock, call_later=clock.call_later)
+    host_options.setdefault("engines", load_engines())
+    host = TableHost(command_log=log, publisher=bus, **host_options)
+    async with serve_host(host, log, bus) as served:
+        yield served
+
+
+@asynccontextmanager
+async def served_table_host(
+    seeds: str = "", engines: dict[str, Any] | None = None
+) -> AsyncIterator[Any]:
+    """`served_memory_host`'s stub alone (every game, unless `engines` names others)."""
+    async with served_memory_host(seeds, **({"engines": engines} if engines else {})) as served:
+        yield served.stub
+
+
+async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
+    """Wait until `condition()` holds (the host works in the background); fail after
+    `seconds`."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not condition():
+        assert loop.time() < deadline, "timed out waiting"
+        await asyncio.sleep(0.005)
+
+
+async def status_of(call: Any) -> tuple[grpc.StatusCode, str]:
+    """The status code and details of a gRPC call that must be refused."""
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call
+    return caught.value.code(), caught.value.details() or ""
+
+
+async def logged_entries(log: InMemoryCommandLog) -> list[LogEntry]:
+    """Every entry of every table in `log`, in order."""
+    return [entry async for table in log.replay() for entry in table.entries]

@@ -34,8 +34,8 @@ from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.core.settlement import backgammon_rule, check_engine_result
-from tests.integration.joker.test_table_kafka import WalletRequests
 from tests.support.infra import unique_name
+from tests.support.kafka_table import WalletRequests
 from tests.support.table import Seeds
 
 pytestmark = pytest.mark.timeout(180)

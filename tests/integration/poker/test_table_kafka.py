@@ -46,7 +46,7 @@ from croupier.poker.engine import ENGINE
 from croupier.poker.tools.bots import Bot, make_bot
 from croupier.poker.v1 import poker_pb2
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from tests.integration.joker.test_table_kafka import WalletRequests, kafka_service
+from tests.support.kafka_table import WalletRequests, kafka_service
 from tests.support.table import Seeds
 
 pytestmark = pytest.mark.timeout(240)

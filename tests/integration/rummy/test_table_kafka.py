@@ -44,9 +44,9 @@ from croupier.wallet.adapters.requests_pg import PostgresRequestLog
 from croupier.wallet.bootstrap import build_wallet
 from croupier.wallet.core.model import AccountKind, TransferKind, TransferSpec
 from croupier.wallet.entrypoints.consumer import WalletRequestHandler
-from tests.integration.joker.test_table_kafka import WalletRequests
 from tests.integration.wallet.test_wallet_consumer_pg import Sink
 from tests.support.infra import unique_name
+from tests.support.kafka_table import WalletRequests
 from tests.support.table import Seeds
 from tests.support.wallet import SteppingClock
 from tests.unit.rummy.test_table_service import (

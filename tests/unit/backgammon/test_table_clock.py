@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -30,7 +29,7 @@ from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2
-from tests.support.table import FakeClock, Seeds
+from tests.support.table import FakeClock, Seeds, until
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -54,14 +53,6 @@ def settlements(bus: InMemoryBus, table_id: str) -> list[table_pb2.SettlementReq
         ):
             found.append(message)
     return found
-
-
-async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        assert loop.time() < deadline, "timed out waiting"
-        await asyncio.sleep(0.01)
 
 
 async def started_host(

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import grpc
@@ -25,15 +23,9 @@ import pytest
 from croupier.backgammon.v1 import backgammon_pb2
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.kit.server import ServiceHost
-from croupier.kit.settings import ServerSettings
-from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
-from croupier.table.bootstrap import table_service
-from croupier.table.games import load_engines
-from croupier.table.service.host import TableHost
-from croupier.table.v1 import table_pb2, table_pb2_grpc
-from tests.support.table import Seeds
+from croupier.table.v1 import table_pb2
+from tests.support.table import ServedHost, served_memory_host
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -42,33 +34,9 @@ Stub = Any  # table_pb2_grpc.TableEngineAsyncStub exists only in the stubs
 KIND = dict(backgammon_pb2.ActionKind.items())
 
 
-@dataclass
-class Service:
-    host: TableHost
-    stub: Stub
-    log: InMemoryCommandLog
-    bus: InMemoryBus
-
-
-@asynccontextmanager
-async def running_service(seeds: str = "bg") -> AsyncIterator[Service]:
-    bus = InMemoryBus()
-    await bus.start()
-    log = InMemoryCommandLog()
-    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds(seeds))
-    await host.start()
-    server = ServiceHost(
-        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
-        services=[table_service(host)],
-        on_stop=[host.stop, bus.stop],
-        serve_metrics_endpoint=False,
-    )
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-            yield Service(host, table_pb2_grpc.TableEngineStub(channel), log, bus)
-    finally:
-        await server.stop()
+def running_service(seeds: str = "bg") -> AbstractAsyncContextManager[ServedHost]:
+    """The TableEngine gRPC service in this process, on the in-memory log and bus."""
+    return served_memory_host(seeds)
 
 
 async def open_table(stub: Stub, options: backgammon_pb2.Options, turn_seconds: int = 3600) -> str:

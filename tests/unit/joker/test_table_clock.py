@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from typing import Any
 
 from croupier.game import ClockSettings
@@ -24,12 +23,11 @@ from croupier.joker.engine import ENGINE
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.core.history import initial_state
-from croupier.table.core.log_entry import LogEntry
 from croupier.table.core.table_state import step
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2
-from tests.support.table import FakeClock, Seeds
+from tests.support.table import FakeClock, Seeds, logged_entries, until
 from tests.unit.joker.test_table_service import (
     PLAYERS,
     cards_in,
@@ -41,18 +39,6 @@ from tests.unit.joker.test_table_service import (
 
 RANKS = "6789TJQKA"
 SUITS = "cdhs"
-
-
-async def logged_entries(log: InMemoryCommandLog) -> list[LogEntry]:
-    return [entry async for table in log.replay() for entry in table.entries]
-
-
-async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        assert loop.time() < deadline, "timed out waiting"
-        await asyncio.sleep(0.01)
 
 
 def expected_auto_action(view: dict[str, Any]) -> dict[str, Any]:

@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import grpc
@@ -29,68 +28,37 @@ from croupier.joker.core.table_options import table_options
 from croupier.joker.engine import ENGINE
 from croupier.joker.v1 import joker_pb2
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.kit.server import ServiceHost
-from croupier.kit.settings import ServerSettings
 from croupier.table.adapters.memory_log import InMemoryCommandLog
-from croupier.table.bootstrap import table_service
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.support.refusals import status_name
-from tests.support.table import FakeClock, Seeds, random_joker_action
+from tests.support.table import (
+    FakeClock,
+    Seeds,
+    ServedHost,
+    random_joker_action,
+    served_memory_host,
+    status_of,
+)
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
 CARD_CODES = {c for r in "6789TJQKA" for s in "cdhs" if (c := f"{r}{s}") not in ("6c", "6s")}
 CARD_CODES |= {"X1", "X2"}
 
 
-@dataclass
-class Service:
-    host: TableHost
-    stub: table_pb2_grpc.TableEngineAsyncStub
-    log: InMemoryCommandLog
-
-
-@asynccontextmanager
-async def running_service(
+def running_service(
     seeds: str = "svc", clock: FakeClock | None = None
-) -> AsyncIterator[Service]:
-    """The TableEngine gRPC service in this process, on the in-memory log and bus (and on
-    `clock`'s time, when given: its clocks run only when the test advances it)."""
-    bus = InMemoryBus()
-    await bus.start()
-    log = InMemoryCommandLog()
-    timing: dict[str, Any] = (
-        {} if clock is None else {"now_ms": clock, "call_later": clock.call_later}
-    )
-    host = TableHost(
-        engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds(seeds), **timing
-    )
-    await host.start()
-    server = ServiceHost(
-        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
-        services=[table_service(host)],
-        on_stop=[host.stop, bus.stop],
-        serve_metrics_endpoint=False,
-    )
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-            yield Service(host, table_pb2_grpc.TableEngineStub(channel), log)
-    finally:
-        await server.stop()
+) -> AbstractAsyncContextManager[ServedHost]:
+    """The TableEngine gRPC service in this process, on the in-memory log and bus (on
+    `clock`'s time, when given)."""
+    return served_memory_host(seeds, clock)
 
 
 @pytest.fixture
-async def service() -> AsyncIterator[Service]:
+async def service() -> AsyncIterator[ServedHost]:
     async with running_service() as running:
         yield running
-
-
-async def status_of(call: Any) -> tuple[grpc.StatusCode, str]:
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await call
-    return caught.value.code(), caught.value.details() or ""
 
 
 def cards_in(value: Any) -> set[str]:
@@ -220,7 +188,7 @@ def test_bad_options_are_refused_with_the_option_named(raw: dict[str, Any], says
     assert says in caught.value.message
 
 
-async def test_protobuf_options_over_grpc_and_bad_ones_refused(service: Service) -> None:
+async def test_protobuf_options_over_grpc_and_bad_ones_refused(service: ServedHost) -> None:
     stub = service.stub
     options = joker_pb2.Options(
         game_type=joker_pb2.GAME_TYPE_NINES,
@@ -261,7 +229,7 @@ async def test_protobuf_options_over_grpc_and_bad_ones_refused(service: Service)
 # ---- rule 22: the description ---------------------------------------------------------
 
 
-async def test_rule_22_description_is_shown_before_anybody_sits_down(service: Service) -> None:
+async def test_rule_22_description_is_shown_before_anybody_sits_down(service: ServedHost) -> None:
     stub = service.stub
     options = joker_pb2.Options(premia=True, moshla=True, multi_premia="others_not_deducted")
     table_id = (
@@ -297,7 +265,7 @@ async def test_rule_22_description_is_shown_before_anybody_sits_down(service: Se
     assert running.game.joker.phase == joker_pb2.PHASE_BIDDING
 
 
-async def test_rule_22_premia_off_is_described(service: Service) -> None:
+async def test_rule_22_premia_off_is_described(service: ServedHost) -> None:
     table_id = (
         await service.stub.OpenTable(
             table_pb2.OpenTableRequest(
@@ -403,7 +371,7 @@ def test_another_games_message_is_not_a_joker_action() -> None:
     assert status_name(caught.value) == "invalid_argument"
 
 
-async def test_bad_protobuf_action_over_grpc_changes_nothing(service: Service) -> None:
+async def test_bad_protobuf_action_over_grpc_changes_nothing(service: ServedHost) -> None:
     stub = service.stub
     table_id = (
         await stub.OpenTable(table_pb2.OpenTableRequest(game="joker", options_json="{}"))
@@ -506,7 +474,7 @@ def proto_action(legal: joker_pb2.Legal, rng: random.Random) -> joker_pb2.Action
 
 
 async def test_a_protobuf_only_client_plays_and_sees_only_its_own_cards(
-    service: Service,
+    service: ServedHost,
 ) -> None:
     """Three hands (1, 2, 3 cards) played from `View.legal` with `GameAction.joker` only."""
     stub = service.stub

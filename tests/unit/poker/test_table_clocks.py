@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 from croupier.game import ClockSettings
@@ -22,17 +21,9 @@ from croupier.poker.core.table_options import DEFAULT_SEAL_WINDOW_SECONDS
 from croupier.poker.engine import ENGINE
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.service.host import TableHost
-from tests.support.table import FakeClock, Seeds
+from tests.support.table import FakeClock, Seeds, until
 
 PLAYERS = ["ann", "bob", "cat"]
-
-
-async def until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        assert loop.time() < deadline, "timed out waiting"
-        await asyncio.sleep(0.005)
 
 
 async def started_host(label: str, now: FakeClock) -> tuple[TableHost, InMemoryCommandLog]:

@@ -34,7 +34,7 @@ from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2
-from tests.support.table import FakeClock, Seeds
+from tests.support.table import FakeClock, Seeds, until
 from tests.unit.rummy.test_table_service import (
     PLAYERS,
     Received,
@@ -46,14 +46,6 @@ from tests.unit.rummy.test_table_service import (
     scan,
     settlements,
 )
-
-
-async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        assert loop.time() < deadline, "timed out waiting"
-        await asyncio.sleep(0.01)
 
 
 async def run_clock(

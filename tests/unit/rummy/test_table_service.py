@@ -20,8 +20,8 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import Iterable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,8 +33,6 @@ from croupier.common.v1 import common_pb2
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game.money import CURRENCIES
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.kit.server import ServiceHost
-from croupier.kit.settings import ServerSettings
 from croupier.rummy.core.arrangement import best_arrangement
 from croupier.rummy.core.cards import Card, card_name, card_names, parse_card, parse_cards
 from croupier.rummy.core.melds import InvalidMeld, MeldEntry, TableMeld, build_meld, lay_off
@@ -43,19 +41,15 @@ from croupier.rummy.core.variant import Family, VariantRules
 from croupier.rummy.core.variants import VARIANTS
 from croupier.rummy.engine import ENGINE
 from croupier.rummy.v1 import rummy_pb2
-from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.adapters.sink import EVENTS_TOPIC, WALLET_REQUESTS_TOPIC
-from croupier.table.bootstrap import table_service
 from croupier.table.core.history import initial_state
 from croupier.table.core.log_entry import LogEntry
 from croupier.table.core.table_state import step
-from croupier.table.games import load_engines
 from croupier.table.ports import CommandLog
-from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.core.settlement import check_engine_result
-from tests.support.table import FakeClock, Seeds
+from tests.support.table import FakeClock, ServedHost, served_memory_host, status_of
 
 PLAYERS = ["ada", "bo", "cy", "di"]
 CARD_CODES = {r + s for r in "A23456789TJQK" for s in "cdhs"} | {f"X{n}" for n in range(1, 9)}
@@ -72,47 +66,12 @@ TABLES = [  # variant, players
 # ---- the service -------------------------------------------------------------------------
 
 
-@dataclass
-class Service:
-    host: TableHost
-    stub: table_pb2_grpc.TableEngineAsyncStub
-    log: InMemoryCommandLog
-    bus: InMemoryBus
-
-
-@asynccontextmanager
-async def running_service(
+def running_service(
     seeds: str = "rummy", clock: FakeClock | None = None
-) -> AsyncIterator[Service]:
-    """The TableEngine gRPC service in this process, on the in-memory log and bus (and on
-    `clock`'s time, when given: its clocks run only when the test advances it)."""
-    bus = InMemoryBus()
-    await bus.start()
-    log = InMemoryCommandLog()
-    timing: dict[str, Any] = (
-        {} if clock is None else {"now_ms": clock, "call_later": clock.call_later}
-    )
-    host = TableHost(
-        engines=load_engines(),
-        command_log=log,
-        publisher=bus,
-        seeds=Seeds(seeds),
-        buyins=Buyins(play_currencies=()),  # CHIP kept in the wallet: hands settle
-        **timing,
-    )
-    await host.start()
-    server = ServiceHost(
-        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
-        services=[table_service(host)],
-        on_stop=[host.stop, bus.stop],
-        serve_metrics_endpoint=False,
-    )
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-            yield Service(host, table_pb2_grpc.TableEngineStub(channel), log, bus)
-    finally:
-        await server.stop()
+) -> AbstractAsyncContextManager[ServedHost]:
+    """The TableEngine gRPC service in this process, on the in-memory log and bus (on
+    `clock`'s time, when given)."""
+    return served_memory_host(seeds, clock, buyins=Buyins(play_currencies=()))
 
 
 def proto_options(variant: str, players: int, **fields: Any) -> table_pb2.GameOptions:
@@ -138,12 +97,6 @@ async def open_table(
         document = {"variant": variant, "players": players, **fields}
         request = table_pb2.OpenTableRequest(game="rummy", options_json=json.dumps(document))
     return (await stub.OpenTable(request)).table_id
-
-
-async def status_of(call: Any) -> tuple[grpc.StatusCode, str]:
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await call
-    return caught.value.code(), caught.value.details() or ""
 
 
 async def next_view(call: Any) -> table_pb2.TableView:
@@ -477,7 +430,7 @@ def cards_in_proto(value: Any) -> Counter[str]:
     return found
 
 
-async def scan(service: Service, table_id: str, received: Received) -> None:
+async def scan(service: ServedHost, table_id: str, received: Received) -> None:
     await scan_log(service.log, table_id, received)
 
 

@@ -17,7 +17,7 @@ from croupier.kit.settings import ServerSettings
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.bootstrap import build_host, table_service
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from tests.support.table import served_table_host
+from tests.support.table import served_table_host, status_of
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
 
@@ -35,12 +35,6 @@ async def open_table(stub: table_pb2_grpc.TableEngineStub) -> str:
             table_pb2.SeatPlayerRequest(table_id=response.table_id, player_id=player, seat=seat)
         )
     return response.table_id
-
-
-async def status_of(call: object) -> tuple[grpc.StatusCode, str]:
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await call  # type: ignore[misc]
-    return caught.value.code(), caught.value.details() or ""
 
 
 async def test_unknown_table_is_not_found(stub: table_pb2_grpc.TableEngineStub) -> None:

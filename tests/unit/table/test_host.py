@@ -26,14 +26,10 @@ from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.service.tables import LogUnavailable, TableVoided
 from croupier.table.v1 import table_pb2
-from tests.support.table import FakeClock, Seeds, random_joker_action
+from tests.support.table import FakeClock, Seeds, logged_entries, random_joker_action
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
 LONG_TURN = ClockSettings(turn_ms=3_600_000)
-
-
-async def logged_entries(log: InMemoryCommandLog) -> list[LogEntry]:
-    return [entry async for table in log.replay() for entry in table.entries]
 
 
 def published(bus: InMemoryBus, topic: str, event_type: str) -> list[Envelope]:

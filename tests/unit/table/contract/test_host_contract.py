@@ -17,18 +17,13 @@ import pytest
 from croupier.game import ClockSettings, RuleBroken
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.table.adapters.memory_log import InMemoryCommandLog
-from croupier.table.core.log_entry import LogEntry
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from tests.support.games import GameAtTable
 from tests.support.refusals import status_name
-from tests.support.table import FakeClock, Seeds
+from tests.support.table import FakeClock, Seeds, logged_entries
 
 LONG_TURN = ClockSettings(turn_ms=3_600_000)
-
-
-async def logged_entries(log: InMemoryCommandLog) -> list[LogEntry]:
-    return [entry async for table in log.replay() for entry in table.entries]
 
 
 def make_host(

@@ -1,0 +1,108 @@
+"""Table tests on the real Kafka broker: the TableEngine service in process on it, and a
+reader of the settlements the host asks the wallet for."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import grpc
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.kit.bus.kafka import KafkaBus
+from croupier.kit.server import ServiceHost
+from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.kafka_log import KafkaCommandLog
+from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
+from croupier.table.bootstrap import table_service
+from croupier.table.games import load_engines
+from croupier.table.service.host import TableHost
+from croupier.table.service.money import Buyins
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from tests.support.infra import unique_name
+from tests.support.table import Seeds
+
+
+@asynccontextmanager
+async def kafka_service(
+    kafka_bootstrap: str, seeds: str
+) -> AsyncIterator[table_pb2_grpc.TableEngineAsyncStub]:
+    """The TableEngine service in this process on the real broker, with known seeds."""
+    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
+    await bus.start()
+    host = TableHost(
+        engines=load_engines(),
+        command_log=KafkaCommandLog(kafka_bootstrap, unique_name("table_commands")),
+        publisher=bus,
+        seeds=Seeds(seeds),
+        buyins=Buyins(play_currencies=()),  # CHIP kept in the wallet: hands settle
+    )
+    await host.start()
+    server = ServiceHost(
+        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
+        services=[table_service(host)],
+        on_stop=[host.stop, bus.stop],
+        serve_metrics_endpoint=False,
+    )
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            yield table_pb2_grpc.TableEngineStub(channel)
+    finally:
+        await server.stop()
+
+
+class WalletRequests:
+    """Reads `croupier.wallet.requests` from where it ended when the test began."""
+
+    def __init__(self, kafka_bootstrap: str) -> None:
+        self._consumer = AIOKafkaConsumer(
+            bootstrap_servers=kafka_bootstrap,
+            enable_auto_commit=False,
+            isolation_level="read_committed",
+        )
+        # Only for its metadata request, which names the partitions (and creates the
+        # topic on a fresh broker, as the host's first publish would).
+        self._producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap)
+        self._start: dict[TopicPartition, int] = {}
+
+    async def __aenter__(self) -> WalletRequests:
+        await self._producer.start()
+        await self._consumer.start()
+        self._start = await self._ends()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._consumer.stop()
+        await self._producer.stop()
+
+    async def _ends(self) -> dict[TopicPartition, int]:
+        numbers = await self._producer.partitions_for(WALLET_REQUESTS_TOPIC)
+        partitions = [TopicPartition(WALLET_REQUESTS_TOPIC, p) for p in sorted(numbers)]
+        return dict(await self._consumer.end_offsets(partitions))
+
+    async def settlements(self, table_id: str) -> list[table_pb2.SettlementRequested]:
+        ends = await self._ends()
+        remaining = {tp for tp, end in ends.items() if end > self._start.get(tp, 0)}
+        if not remaining:
+            return []
+        self._consumer.assign(list(remaining))
+        for tp in remaining:
+            self._consumer.seek(tp, self._start.get(tp, 0))
+        found = []
+        while remaining:
+            batches = await self._consumer.getmany(*remaining, timeout_ms=1000)
+            for records in batches.values():
+                for record in records:
+                    if (record.key or b"").decode() != table_id:
+                        continue
+                    envelope = Envelope.FromString(record.value or b"")
+                    if envelope.type == "wallet.settlement_requested":
+                        settlement = table_pb2.SettlementRequested()
+                        assert envelope.payload.Unpack(settlement)
+                        found.append(settlement)
+            for tp in list(remaining):
+                if await self._consumer.position(tp) >= ends[tp]:
+                    remaining.discard(tp)
+        return found
