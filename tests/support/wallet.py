@@ -15,9 +15,8 @@ from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.wallet.adapters.audit import audit_ledger
 from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
-from croupier.wallet.adapters.migrations import migrate
 from croupier.wallet.adapters.postgres import PostgresUnitOfWork, create_pool
-from croupier.wallet.bootstrap import build_wallet
+from croupier.wallet.bootstrap import build_wallet, migrate_ledger
 from croupier.wallet.service.ledger import LedgerService
 
 
@@ -49,7 +48,7 @@ async def wallet_pool(
     schema = unique("wallet")
     connection = await asyncpg.connect(wallet_dsn)
     try:
-        await migrate(connection, schema)
+        await migrate_ledger(connection, schema)
     finally:
         await connection.close()
     pool = await create_pool(wallet_dsn, schema, min_size=1, max_size=20)

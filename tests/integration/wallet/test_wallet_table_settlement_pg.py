@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from croupier.wallet.adapters.migrations import MigrationError, available_migrations, migrate
+from croupier.kit.migrations import MigrationError, available_migrations
+from croupier.wallet.bootstrap import migrate_ledger
 from croupier.wallet.core.errors import InsufficientFunds, InvalidRequest, UnbalancedSettlement
 from croupier.wallet.core.model import AccountKind, TransferKind, TransferSpec
 from croupier.wallet.service.games import GameMoney
@@ -102,13 +103,14 @@ async def test_migrations_are_forward_only_and_tracked(
     _, schema = wallet_pool
     connection = await asyncpg.connect(wallet_dsn)
     try:
-        assert await migrate(connection, schema) == []  # already applied: nothing to do
+        assert await migrate_ledger(connection, schema) == []  # already applied: nothing to do
         versions = await connection.fetch(f'SELECT version FROM "{schema}".schema_migrations')
-        assert [r["version"] for r in versions] == [m.version for m in available_migrations()]
+        wallet_migrations = available_migrations("croupier.wallet.adapters")
+        assert [r["version"] for r in versions] == [m.version for m in wallet_migrations]
         await connection.execute(
             f"UPDATE \"{schema}\".schema_migrations SET checksum = 'edited' WHERE version = 1"
         )
         with pytest.raises(MigrationError, match="edited after it was applied"):
-            await migrate(connection, schema)
+            await migrate_ledger(connection, schema)
     finally:
         await connection.close()

@@ -88,17 +88,17 @@ async def _run(args: argparse.Namespace) -> int:
 
     from croupier.game.money import format_minor
     from croupier.wallet.adapters.audit import audit_ledger
-    from croupier.wallet.adapters.migrations import migrate
     from croupier.wallet.adapters.parquet import journal_parquet
     from croupier.wallet.adapters.postgres import create_pool
     from croupier.wallet.adapters.reports_pg import PostgresReportSource
+    from croupier.wallet.bootstrap import migrate_ledger
     from croupier.wallet.core.errors import LedgerError
     from croupier.wallet.service.reports import JOURNAL_COLUMNS, ReportService, canonical_json
 
     if args.action == "migrate":
         connection = await asyncpg.connect(args.dsn)
         try:
-            applied = await migrate(connection, args.schema)
+            applied = await migrate_ledger(connection, args.schema)
         finally:
             await connection.close()
         print(f"applied migrations: {applied or 'none (up to date)'}")

@@ -20,11 +20,11 @@ from typing import Any
 import asyncpg  # type: ignore[import-untyped]
 
 from croupier.kit.bus.interface import EventBus
+from croupier.kit.migrations import migrate
 from croupier.kit.outbox import Outbox, OutboxRelay
 from croupier.kit.seeds import new_seed
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load, positive_float, positive_int
-from croupier.tournament.adapters.migrations import migrate
 from croupier.tournament.adapters.postgres import PostgresRepository, create_pool
 from croupier.tournament.adapters.wallet import GrpcWallet
 from croupier.tournament.entrypoints.grpc_api import SERVICE_NAME, TournamentDirectorService
@@ -77,11 +77,14 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+MIGRATION_LOCK = 0x7047A3E7  # the advisory lock id of "tournament migrations"
+
+
 async def open_database(dsn: str, schema: str, *, pool_size: int = 5) -> Any:
     """Apply pending migrations, then open the pool."""
     connection = await asyncpg.connect(dsn)
     try:
-        await migrate(connection, schema)
+        await migrate(connection, schema, "croupier.tournament.adapters", MIGRATION_LOCK)
     finally:
         await connection.close()
     return await create_pool(dsn, schema, min_size=1, max_size=pool_size)

@@ -28,11 +28,11 @@ import asyncpg  # type: ignore[import-untyped]
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from croupier.kit.bus.interface import EventBus, Subscription
+from croupier.kit.migrations import migrate
 from croupier.kit.outbox import Outbox, OutboxRelay
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load, positive_float, positive_int
 from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
-from croupier.wallet.adapters.migrations import migrate
 from croupier.wallet.adapters.postgres import PostgresUnitOfWork, create_pool
 from croupier.wallet.adapters.reports_pg import PostgresReportSource
 from croupier.wallet.adapters.requests_pg import PostgresRequestLog
@@ -173,11 +173,19 @@ class Wallet:
             return
 
 
+MIGRATION_LOCK = 0x57A11E7  # the advisory lock id of "wallet migrations"
+
+
+async def migrate_ledger(connection: asyncpg.Connection, schema: str) -> list[int]:
+    """Apply the ledger's pending migrations (`adapters/migrations/`) to `schema`."""
+    return await migrate(connection, schema, "croupier.wallet.adapters", MIGRATION_LOCK)
+
+
 async def open_database(dsn: str, schema: str, *, pool_size: int = 10) -> asyncpg.Pool:
     """Apply pending migrations, then open the pool."""
     connection = await asyncpg.connect(dsn)
     try:
-        await migrate(connection, schema)
+        await migrate_ledger(connection, schema)
     finally:
         await connection.close()
     return await create_pool(dsn, schema, min_size=min(2, pool_size), max_size=pool_size)

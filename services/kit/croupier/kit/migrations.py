@@ -1,8 +1,10 @@
 """Forward-only schema migrations: numbered SQL files applied once, tracked in a table.
 
-`migrations/NNNN_name.sql` files are applied in order, each in its own transaction,
-under an advisory lock so that replicas starting together do not race. An applied file
-whose text has changed since is refused: migrations are never edited, only added.
+A service keeps its `migrations/NNNN_name.sql` files in a package folder (the wallet's and
+the tournament director's `adapters/migrations/`); they are applied in order, each in its
+own transaction, under an advisory lock so that replicas starting together do not race.
+An applied file whose text has changed since is refused: migrations are never edited,
+only added.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import asyncpg  # type: ignore[import-untyped]
 __all__ = ["Migration", "MigrationError", "available_migrations", "migrate"]
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
-_LOCK_KEY = 0x57A11E7  # advisory lock id for "wallet migrations"
 
 
 class MigrationError(RuntimeError):
@@ -35,8 +36,9 @@ class Migration:
         return hashlib.sha256(self.sql.encode()).hexdigest()
 
 
-def available_migrations() -> list[Migration]:
-    folder = importlib.resources.files("croupier.wallet.adapters") / "migrations"
+def available_migrations(package: str) -> list[Migration]:
+    """The migrations in `package`'s `migrations` folder, in order."""
+    folder = importlib.resources.files(package) / "migrations"
     found: list[Migration] = []
     for entry in folder.iterdir():
         match = _NAME.match(entry.name)
@@ -54,11 +56,14 @@ def quote_ident(name: str) -> str:
     return f'"{name}"'
 
 
-async def migrate(connection: asyncpg.Connection, schema: str) -> list[int]:
-    """Create `schema` if needed and apply every migration not yet applied; return them."""
+async def migrate(
+    connection: asyncpg.Connection, schema: str, package: str, lock_key: int
+) -> list[int]:
+    """Create `schema` if needed and apply every migration of `package` not yet applied;
+    return them. `lock_key` is the service's advisory lock id (one per service)."""
     quoted = quote_ident(schema)
     applied_now: list[int] = []
-    await connection.execute("SELECT pg_advisory_lock($1)", _LOCK_KEY)
+    await connection.execute("SELECT pg_advisory_lock($1)", lock_key)
     try:
         await connection.execute(f"CREATE SCHEMA IF NOT EXISTS {quoted}")
         await connection.execute(f"SET search_path TO {quoted}")
@@ -69,7 +74,7 @@ async def migrate(connection: asyncpg.Connection, schema: str) -> list[int]:
         )
         rows = await connection.fetch("SELECT version, checksum FROM schema_migrations")
         applied = {row["version"]: row["checksum"] for row in rows}
-        for migration in available_migrations():
+        for migration in available_migrations(package):
             if migration.version in applied:
                 if applied[migration.version] != migration.checksum:
                     raise MigrationError(
@@ -87,6 +92,6 @@ async def migrate(connection: asyncpg.Connection, schema: str) -> list[int]:
                 )
             applied_now.append(migration.version)
     finally:
-        await connection.execute("SELECT pg_advisory_unlock($1)", _LOCK_KEY)
+        await connection.execute("SELECT pg_advisory_unlock($1)", lock_key)
         await connection.execute("RESET search_path")
     return applied_now
