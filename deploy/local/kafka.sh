@@ -109,6 +109,8 @@ start() {
   local data cluster_id
   data="$(mktemp -d "$state/data.XXXXXX")"
   write_properties "$data"
+  # Passed as --cluster-id=ID: a URL-safe base64 id may start with "-" (1 in 64), which
+  # the tool's argument parser would take for an option after a bare -t.
   cluster_id="$("$python" -c 'import base64, uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))')"
   : >"$logfile"
   local java_opts=(-Xms256m "-Xmx$heap" -Djava.awt.headless=true
@@ -119,7 +121,7 @@ start() {
   local broker_opts=(-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
     -XX:+ExplicitGCInvokesConcurrent)
   if ! java "${java_opts[@]}" -XX:TieredStopAtLevel=1 -cp "$libs/*" kafka.tools.StorageTool format \
-      -t "$cluster_id" -c "$props" --standalone >>"$logfile" 2>&1; then
+      --cluster-id="$cluster_id" -c "$props" --standalone >>"$logfile" 2>&1; then
     log "formatting the storage failed; log tail:"
     tail -n 40 "$logfile" >&2
     exit 1
