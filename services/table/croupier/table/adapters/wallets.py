@@ -4,56 +4,19 @@ PostgreSQL). Without a wallet configured, the host moves no money (`Buyins`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import grpc
 
 from croupier.common.v1 import common_pb2
-from croupier.game import Malformed, RuleBroken
-from croupier.kit.errors import Unavailable
+from croupier.game import Duplicate, RuleBroken
 from croupier.table.adapters.sink import GAMES
 from croupier.table.ports import BuyIn
+from croupier.wallet.client import WalletClient, WalletUnavailable
 
-WALLET_TIMEOUT_SECONDS = 5.0
-
-
-class WalletUnavailable(Unavailable):
-    """The wallet did not answer a buy-in: nothing was logged; retry the same command."""
+__all__ = ["GrpcWallet", "InMemoryWallet", "WalletUnavailable"]
 
 
-# The wallet's refusals, as the table's caller should see them (any other status: the
-# wallet did not answer, and the same command may be retried).
-_REFUSALS: dict[grpc.StatusCode, type[RuleBroken]] = {
-    grpc.StatusCode.FAILED_PRECONDITION: RuleBroken,
-    grpc.StatusCode.NOT_FOUND: RuleBroken,  # no account in that currency
-    grpc.StatusCode.ALREADY_EXISTS: RuleBroken,  # id reused for another amount
-    grpc.StatusCode.INVALID_ARGUMENT: Malformed,
-}
-
-
-class GrpcWallet:
+class GrpcWallet(WalletClient):
     """The wallet service over gRPC (`croupier.wallet.v1.Wallet/BuyIn`)."""
-
-    def __init__(
-        self, target: str | Callable[[], str], timeout: float = WALLET_TIMEOUT_SECONDS
-    ) -> None:
-        """`target`: the wallet's address, or how to find it once known (the embedded
-        platform serves the wallet on its own port, bound after the host is built)."""
-        self._target = target
-        self._timeout = timeout
-        self._channel: grpc.aio.Channel | None = None
-        self._stub: Any = None
-
-    def _wallet(self) -> Any:
-        if self._stub is None:
-            from croupier.wallet.v1 import wallet_pb2_grpc
-
-            target = self._target if isinstance(self._target, str) else self._target()
-            self._channel = grpc.aio.insecure_channel(target)
-            self._stub = wallet_pb2_grpc.WalletStub(self._channel)
-        return self._stub
 
     async def buy_in(self, buy_in: BuyIn) -> None:
         from croupier.wallet.v1 import wallet_pb2
@@ -65,21 +28,7 @@ class GrpcWallet:
             table_id=buy_in.table_id,
             amount=common_pb2.Money(amount_minor=buy_in.amount, currency=buy_in.currency),
         )
-        try:
-            await self._wallet().BuyIn(request, timeout=self._timeout)
-        except grpc.aio.AioRpcError as error:
-            refusal = _REFUSALS.get(error.code())
-            if refusal is None:
-                raise WalletUnavailable(
-                    f"the wallet did not confirm the buy-in ({error.code().name}); "
-                    "retry with the same command"
-                ) from error
-            raise refusal(f"the wallet refused the buy-in: {error.details()}") from error
-
-    async def close(self) -> None:
-        if self._channel is not None:
-            await self._channel.close()
-            self._channel, self._stub = None, None
+        await self.call("BuyIn", request, "buy-in", retry="retry with the same command")
 
 
 @dataclass
@@ -98,8 +47,8 @@ class InMemoryWallet:
     async def buy_in(self, buy_in: BuyIn) -> None:
         earlier = self.transfers.get(buy_in.transfer_id)
         if earlier is not None:
-            if earlier != buy_in:
-                raise RuleBroken(
+            if earlier != buy_in:  # as the wallet answers a reused idempotency key
+                raise Duplicate(
                     f"the wallet refused the buy-in: transfer {buy_in.transfer_id!r} "
                     "was used for another buy-in",
                 )
