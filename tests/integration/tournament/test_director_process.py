@@ -6,7 +6,6 @@ run` serves the director next to the wallet it pays entries through."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sys
@@ -23,6 +22,7 @@ from croupier.kit.bus.kafka import KafkaBus
 from croupier.tournament import codec
 from croupier.tournament.v1 import tournament_pb2 as pb
 from croupier.tournament.v1 import tournament_pb2_grpc
+from tests.support.cli import serving_port
 from tests.test_embedded import start_embedded
 from tests.unit.tournament.director_sample import sample_settings
 
@@ -52,19 +52,7 @@ async def test_serve_tournament_serves_relays_its_events_and_drains_on_sigterm(
         str(CROUPIER), "serve", "tournament", env=env, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
-    assert process.stderr is not None and process.stdout is not None
-    port = 0
-    async with asyncio.timeout(60):
-        while not port:
-            line = await process.stderr.readline() or await process.stdout.readline()
-            if not line:
-                pytest.fail(f"the director exited before serving (code {await process.wait()})")
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if record.get("event") == "serving":
-                port = record["grpc_port"]
+    port = await serving_port(process, "the director")
     received: asyncio.Queue[Envelope] = asyncio.Queue()
 
     async def handler(envelope: Envelope) -> None:

@@ -4,17 +4,16 @@ settings from the environment, health SERVING, a call, SIGTERM drains and exits 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sys
 from collections.abc import Callable
 
 import grpc
-import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
+from tests.support.cli import serving_port
 
 # The body of `croupier serve wallet` (croupier.cli.serve._serve) until the lead registers
 # "wallet" in its SERVICE_MODULES.
@@ -54,19 +53,7 @@ async def test_wallet_process_serves_and_drains_on_sigterm(
         sys.executable, "-c", SERVE, env=env, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
-    assert process.stderr is not None and process.stdout is not None
-    port = 0
-    async with asyncio.timeout(60):
-        while not port:
-            line = await process.stderr.readline() or await process.stdout.readline()
-            if not line:
-                pytest.fail(f"wallet exited before serving (code {await process.wait()})")
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if record.get("event") == "serving":
-                port = record["grpc_port"]
+    port = await serving_port(process, "wallet")
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             health = await health_pb2_grpc.HealthStub(channel).Check(
