@@ -1,0 +1,1 @@
+"""The gateway: the one API frontends call (docs/gateway.md)."""
