@@ -1,0 +1,1 @@
+"""The lobby: listing, open and join, private tables, matchmaking (docs/lobby.md)."""
