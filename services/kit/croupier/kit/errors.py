@@ -31,6 +31,16 @@ class Unavailable(Exception):
         self.message = message
 
 
+class Unauthenticated(Exception):
+    """The caller did not prove who he is: no token, or one that is expired, forged, signed
+    with another algorithm or by an unknown key (`croupier.kit.auth`). `reason` names which."""
+
+    def __init__(self, message: str, reason: str = "unauthenticated") -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+
+
 STATUS_BY_ROOT: dict[type[Exception], grpc.StatusCode] = {
     Malformed: grpc.StatusCode.INVALID_ARGUMENT,
     Unknown: grpc.StatusCode.NOT_FOUND,
@@ -38,6 +48,7 @@ STATUS_BY_ROOT: dict[type[Exception], grpc.StatusCode] = {
     Duplicate: grpc.StatusCode.ALREADY_EXISTS,
     RuleBroken: grpc.StatusCode.FAILED_PRECONDITION,
     Unavailable: grpc.StatusCode.UNAVAILABLE,
+    Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
 }
 
 

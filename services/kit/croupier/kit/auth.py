@@ -1,0 +1,214 @@
+"""Who is calling: signed JWTs (docs/architecture.md §7, docs/gateway.md).
+
+A token is an HS256 JWT whose header names its key (`kid`) and whose claims are the player
+(`sub`), the issuer (`iss` = "croupier"), the audience (`aud` = "croupier-gateway"), when
+it was issued (`iat`) and when it expires (`exp`). The verifier pins everything an
+attacker could choose: the algorithm is this module's (a header saying `none`, `RS256` or
+anything else is refused before any key is looked at), the key comes from the verifier's
+key set by `kid` (an unknown `kid` is refused), and time is the caller's clock with at most
+`MAX_CLOCK_SKEW_SECONDS` of leeway either way. Every refusal is `Unauthenticated` with a
+reason a program can read and a message a developer can act on.
+
+Rotation: a `KeySet` holds every key still accepted and names the one that signs. Add the
+new key, make it the signer, and drop the old one once the longest-lived token it signed
+has expired; tokens signed by either verify meanwhile.
+
+Pure except `new_key_set` (fresh random secrets): time is an argument everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import jwt
+
+from croupier.kit.errors import Unauthenticated
+
+__all__ = [
+    "ALGORITHM",
+    "AUDIENCE",
+    "ISSUER",
+    "MAX_CLOCK_SKEW_SECONDS",
+    "Identity",
+    "KeySet",
+    "bearer_token",
+    "check_player_name",
+    "issue_token",
+    "new_key_set",
+    "verify_token",
+]
+
+ALGORITHM = "HS256"
+ISSUER = "croupier"
+AUDIENCE = "croupier-gateway"
+MAX_CLOCK_SKEW_SECONDS = 30
+# HMAC keys shorter than the hash (32 bytes for SHA-256) weaken the signature (RFC 7518 §3.2).
+MIN_SECRET_LENGTH = 32
+MAX_TOKEN_LENGTH = 4096
+# A player's name is part of account and seat ids elsewhere (`player_cash:<name>:USD`,
+# `<table>/<name>`): no ':' or '/', and short enough to fit every id it joins.
+_PLAYER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
+_KID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+@dataclass(frozen=True)
+class Identity:
+    """An authenticated caller: the player and when his token stops being accepted."""
+
+    player: str
+    expires_at: float
+    """Seconds since the epoch, leeway included: past it, the token is refused."""
+
+
+@dataclass(frozen=True)
+class KeySet:
+    """The HMAC secrets tokens may be signed with, by `kid`, and the one that signs now."""
+
+    keys: Mapping[str, str]
+    signing_kid: str
+
+    def __post_init__(self) -> None:
+        if self.signing_kid not in self.keys:
+            raise ValueError(f"the signing key {self.signing_kid!r} is not in the key set")
+        for kid, secret in self.keys.items():
+            if not _KID.fullmatch(kid):
+                raise ValueError(f"key id {kid!r}: 1-64 letters, digits or ._-")
+            if len(secret) < MIN_SECRET_LENGTH:
+                raise ValueError(
+                    f"key {kid!r}: a secret has at least {MIN_SECRET_LENGTH} characters"
+                )
+
+    @classmethod
+    def parse(cls, text: str) -> KeySet:
+        """`kid=secret,kid=secret...`; the first key signs (the form of
+        `CROUPIER_AUTH_KEYS` and of the embedded platform's key file)."""
+        keys: dict[str, str] = {}
+        for item in text.strip().split(","):
+            kid, separator, secret = item.strip().partition("=")
+            if not separator:
+                raise ValueError("expected kid=secret[,kid=secret...]")
+            if kid in keys:
+                raise ValueError(f"key id {kid!r} appears twice")
+            keys[kid] = secret
+        return cls(keys=keys, signing_kid=next(iter(keys)))
+
+    def format(self) -> str:
+        """The text `parse` reads back, the signing key first."""
+        order = [self.signing_kid, *(kid for kid in self.keys if kid != self.signing_kid)]
+        return ",".join(f"{kid}={self.keys[kid]}" for kid in order)
+
+
+def new_key_set(kid: str = "dev-1") -> KeySet:
+    """A key set of one fresh random key (the embedded platform's, made at each start)."""
+    return KeySet(keys={kid: secrets.token_urlsafe(48)}, signing_kid=kid)
+
+
+def check_player_name(name: str) -> str:
+    """A player name a token may carry, or ValueError saying what one looks like."""
+    if not _PLAYER_NAME.fullmatch(name):
+        raise ValueError(
+            "a player name is 1-64 letters, digits or ._@+-, starting with a letter or digit"
+        )
+    return name
+
+
+def issue_token(key_set: KeySet, player: str, *, now: float, ttl_seconds: int) -> str:
+    """A token for `player`, signed by the key set's signing key, valid `ttl_seconds`."""
+    check_player_name(player)
+    if ttl_seconds <= 0:
+        raise ValueError("a token's lifetime is a positive number of seconds")
+    issued = int(now)
+    claims = {
+        "sub": player,
+        "iss": ISSUER,
+        "aud": AUDIENCE,
+        "iat": issued,
+        "exp": issued + ttl_seconds,
+    }
+    kid = key_set.signing_kid
+    return jwt.encode(claims, key_set.keys[kid], algorithm=ALGORITHM, headers={"kid": kid})
+
+
+def bearer_token(authorization: str | None) -> str:
+    """The token of an `authorization: Bearer <token>` header value."""
+    if not authorization:
+        raise Unauthenticated(
+            "no token: send `authorization: Bearer <token>` (`croupier token --player NAME` "
+            "issues one for development)",
+            "token_missing",
+        )
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthenticated(
+            "the authorization header must be `Bearer <token>`", "token_malformed"
+        )
+    return token.strip()
+
+
+def _header(token: str) -> dict[str, Any]:
+    if len(token) > MAX_TOKEN_LENGTH:
+        raise Unauthenticated(
+            f"the token is longer than {MAX_TOKEN_LENGTH} characters", "token_malformed"
+        )
+    try:
+        return jwt.get_unverified_header(token)
+    except jwt.InvalidTokenError:
+        raise Unauthenticated("the token is not a JWT", "token_malformed") from None
+
+
+def verify_token(token: str, key_set: KeySet, *, now: float) -> Identity:
+    """The identity a valid token proves, or `Unauthenticated` naming what is wrong."""
+    header = _header(token)
+    if header.get("alg") != ALGORITHM:
+        raise Unauthenticated(
+            f"the token is signed with {str(header.get('alg'))[:16]!r}; only {ALGORITHM} "
+            "is accepted",
+            "token_algorithm",
+        )
+    kid = header.get("kid")
+    secret = key_set.keys.get(kid) if isinstance(kid, str) else None
+    if secret is None:
+        raise Unauthenticated(
+            "the token's key id (kid) is not one of the gateway's keys (rotated out?): "
+            "get a new token",
+            "token_unknown_key",
+        )
+    try:
+        claims = jwt.decode(
+            token,
+            secret,
+            algorithms=[ALGORITHM],
+            audience=AUDIENCE,
+            issuer=ISSUER,
+            # Expiry is checked below against `now`, the caller's clock, not PyJWT's.
+            options={"require": ["sub", "iat", "exp"], "verify_exp": False, "verify_iat": False},
+        )
+    except jwt.InvalidSignatureError:
+        raise Unauthenticated("the token's signature is not valid", "token_signature") from None
+    except jwt.InvalidTokenError as error:
+        raise Unauthenticated(f"the token is not valid: {error}", "token_invalid") from None
+    return _identity(claims, now)
+
+
+def _identity(claims: Mapping[str, Any], now: float) -> Identity:
+    expires, issued, player = claims["exp"], claims["iat"], claims["sub"]
+    if not all(
+        isinstance(value, int) and not isinstance(value, bool) for value in (expires, issued)
+    ):
+        raise Unauthenticated("the token's exp and iat must be whole seconds", "token_invalid")
+    if issued > now + MAX_CLOCK_SKEW_SECONDS:
+        raise Unauthenticated("the token is issued in the future", "token_invalid")
+    expires_at = float(expires + MAX_CLOCK_SKEW_SECONDS)
+    if now >= expires_at:
+        raise Unauthenticated("the token has expired: get a new one", "token_expired")
+    try:
+        check_player_name(player if isinstance(player, str) else "")
+    except ValueError as error:
+        raise Unauthenticated(
+            f"the token's subject is not a player: {error}", "token_invalid"
+        ) from None
+    return Identity(player=player, expires_at=expires_at)
