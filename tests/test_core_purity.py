@@ -24,6 +24,7 @@ CORES = {
     "croupier.backgammon.core": SERVICES / "backgammon/croupier/backgammon/core",
     "croupier.game": SERVICES / "game/croupier/game",
     "croupier.joker.core": SERVICES / "joker/croupier/joker/core",
+    "croupier.lobby.core": SERVICES / "lobby/croupier/lobby/core",
     "croupier.poker.core": SERVICES / "poker/croupier/poker/core",
     "croupier.rummy.core": SERVICES / "rummy/croupier/rummy/core",
     "croupier.table.core": SERVICES / "table/croupier/table/core",

@@ -1,0 +1,130 @@
+"""A listed table's seats: taken, held while the host seats a player, or free; who may sit
+at a private table; and what the table host's events say happened.
+
+Joining holds the lowest free seat for a short time (`Hold.until`): long enough for the host
+to seat the player and the wallet to take his buy-in. The hold becomes a seat when the host
+answers (or when its `player_seated` event arrives, which heals a lobby that crashed in
+between) and is released on a refusal or when it expires. One account has one seat per
+table, held or taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from croupier.game.limits import echo
+from croupier.lobby.core.errors import AlreadyThere, NotAllowed, NotInvited
+from croupier.lobby.core.terms import Terms
+
+__all__ = ["Hold", "LobbyTable"]
+
+
+@dataclass(frozen=True)
+class Hold:
+    player: str
+    seat: int
+    until: datetime
+
+
+@dataclass(frozen=True)
+class LobbyTable:
+    table_id: str
+    options_json: str
+    """The game's options as the host opened the table (its JSON notation)."""
+    terms: Terms
+    owner: str
+    private: bool = False
+    invited: frozenset[str] = frozenset()
+    invite_code: str = ""
+    seated: tuple[tuple[int, str], ...] = ()
+    holds: tuple[Hold, ...] = ()
+    closed: bool = False
+
+    # ---- reading ----------------------------------------------------------------------
+
+    def taken(self) -> frozenset[int]:
+        return frozenset(seat for seat, _ in self.seated) | {hold.seat for hold in self.holds}
+
+    def free_seats(self) -> int:
+        return 0 if self.closed else self.terms.seats - len(self.taken())
+
+    def players(self) -> tuple[str, ...]:
+        """Players seated, in seat order."""
+        return tuple(player for _, player in sorted(self.seated))
+
+    def seat_of(self, player: str) -> int | None:
+        """The seat `player` has or holds."""
+        seats = [s for s, p in self.seated if p == player]
+        seats += [hold.seat for hold in self.holds if hold.player == player]
+        return seats[0] if seats else None
+
+    def has(self, player: str) -> bool:
+        return self.seat_of(player) is not None
+
+    def may_sit(self, player: str, invite_code: str = "") -> bool:
+        """A public table seats anyone; a private one its owner, its invitees and whoever
+        gives its code."""
+        if not self.private or player == self.owner or player in self.invited:
+            return True
+        return bool(self.invite_code) and invite_code == self.invite_code
+
+    # ---- changes ----------------------------------------------------------------------
+
+    def reserve(
+        self, player: str, now: datetime, hold_for: timedelta, invite_code: str = ""
+    ) -> tuple[LobbyTable, Hold]:
+        """Hold the lowest free seat for `player` until `now + hold_for`."""
+        if self.closed:
+            raise NotAllowed("table_closed", f"table {echo(self.table_id)} is closed")
+        if not self.may_sit(player, invite_code):
+            raise NotInvited(
+                "not_invited", f"table {echo(self.table_id)} is private: invitation required"
+            )
+        if self.has(player):
+            raise AlreadyThere(
+                "already_seated", f"{echo(player)} already has a seat at {echo(self.table_id)}"
+            )
+        free = [seat for seat in range(self.terms.seats) if seat not in self.taken()]
+        if not free:
+            raise NotAllowed("table_full", f"table {echo(self.table_id)} is full")
+        hold = Hold(player, free[0], now + hold_for)
+        return replace(self, holds=(*self.holds, hold)), hold
+
+    def confirm(self, player: str) -> LobbyTable:
+        """The host seated `player`: his hold becomes his seat (nothing if he holds none)."""
+        held = [hold for hold in self.holds if hold.player == player]
+        if not held:
+            return self
+        return replace(
+            self,
+            holds=tuple(hold for hold in self.holds if hold.player != player),
+            seated=tuple(sorted((*self.seated, (held[0].seat, player)))),
+        )
+
+    def release(self, player: str) -> LobbyTable:
+        """The host refused `player` (or his hold ran out): the seat is free again."""
+        return replace(self, holds=tuple(hold for hold in self.holds if hold.player != player))
+
+    def expire(self, now: datetime) -> tuple[LobbyTable, tuple[str, ...]]:
+        """Release every hold whose time is up; the players released."""
+        late = tuple(hold.player for hold in self.holds if hold.until <= now)
+        table = self
+        for player in late:
+            table = table.release(player)
+        return table, late
+
+    def left(self, player: str) -> LobbyTable:
+        """The host's `player_left`: his seat is free."""
+        return replace(self, seated=tuple(s for s in self.seated if s[1] != player))
+
+    def invite(self, by: str, players: Iterable[str]) -> LobbyTable:
+        if by != self.owner:
+            raise NotInvited("not_owner", f"only the owner of {echo(self.table_id)} invites")
+        if not self.private:
+            raise NotAllowed("not_private", f"table {echo(self.table_id)} is public")
+        return replace(self, invited=self.invited | frozenset(players))
+
+    def close(self) -> LobbyTable:
+        return replace(self, closed=True, holds=())
