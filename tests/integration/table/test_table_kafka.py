@@ -1,5 +1,6 @@
-"""The table host against the real Kafka broker: a process killed and restarted, hidden cards
-(a host rebuilt from the log, for every game: contract/test_kafka_contract.py).
+"""The table host against the real Kafka broker: a process killed and restarted (every
+game), hidden cards (Joker; a host rebuilt from the log, for every game:
+contract/test_kafka_contract.py).
 
 An integration test: the command log is `croupier.table.commands`-style topic of its
 own per test on the broker that `deploy/local/with-infra.sh` started.
@@ -11,21 +12,20 @@ import asyncio
 import json
 import os
 import random
-import signal
-import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from croupier.kit.bus.kafka import KafkaBus
-from croupier.table.adapters.kafka_log import KafkaCommandLog
-from croupier.table.bootstrap import build_host, table_service
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from tests.support.cli import serving_port
+from tests.support.games import GameAtTable
 from tests.support.infra import unique_name
+from tests.support.kafka_table import kafka_service
 from tests.support.table import random_joker_action
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
@@ -33,15 +33,18 @@ CROUPIER = Path(sys.executable).parent / "croupier"
 
 
 async def play_random_over_grpc(
-    stub: table_pb2_grpc.TableEngineStub, table_id: str, actions: int, rng: random.Random
+    stub: table_pb2_grpc.TableEngineStub,
+    game: GameAtTable,
+    table_id: str,
+    actions: int,
+    rng: random.Random,
 ) -> None:
     for _ in range(actions):
-        public = json.loads(
-            (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))).view.view_json
-        )
-        to_act = public["hand"]["to_act"]
+        public = (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))).view
+        to_act = game.to_act(json.loads(public.view_json))
+        assert to_act is not None, f"the {game.name} table waits for nobody"
         mine = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=to_act))
-        action = random_joker_action(json.loads(mine.view.view_json)["legal"], rng)
+        action = game.legal_action(json.loads(mine.view.view_json), rng)
         await stub.Act(
             table_pb2.ActRequest(
                 table_id=table_id,
@@ -52,81 +55,68 @@ async def play_random_over_grpc(
         )
 
 
-async def all_views(stub: table_pb2_grpc.TableEngineStub, table_id: str) -> dict[str, str]:
+async def all_views(
+    stub: table_pb2_grpc.TableEngineStub, table_id: str, players: tuple[str, ...]
+) -> dict[str, str]:
     views = {}
-    for player in ["", *PLAYERS]:
+    for player in ["", *players]:
         response = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=player))
         views[player] = f"{response.view.version}:{response.view.view_json}"
     return views
 
 
-class ServeTable:
-    """`croupier serve table` as a child process on a command topic of its own."""
-
-    def __init__(self, kafka_bootstrap: str, topic: str) -> None:
-        env = dict(os.environ)
-        env.update(
-            CROUPIER_GRPC_HOST="127.0.0.1",
-            CROUPIER_GRPC_PORT="0",
-            CROUPIER_METRICS_PORT="0",
-            CROUPIER_KAFKA_BOOTSTRAP=kafka_bootstrap,
-            CROUPIER_TABLE_COMMANDS_TOPIC=topic,
-            # A StatefulSet's pod name: the restarted process takes over the killed one's
-            # partitions at once, without waiting for its group session to expire.
-            CROUPIER_TABLE_INSTANCE_ID=f"{topic}-0",
-        )
-        self.process = subprocess.Popen(
-            [str(CROUPIER), "serve", "table"], env=env, stderr=subprocess.PIPE, text=True
-        )
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            record = json.loads(line)
-            if record.get("event") == "serving":
-                self.port = int(record["grpc_port"])
-                return
-        raise AssertionError(f"croupier serve table exited with {self.process.wait()}")
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-
-@pytest.fixture
-def command_topic() -> Iterator[str]:
-    yield unique_name("table_commands")
+@asynccontextmanager
+async def serve_table(kafka_bootstrap: str, topic: str) -> AsyncIterator[Any]:
+    """`croupier serve table` as a child process on a command topic of its own, its stub;
+    SIGKILLed at the end."""
+    env = dict(os.environ)
+    env.update(
+        CROUPIER_GRPC_HOST="127.0.0.1",
+        CROUPIER_GRPC_PORT="0",
+        CROUPIER_METRICS_PORT="0",
+        CROUPIER_KAFKA_BOOTSTRAP=kafka_bootstrap,
+        CROUPIER_TABLE_COMMANDS_TOPIC=topic,
+        # A StatefulSet's pod name: the restarted process takes over the killed one's
+        # partitions at once, without waiting for its group session to expire.
+        CROUPIER_TABLE_INSTANCE_ID=f"{topic}-0",
+    )
+    process = await asyncio.create_subprocess_exec(
+        str(CROUPIER), "serve", "table", env=env, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        port = await serving_port(process, "croupier serve table")
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            yield table_pb2_grpc.TableEngineStub(channel)
+    finally:
+        process.kill()
+        await process.wait()
 
 
 async def test_sigkill_at_a_random_point_then_a_new_process_resumes(
-    kafka_bootstrap: str, command_topic: str
+    kafka_bootstrap: str, game: GameAtTable
 ) -> None:
     rng = random.Random()
-    first = ServeTable(kafka_bootstrap, command_topic)
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{first.port}") as channel:
-            stub = table_pb2_grpc.TableEngineStub(channel)
-            opened = await stub.OpenTable(
-                table_pb2.OpenTableRequest(game="joker", options_json="{}", request_key="t")
-            )
-            table_id = opened.table_id
-            for seat, player in enumerate(PLAYERS):
-                await stub.SeatPlayer(
-                    table_pb2.SeatPlayerRequest(table_id=table_id, player_id=player, seat=seat)
+    topic = unique_name("table_commands")
+    async with serve_table(kafka_bootstrap, topic) as stub:
+        request = table_pb2.OpenTableRequest(
+            game=game.name, options_json=json.dumps(game.options), request_key="t"
+        )
+        request.clock.turn_seconds = 3600  # no clock runs out while the test plays
+        table_id = (await stub.OpenTable(request)).table_id
+        for seat, player in enumerate(game.players):
+            await stub.SeatPlayer(
+                table_pb2.SeatPlayerRequest(
+                    table_id=table_id, player_id=player, seat=seat, stack=game.stack
                 )
-            await play_random_over_grpc(stub, table_id, rng.randrange(5, 120), rng)
-            before = await all_views(stub, table_id)
-    finally:
-        first.kill()
+            )
+        await play_random_over_grpc(stub, game, table_id, rng.randrange(5, 60), rng)
+        before = await all_views(stub, table_id, game.players)
 
-    second = ServeTable(kafka_bootstrap, command_topic)
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{second.port}") as channel:
-            stub = table_pb2_grpc.TableEngineStub(channel)
-            assert await all_views(stub, table_id) == before
-            await play_random_over_grpc(stub, table_id, 10, rng)
-            after = await all_views(stub, table_id)
-            assert after[""] != before[""]
-    finally:
-        second.kill()
+    async with serve_table(kafka_bootstrap, topic) as stub:
+        assert await all_views(stub, table_id, game.players) == before
+        await play_random_over_grpc(stub, game, table_id, 10, rng)
+        after = await all_views(stub, table_id, game.players)
+        assert after[""] != before[""]
 
 
 CARD_CODES = {f"{r}{s}" for r in "6789TJQKA" for s in "cdhs"} | {"X1", "X2"}
@@ -145,23 +135,8 @@ def cards_in(value: Any) -> set[str]:
 
 @pytest.fixture
 async def table_server(kafka_bootstrap: str) -> AsyncIterator[table_pb2_grpc.TableEngineStub]:
-    from croupier.kit.server import ServiceHost
-    from croupier.kit.settings import ServerSettings
-
-    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
-    await bus.start()
-    host = build_host(KafkaCommandLog(kafka_bootstrap, unique_name("table_commands")), bus)
-    await host.start()
-    server = ServiceHost(
-        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
-        services=[table_service(host)],
-        on_stop=[host.stop, bus.stop],
-        serve_metrics_endpoint=False,
-    )
-    await server.start()
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-        yield table_pb2_grpc.TableEngineStub(channel)
-    await server.stop()
+    async with kafka_service(kafka_bootstrap, "hidden-cards") as stub:
+        yield stub
 
 
 async def test_no_player_ever_receives_another_players_cards(

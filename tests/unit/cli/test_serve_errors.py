@@ -9,16 +9,18 @@
 
 from __future__ import annotations
 
-import json
+import asyncio
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli import serving_port
 
 CROUPIER = Path(sys.executable).parent / "croupier"
 
@@ -38,24 +40,20 @@ def closed_port() -> int:
 
 
 @pytest.fixture
-def serving_port() -> Iterator[int]:
+async def busy_port() -> AsyncIterator[int]:
     """The gRPC port of a running `croupier serve diagnostics`."""
-    process = subprocess.Popen(
-        [str(CROUPIER), "serve", "diagnostics"],
+    process = await asyncio.create_subprocess_exec(
+        str(CROUPIER),
+        "serve",
+        "diagnostics",
         env=serve_env(CROUPIER_GRPC_PORT="0"),
-        stderr=subprocess.PIPE,
-        text=True,
+        stderr=asyncio.subprocess.PIPE,
     )
-    assert process.stderr is not None
-    for line in process.stderr:
-        record = json.loads(line)
-        if record.get("event") == "serving":
-            break
-    else:
-        pytest.fail(f"service exited before serving (code {process.wait()})")
-    yield int(record["grpc_port"])
-    process.kill()
-    process.wait()
+    try:
+        yield await serving_port(process, "croupier serve diagnostics")
+    finally:
+        process.kill()
+        await process.wait()
 
 
 def run_to_end(
@@ -87,26 +85,26 @@ def test_a_metrics_port_in_use_exits_naming_the_address() -> None:
     ]
 
 
-def test_second_server_on_a_port_in_use_exits_naming_the_address(serving_port: int) -> None:
+def test_second_server_on_a_port_in_use_exits_naming_the_address(busy_port: int) -> None:
     code, lines, _ = run_to_end(
-        [str(CROUPIER), "serve", "diagnostics"], serve_env(CROUPIER_GRPC_PORT=str(serving_port))
+        [str(CROUPIER), "serve", "diagnostics"], serve_env(CROUPIER_GRPC_PORT=str(busy_port))
     )
     assert code == 2
     assert lines == [
-        f"croupier serve diagnostics: cannot listen on 127.0.0.1:{serving_port}: "
+        f"croupier serve diagnostics: cannot listen on 127.0.0.1:{busy_port}: "
         "in use by another process"
     ]
 
 
 def test_croupier_run_on_a_port_in_use_exits_naming_the_address(
-    serving_port: int, tmp_path: Path
+    busy_port: int, tmp_path: Path
 ) -> None:
     code, lines, _ = run_to_end(
-        [str(CROUPIER), "run", "--port", str(serving_port)], dict(os.environ), cwd=tmp_path
+        [str(CROUPIER), "run", "--port", str(busy_port)], dict(os.environ), cwd=tmp_path
     )
     assert code == 2
     assert len(lines) == 1, lines
-    assert f"cannot listen on 127.0.0.1:{serving_port}" in lines[0]
+    assert f"cannot listen on 127.0.0.1:{busy_port}" in lines[0]
     assert lines[0].startswith("croupier run: ")
 
 
@@ -122,7 +120,7 @@ def test_serve_table_without_a_reachable_kafka_fails_fast_with_one_line() -> Non
     assert seconds < 10
 
 
-def test_serve_table_checks_its_port_before_it_touches_kafka(serving_port: int) -> None:
+def test_serve_table_checks_its_port_before_it_touches_kafka(busy_port: int) -> None:
     """A second table host started by mistake on a busy port stops before it joins the
     command log's consumer group (it used to take partitions from the running replica,
     rebuild their tables, and only then find the port taken): here the broker is
@@ -130,12 +128,11 @@ def test_serve_table_checks_its_port_before_it_touches_kafka(serving_port: int) 
     code, lines, _ = run_to_end(
         [str(CROUPIER), "serve", "table"],
         serve_env(
-            CROUPIER_GRPC_PORT=str(serving_port),
+            CROUPIER_GRPC_PORT=str(busy_port),
             CROUPIER_KAFKA_BOOTSTRAP=f"127.0.0.1:{closed_port()}",
         ),
     )
     assert code == 2
     assert lines == [
-        f"croupier serve table: cannot listen on 127.0.0.1:{serving_port}: "
-        "in use by another process"
+        f"croupier serve table: cannot listen on 127.0.0.1:{busy_port}: in use by another process"
     ]

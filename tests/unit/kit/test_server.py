@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
-import subprocess
 import sys
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from croupier.diagnostics.v1 import diagnostics_pb2, diagnostics_pb2_grpc
+from tests.support.cli import serving_record
 
 CROUPIER = Path(sys.executable).parent / "croupier"
 ECHO = "/croupier.diagnostics.v1.Diagnostics/Echo"
@@ -25,7 +24,7 @@ ECHO = "/croupier.diagnostics.v1.Diagnostics/Echo"
 
 @dataclass
 class RunningService:
-    process: subprocess.Popen[str]
+    process: asyncio.subprocess.Process
     grpc_port: int
     metrics_port: int
 
@@ -35,27 +34,19 @@ class RunningService:
 
 
 @pytest.fixture
-def service() -> Iterator[RunningService]:
+async def service() -> AsyncIterator[RunningService]:
     env = dict(os.environ, CROUPIER_GRPC_HOST="127.0.0.1", CROUPIER_GRPC_PORT="0")
     env.update(CROUPIER_METRICS_PORT="0", CROUPIER_SHUTDOWN_GRACE_SECONDS="10")
-    process = subprocess.Popen(
-        [str(CROUPIER), "serve", "diagnostics"],
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
+    process = await asyncio.create_subprocess_exec(
+        str(CROUPIER), "serve", "diagnostics", env=env, stderr=asyncio.subprocess.PIPE
     )
-    assert process.stderr is not None
-    for line in process.stderr:
-        record = json.loads(line)
-        if record.get("event") == "serving":
-            break
-    else:
-        pytest.fail(f"service exited before serving (code {process.wait()})")
-    running = RunningService(process, record["grpc_port"], record["metrics_port"])
-    yield running
-    if process.poll() is None:
-        process.kill()
-    process.wait()
+    try:
+        record = await serving_record(process, "croupier serve diagnostics")
+        yield RunningService(process, record["grpc_port"], record["metrics_port"])
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
 
 
 @pytest.fixture
@@ -159,4 +150,4 @@ async def test_sigterm_finishes_in_flight_call_then_exits(
     service.process.send_signal(signal.SIGTERM)
     response = await in_flight
     assert response.message == "slow"
-    assert await asyncio.to_thread(service.process.wait, 20) == 0
+    assert await asyncio.wait_for(service.process.wait(), 20) == 0
