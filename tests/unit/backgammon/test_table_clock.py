@@ -4,9 +4,10 @@
   (the host's reserve) runs only once the turn clock is at 0 and carries over; when both
   are spent the player loses (single game: the current cube x 1; series: the series).
 - Rule 11, vector 24: a player who reconnects within the window finds the exact state
-  he left; one who does not is unseated by the host with GNU Backgammon's evaluation in
-  the logged command, and the game settles from it (rule 12). The log replays to the
-  same table without asking gnubg again.
+  he left (the host's contract for every game: tests/unit/table/contract/
+  test_presence_contract.py); one who does not is unseated by the host with GNU
+  Backgammon's evaluation in the logged command, and the game settles from it
+  (rule 12). The log replays to the same table without asking gnubg again.
 """
 
 from __future__ import annotations
@@ -234,32 +235,6 @@ async def test_clock_and_window_come_from_the_table_options() -> None:
 
 
 # ---- disconnection -----------------------------------------------------------------
-
-
-async def test_rule_11_vector_24_reconnecting_in_time_resumes_the_exact_state() -> None:
-    now = FakeClock()
-    host, log, bus = await started_host("reconnect", now)
-    table_id = await full_table(
-        host, USD_SINGLE, ClockSettings(turn_ms=3_600_000, reconnect_ms=180_000)
-    )
-    await play_first_move(host, table_id)
-    leaver = public(host, table_id)["to_act"]
-    before = host.view(table_id, leaver)
-    host.disconnect(table_id, leaver)  # the connection drops
-    await asyncio.sleep(0.05)  # the window's timer is set (in the background) at 0 s
-    assert host.is_disconnected(table_id, leaver)
-    assert host.view(table_id, "").disconnected == (leaver,)
-    now.advance(179_000)  # 2 min 59 s
-    await asyncio.sleep(0.05)
-    back = await host.reconnect(table_id, leaver)
-    assert not host.is_disconnected(table_id, leaver)
-    assert (back.version, back.view) == (before.version, before.view)
-    now.advance(60_000)  # past the first window: nothing happens
-    await asyncio.sleep(0.05)
-    assert [e.kind for e in await logged(log)].count("unseat") == 0
-    assert host.view(table_id, leaver).view == before.view
-    assert settlements(bus, table_id) == []
-    await host.stop()
 
 
 def expected_money(

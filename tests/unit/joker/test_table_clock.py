@@ -1,4 +1,4 @@
-"""Joker tables under the host's clock: auto-play on timeouts, disconnection, reconnection.
+"""Joker tables under the host's clock: auto-play on timeouts, the dealer rule.
 
 - Nobody acts and a whole hand (two, in fact) completes by clock expiries alone; every
   expiry played exactly what the engine's timeout rule says (hand.py: trump phase → no
@@ -8,14 +8,13 @@
   auto-play rule written again here, from each player's own view.
 - The dealer rule holds for an auto-bid when the others' bids add up to n (OQ 14: an
   auto-played hand counts like any other).
-- A player whose view stream was cancelled keeps his seat, is timed out like everyone,
-  and `Reconnect` gives him his current view: his own cards and nobody else's.
+- A disconnected player (seat kept, timed out like everyone, `Reconnect`): the host's
+  contract for every game, tests/unit/table/contract/test_presence_contract.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from croupier.game import ClockSettings
@@ -26,15 +25,9 @@ from croupier.table.core.history import initial_state
 from croupier.table.core.table_state import step
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
-from croupier.table.v1 import table_pb2
 from tests.support.table import FakeClock, Seeds, logged_entries, until
 from tests.unit.joker.test_table_service import (
     PLAYERS,
-    cards_in,
-    get_view,
-    proto_cards,
-    running_service,
-    seat_all,
 )
 
 RANKS = "6789TJQKA"
@@ -149,55 +142,3 @@ async def test_bg_5_an_auto_bid_never_breaks_the_dealer_rule() -> None:
     assert sum(bids.values()) != cards
     dealer_entries = [e for e in await logged_entries(log) if e.player == dealer]
     assert [e.kind for e in dealer_entries] == ["seat", "timeout"]
-
-
-async def test_disconnected_player_keeps_seat_is_timed_out_and_reconnects() -> None:
-    now = FakeClock()
-    async with running_service("reconnect", now) as service:
-        host, stub = service.host, service.stub
-        table_id = await host.open_table("joker", {}, ClockSettings(turn_ms=1_500))
-        await seat_all(stub, table_id)
-        first = (await get_view(stub, table_id)).game.joker.to_act
-        streams = {
-            p: stub.WatchView(table_pb2.WatchViewRequest(table_id=table_id, player_id=p))
-            for p in PLAYERS
-        }
-        try:
-            for call in streams.values():
-                await call.read()  # the server has the watcher once the first view came
-            assert not host.is_disconnected(table_id, first)
-            streams[first].cancel()  # the connection drops: the gateway says so
-            await stub.Disconnect(table_pb2.DisconnectRequest(table_id=table_id, player_id=first))
-            assert host.is_disconnected(table_id, first)
-            assert host.view(table_id, "").view["hand"]["bids"] == {}  # not timed out yet
-
-            # Nobody acts: the disconnected player's clock runs out as anybody's would.
-            now.advance(1_500)
-            await until(lambda: first in host.view(table_id, "").view["hand"]["bids"])
-            assert host.is_disconnected(table_id, first)
-            own_commands = [
-                e.kind
-                for e in await logged_entries(service.log)
-                if e.player == first and e.kind != "seat"
-            ]
-            assert own_commands == ["timeout"]  # timed out; never unseated
-
-            # No clock runs out meanwhile: time stands still until the test moves it.
-            back = (
-                await stub.Reconnect(table_pb2.ReconnectRequest(table_id=table_id, player_id=first))
-            ).view
-            views = {p: await get_view(stub, table_id, p) for p in PLAYERS}
-            assert {v.version for v in views.values()} == {back.version}
-        finally:
-            for call in streams.values():
-                call.cancel()
-        assert not host.is_disconnected(table_id, first)
-        assert first in back.seated and len(back.seated) == 4
-        assert back.view_json == views[first].view_json  # his current view
-        mine = json.loads(back.view_json)["hand"]["own_cards"]
-        assert mine and [c.code for c in back.game.joker.hand] == mine
-        others = {c.code for p, v in views.items() if p != first for c in v.game.joker.hand}
-        cards_left = back.game.joker.cards_left
-        assert len(others) == sum(cards_left[p] for p in PLAYERS if p != first) > 0
-        assert not cards_in(json.loads(back.view_json)) & others
-        assert not proto_cards(back.game.joker) & others

@@ -8,9 +8,9 @@
   stock (a draw: no chips move, OQ 24) and its settlement is requested once.
 - OQ 26: a player who drew by hand and then ran out of time discards the card drawn this
   turn, also when it was taken from the discard pile.
-- Rule 43: a player who disconnected keeps the seat past the reconnection window (a
-  running round cannot lose a player), is played by the clock meanwhile, and `Reconnect`
-  returns the current view: own cards, nobody else's.
+- Rule 43 (a disconnected player keeps the seat past the reconnection window, is played
+  by the clock, `Reconnect` returns his view): the host's contract for every game,
+  tests/unit/table/contract/test_presence_contract.py (`leaves_after_window`).
 - Rule 45: automatic turns are paced (`AUTO_PLAY_MS`), so a table of automatic players
   logs a few entries a second; rule 46: its round is cancelled 5 minutes after all became
   automatic, settled with every fee back, and a replay of the log gives the same table.
@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import Counter
 from collections.abc import Callable
 
@@ -33,17 +32,12 @@ from croupier.table.core.table_state import step
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
-from croupier.table.v1 import table_pb2
 from tests.support.table import FakeClock, Seeds, until
 from tests.unit.rummy.test_table_service import (
     PLAYERS,
-    Received,
     check_settlements,
-    get_view,
     log_entries,
-    next_view,
     running_service,
-    scan,
     settlements,
 )
 
@@ -174,71 +168,6 @@ async def test_oq_26_auto_player_discards_the_card_taken_from_the_pile() -> None
     """Rummy 51 obliges a card taken from the pile to be melded; the auto-player may not."""
     await _auto_discard_after_a_manual_draw("rummy51", "discard")
     await _auto_discard_after_a_manual_draw("oklahoma_gin", "discard")
-
-
-async def test_rule_43_disconnected_player_keeps_seat_is_timed_out_and_reconnects() -> None:
-    seated = PLAYERS[:3]
-    now = FakeClock()
-    async with running_service("rule43", now) as service:
-        host, stub = service.host, service.stub
-        options = {"variant": "rummy", "players": 3}
-        table_id = await host.open_table(
-            "rummy", options, ClockSettings(turn_ms=400, reconnect_ms=300)
-        )
-        for seat, player in enumerate(seated):
-            await stub.SeatPlayer(
-                table_pb2.SeatPlayerRequest(
-                    table_id=table_id, player_id=player, seat=seat, stack=500
-                )
-            )
-        first = host.view(table_id, "").view["round"]["to_act"]
-        streams = {
-            p: stub.WatchView(table_pb2.WatchViewRequest(table_id=table_id, player_id=p))
-            for p in seated
-        }
-        received = Received()
-        try:
-            for player, call in streams.items():
-                received.view(player, "stream", await next_view(call))
-            streams[first].cancel()  # the connection drops: the gateway says so
-            await stub.Disconnect(table_pb2.DisconnectRequest(table_id=table_id, player_id=first))
-            assert host.is_disconnected(table_id, first)
-
-            async def timed_out() -> int:
-                entries = await log_entries(service.log, table_id)
-                return sum(1 for e in entries if e.player == first and e.kind == "timeout")
-
-            # Nobody acts: the clock plays the disconnected player's turn like anyone's,
-            # and the reconnection window passes without the seat being given up.
-            await asyncio.sleep(0.05)  # the window's timer is set (in the background)
-            for _ in range(400):
-                if await timed_out() >= 2:
-                    break
-                now.advance(100)
-                await asyncio.sleep(0.01)
-            else:
-                raise AssertionError("the disconnected player was never timed out")
-            assert host.is_disconnected(table_id, first)
-            kinds = {e.kind for e in await log_entries(service.log, table_id)}
-            assert "unseat" not in kinds and "act" not in kinds
-            # Time stands still now: no clock runs out between these calls.
-            back = (
-                await stub.Reconnect(table_pb2.ReconnectRequest(table_id=table_id, player_id=first))
-            ).view
-            views = {p: await get_view(stub, table_id, p) for p in seated}
-            assert {v.version for v in views.values()} == {back.version}
-        finally:
-            for call in streams.values():
-                call.cancel()
-        assert not host.is_disconnected(table_id, first)
-        assert list(back.seated) == seated
-        assert back.view_json == views[first].view_json  # the current view
-        mine = json.loads(back.view_json)["round"]["hand"]
-        assert mine and [c.code for c in back.game.rummy.hand] == mine
-        received.view(first, "reconnect", back)
-        for player, view in views.items():
-            received.view(player, "get", view)
-        await scan(service, table_id, received)
 
 
 async def test_rule_45_the_turn_clock_times_the_whole_turn() -> None:

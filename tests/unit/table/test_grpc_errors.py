@@ -37,18 +37,6 @@ async def open_table(stub: table_pb2_grpc.TableEngineStub) -> str:
     return response.table_id
 
 
-async def test_unknown_table_is_not_found(stub: table_pb2_grpc.TableEngineStub) -> None:
-    code, details = await status_of(
-        stub.Act(
-            table_pb2.ActRequest(
-                table_id="missing", player_id="giorgi", command_id="c", action_json="{}"
-            )
-        )
-    )
-    assert code == grpc.StatusCode.NOT_FOUND
-    assert details == "no table with id 'missing'"
-
-
 async def test_an_error_carries_the_request_id_back(stub: table_pb2_grpc.TableEngineStub) -> None:
     call = stub.GetView(
         table_pb2.GetViewRequest(table_id="missing"), metadata=(("x-request-id", "req-7"),)
@@ -77,38 +65,6 @@ async def test_seat_taken_and_seat_out_of_range(stub: table_pb2_grpc.TableEngine
         stub.SeatPlayer(table_pb2.SeatPlayerRequest(table_id=table_id, player_id="b", seat=9))
     )
     assert (code, details) == (grpc.StatusCode.INVALID_ARGUMENT, "a Joker table has seats 0 to 3")
-
-
-async def test_bad_actions_leave_the_table_unchanged(
-    stub: table_pb2_grpc.TableEngineStub,
-) -> None:
-    table_id = await open_table(stub)
-    before = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))
-    to_act = json.loads(before.view.view_json)["hand"]["to_act"]
-    other = next(p for p in PLAYERS if p != to_act)
-
-    def act(player: str, action_json: str, command_id: str = "c1") -> object:
-        return stub.Act(
-            table_pb2.ActRequest(
-                table_id=table_id, player_id=player, command_id=command_id, action_json=action_json
-            )
-        )
-
-    cases = [
-        (act(other, '{"action": "bid", "tricks": 0}'), grpc.StatusCode.FAILED_PRECONDITION),
-        (act(to_act, "{not json"), grpc.StatusCode.INVALID_ARGUMENT),
-        (act(to_act, "[1, 2]"), grpc.StatusCode.INVALID_ARGUMENT),
-        (act(to_act, '{"action": "juggle"}'), grpc.StatusCode.INVALID_ARGUMENT),
-        (act(to_act, "", command_id=""), grpc.StatusCode.INVALID_ARGUMENT),
-        (act("mallory", '{"action": "bid", "tricks": 0}'), grpc.StatusCode.NOT_FOUND),
-    ]
-    for call, expected in cases:
-        code, details = await status_of(call)
-        assert code == expected, details
-        assert details
-    after = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))
-    assert after.view.version == before.view.version
-    assert after.view.view_json == before.view.view_json
 
 
 async def test_action_of_another_game_is_invalid_argument(
@@ -145,18 +101,6 @@ async def test_unreadable_values_are_invalid_argument_never_internal(
         )
     )
     assert code == grpc.StatusCode.INVALID_ARGUMENT
-
-
-async def test_watching_a_closed_table_ends_the_stream(
-    stub: table_pb2_grpc.TableEngineStub,
-) -> None:
-    # No game under way (a table closed during one closes once it has settled).
-    opened = await stub.OpenTable(table_pb2.OpenTableRequest(game="joker", options_json="{}"))
-    table_id = opened.table_id
-    await stub.CloseTable(table_pb2.CloseTableRequest(table_id=table_id))
-    stream = stub.WatchView(table_pb2.WatchViewRequest(table_id=table_id, player_id="ana"))
-    views = [message.view async for message in stream]
-    assert len(views) == 1 and views[0].closed
 
 
 async def test_shutdown_ends_view_streams_instead_of_waiting_out_the_grace() -> None:

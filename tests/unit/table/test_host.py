@@ -1,9 +1,10 @@
-"""The table host with the in-memory log and bus: commitments, voiding, presence, stored and
+"""The table host with the in-memory log and bus: commitments, voiding, stored and
 ambiguous appends, closing, money requests when the bus fails.
 
 The game is Georgian Joker (a real engine); the log and bus are the in-memory adapters,
 which the Kafka integration tests replace with the real broker. What the host does the same
-for every game (refusals, command ids, rebuilds, clock expiries) is in contract/.
+for every game (refusals, command ids, rebuilds, clock expiries, a disconnected player,
+the gRPC answers, closing) is in contract/.
 """
 
 from __future__ import annotations
@@ -103,37 +104,6 @@ async def test_engine_version_mismatch_voids_the_table(bus: InMemoryBus) -> None
     assert "engine version mismatch" in host.voided["t-old"]
 
 
-async def test_disconnected_player_keeps_the_seat_within_the_window(bus: InMemoryBus) -> None:
-    host = TableHost(
-        engines=load_engines(), command_log=InMemoryCommandLog(), publisher=bus, seeds=Seeds("r")
-    )
-    await host.start()
-    table_id = await open_full_table(host, ClockSettings(turn_ms=3_600_000, reconnect_ms=100))
-    first = host.view(table_id, "nika")
-    assert first.view["hand"]["own_cards"]
-    host.disconnect(table_id, "nika")  # her session ends
-    assert host.is_disconnected(table_id, "nika")
-    back = await host.reconnect(table_id, "nika")
-    assert not host.is_disconnected(table_id, "nika")
-    assert back.view["hand"]["own_cards"] == first.view["hand"]["own_cards"]
-    await asyncio.sleep(0.2)  # past the window: still seated (came back in time)
-    assert "nika" in host.view(table_id, "").seated
-    await host.stop()
-
-
-async def test_after_the_window_the_game_decides_what_leaving_means(bus: InMemoryBus) -> None:
-    log = InMemoryCommandLog()
-    host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("w"))
-    await host.start()
-    table_id = await open_full_table(host, ClockSettings(turn_ms=3_600_000, reconnect_ms=50))
-    host.disconnect(table_id, "ana")
-    await asyncio.sleep(0.2)
-    # A Joker game cannot lose a player: the engine refuses, the seat stays, nothing logged.
-    assert "ana" in host.view(table_id, "").seated
-    assert not [e for e in await logged_entries(log) if e.kind == "unseat"]
-    await host.stop()
-
-
 def test_clock_comes_from_the_game_options_when_not_given() -> None:
     from croupier.table.service.tables import clock_from_options
 
@@ -147,17 +117,6 @@ def test_clock_comes_from_the_game_options_when_not_given() -> None:
     assert clock_from_options({"decision_seconds": 15}) == ClockSettings(
         turn_ms=15_000, reconnect_ms=0
     )
-
-
-async def test_others_see_who_is_disconnected(bus: InMemoryBus) -> None:
-    host = make_host(InMemoryCommandLog(), bus, FakeClock())
-    await host.start()
-    table_id = await open_full_table(host)
-    host.disconnect(table_id, "levan")
-    assert host.view(table_id, "giorgi").disconnected == ("levan",)
-    await host.reconnect(table_id, "levan")
-    assert host.view(table_id, "giorgi").disconnected == ()
-    await host.stop()
 
 
 async def test_outside_evaluation_is_logged_with_the_unseat_and_not_asked_on_replay(

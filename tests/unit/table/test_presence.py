@@ -51,23 +51,6 @@ async def test_a_closed_watch_stream_leaves_the_player_seated_past_the_window() 
         assert list(view.seated) == ["ann", "bob"] and list(view.disconnected) == []
 
 
-async def test_disconnect_keeps_the_seat_for_the_window_then_the_game_unseats() -> None:
-    """The explicit path: bob's session ends; he is shown away, and once
-    reconnect_seconds have passed the game lets him go (poker: fold and leave)."""
-    async with served_table_host("presence") as stub:
-        table_id = await poker_table(stub)
-        await stub.Disconnect(table_pb2.DisconnectRequest(table_id=table_id, player_id="bob"))
-        await stub.Disconnect(table_pb2.DisconnectRequest(table_id=table_id, player_id="bob"))
-        view = await public_view(stub, table_id)
-        assert list(view.seated) == ["ann", "bob"] and list(view.disconnected) == ["bob"]
-        for _ in range(50):
-            await asyncio.sleep(0.1)
-            view = await public_view(stub, table_id)
-            if "bob" not in view.seated:
-                break
-        assert list(view.seated) == ["ann"] and list(view.disconnected) == []
-
-
 async def test_reconnect_or_his_own_action_ends_the_absence() -> None:
     async with served_table_host("presence") as stub:
         table_id = await poker_table(stub)
