@@ -23,6 +23,7 @@ IMPURE_STDLIB = {
 CORES = {
     "croupier.backgammon.core": SERVICES / "backgammon/croupier/backgammon/core",
     "croupier.game": SERVICES / "game/croupier/game",
+    "croupier.gateway.core": SERVICES / "gateway/croupier/gateway/core",
     "croupier.joker.core": SERVICES / "joker/croupier/joker/core",
     "croupier.lobby.core": SERVICES / "lobby/croupier/lobby/core",
     "croupier.poker.core": SERVICES / "poker/croupier/poker/core",

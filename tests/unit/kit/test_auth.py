@@ -72,7 +72,7 @@ def test_a_tampered_subject_is_refused() -> None:
 @pytest.mark.parametrize("algorithm", ["none", "HS512", "HS384"])
 def test_a_token_with_another_algorithm_is_refused(algorithm: str) -> None:
     keys = _keys(k1=SECRET)
-    claims = {"sub": "alice", "iss": "croupier", "aud": "croupier-gateway"}
+    claims: dict[str, object] = {"sub": "alice", "iss": "croupier", "aud": "croupier-gateway"}
     claims |= {"iat": int(NOW), "exp": int(NOW) + 60}
     key = None if algorithm == "none" else SECRET
     token = jwt.encode(claims, key, algorithm=algorithm, headers={"kid": "k1"})
@@ -83,14 +83,14 @@ def test_an_unknown_or_missing_key_id_is_refused() -> None:
     keys = _keys(k1=SECRET)
     other = issue_token(_keys(k9=SECRET), "alice", now=NOW, ttl_seconds=60)
     assert _refusal(other, keys).reason == "token_unknown_key"
-    claims = {"sub": "alice", "iss": "croupier", "aud": "croupier-gateway"}
+    claims: dict[str, object] = {"sub": "alice", "iss": "croupier", "aud": "croupier-gateway"}
     no_kid = jwt.encode(claims | {"iat": int(NOW), "exp": int(NOW) + 60}, SECRET, "HS256")
     assert _refusal(no_kid, keys).reason == "token_unknown_key"
 
 
 def test_a_token_for_another_audience_is_refused() -> None:
     keys = _keys(k1=SECRET)
-    claims = {"sub": "alice", "iss": "croupier", "aud": "someone-else"}
+    claims: dict[str, object] = {"sub": "alice", "iss": "croupier", "aud": "someone-else"}
     claims |= {"iat": int(NOW), "exp": int(NOW) + 60}
     token = jwt.encode(claims, SECRET, "HS256", headers={"kid": "k1"})
     assert _refusal(token, keys).reason == "token_invalid"

@@ -20,7 +20,10 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
+from croupier.cli.token import DEV_KEYS_FILE, write_dev_keys
+from croupier.gateway.bootstrap import grpc_gateway
 from croupier.kit import eventloop, logs
+from croupier.kit.auth import new_key_set
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import Service, ServiceHost, StopHook, check_free
 from croupier.kit.settings import ServerSettings
@@ -47,8 +50,9 @@ def _start_postgres(data_dir: Path) -> Any:
     return get_server(data_dir, cleanup_mode="delete")
 
 
-async def _run(host: str, port: int, state_dir: Path) -> None:
+async def _run(host: str, port: int, http_port: int, state_dir: Path) -> None:
     check_free(host, port)  # before PostgreSQL is started for nothing
+    check_free(host, http_port)
     bus = InMemoryBus()
     await bus.start()
     data_dir = Path(tempfile.mkdtemp(prefix="embedded-postgres-", dir=state_dir))
@@ -62,14 +66,14 @@ async def _run(host: str, port: int, state_dir: Path) -> None:
         await asyncio.to_thread(postgres.cleanup)
 
     try:
-        await _serve(host, port, bus, postgres, stop_postgres)
+        await _serve(host, port, http_port, bus, postgres, stop_postgres)
     except BaseException:
         await stop_postgres()  # a start-up failure must not leave the server behind
         raise
 
 
 async def _serve(
-    host: str, port: int, bus: InMemoryBus, postgres: Any, stop_postgres: StopHook
+    host: str, port: int, http_port: int, bus: InMemoryBus, postgres: Any, stop_postgres: StopHook
 ) -> None:
     pool = await open_database(postgres.get_uri(), WALLET_SCHEMA)
     # The wallet's metrics get a registry of their own: in production the table host and
@@ -91,8 +95,37 @@ async def _serve(
     director = build_director(
         pool=tournament_pool, schema=TOURNAMENT_SCHEMA, wallet=tournament_wallet, bus=bus
     )
-    services: list[Service] = [table_service(table_host), wallet.service(), director.service()]
+    # The gateway calls the other services through this process's own port, as it calls
+    # them over the network in production; its key set is new at every start, written
+    # where `croupier token` reads it (and deleted on exit).
+    key_set = new_key_set()
+    write_dev_keys(key_set)
+
+    def own_address() -> str:
+        return f"{host}:{server.port if server else port}"
+
+    gateway = grpc_gateway(
+        key_set=key_set,
+        table_address=own_address,
+        wallet_address=own_address,
+        tournament_address=own_address,
+        http_host=host,
+        http_port=http_port,
+    )
+    await gateway.http.start()
+
+    async def forget_keys() -> None:
+        DEV_KEYS_FILE.unlink(missing_ok=True)
+
+    services: list[Service] = [
+        table_service(table_host),
+        wallet.service(),
+        director.service(),
+        gateway.service,
+    ]
     hooks: list[StopHook] = [
+        *gateway.stop_hooks,
+        forget_keys,
         director.stop,
         tournament_wallet.close,
         tournament_pool.close,
@@ -111,6 +144,9 @@ async def _serve(
             "embedded PostgreSQL).",
             f"  gRPC        {host}:{server.port}  (reflection on)",
             f"  /metrics    http://{host}:{server.metrics_port}/metrics",
+            f"  gateway     gRPC on {host}:{server.port}, Connect / gRPC-Web on "
+            f"http://{host}:{gateway.http.port}",
+            f"  a token     {sys.argv[0]} token --player NAME  (authorization: Bearer TOKEN)",
             f"  PostgreSQL  {postgres.get_uri()}",
             "  services    " + ", ".join(s.name for s in services),
             "  games       " + ", ".join(sorted(ENGINE_MODULES)),
@@ -119,12 +155,16 @@ async def _serve(
         ]
         print("\n".join(lines), flush=True)
 
-    await server.run_until_signalled(on_started=announce)
+    try:
+        await server.run_until_signalled(on_started=announce)
+    except BaseException:
+        await gateway.http.stop()  # the gRPC server did not start: its stop hooks never run
+        raise
 
 
-def run_embedded(host: str, port: int) -> int:
+def run_embedded(host: str, port: int, http_port: int) -> int:
     logs.configure("WARNING", service="embedded")
     state_dir = Path(".local").resolve()
     state_dir.mkdir(exist_ok=True)
-    eventloop.run(_run(host, port, state_dir))
+    eventloop.run(_run(host, port, http_port, state_dir))
     return 0

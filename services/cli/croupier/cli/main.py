@@ -16,6 +16,7 @@ SUBCOMMAND_MODULES = (
     "croupier.cli.ledger",
     "croupier.cli.run",
     "croupier.cli.serve",
+    "croupier.cli.token",
     "croupier.cli.try_it",
     "croupier.cli.verify",
 )

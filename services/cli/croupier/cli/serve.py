@@ -31,6 +31,7 @@ class _Bootstrap(Protocol):
 # which reads its own settings from the environment. "diagnostics" is the bare kit.
 SERVICE_MODULES: dict[str, str | None] = {
     "diagnostics": None,
+    "gateway": "croupier.gateway.bootstrap",
     "table": "croupier.table.bootstrap",
     "tournament": "croupier.tournament.bootstrap",
     "wallet": "croupier.wallet.bootstrap",
@@ -87,6 +88,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "service",
         choices=sorted(SERVICE_MODULES),
         help="table: the table host; wallet: the ledger; tournament: the tournament director; "
+        "gateway: the players' API (gRPC, and Connect / gRPC-Web on CROUPIER_GATEWAY_HTTP_PORT); "
         "diagnostics: an echo service only",
     )
     parser.set_defaults(handler=_handle)

@@ -1,0 +1,1 @@
+"""The gateway's I/O: gRPC clients of the services behind it."""

@@ -1,0 +1,137 @@
+"""Wire the gateway: settings → key set, gRPC clients of the table host, the wallet and the
+director → one `GatewayService`, served over gRPC (by the kit's `ServiceHost`) and over
+HTTP for browsers (Connect and gRPC-Web, `HttpServer`).
+
+`croupier serve gateway` calls `create_services()`; the embedded platform and the tests call
+`build_gateway` with their own addresses and key set, so every configuration is wired the
+same way.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from croupier.gateway.adapters.tables import GrpcTables
+from croupier.gateway.adapters.tournaments import GrpcTournaments
+from croupier.gateway.adapters.wallet import GrpcWallet
+from croupier.gateway.entrypoints.connect_api import HttpServer, connect_app
+from croupier.gateway.entrypoints.grpc_api import grpc_handler
+from croupier.gateway.entrypoints.methods import SERVICE_NAME, gateway_methods
+from croupier.gateway.service.gateway import GatewayService
+from croupier.gateway.service.identity import Authenticator
+from croupier.gateway.service.ports import Tables, Tournaments, Wallet
+from croupier.kit.auth import KeySet
+from croupier.kit.server import Service, StopHook
+from croupier.kit.settings import env, load, port
+
+__all__ = ["GatewaySettings", "Wired", "build_gateway", "create_services", "grpc_gateway"]
+
+Target = str | Callable[[], str]
+
+
+def _key_set(text: str) -> str:
+    KeySet.parse(text)  # a bad key set stops the process at start, with the reason
+    return text
+
+
+@dataclass(frozen=True)
+class GatewaySettings:
+    auth_keys: str = env(
+        "CROUPIER_AUTH_KEYS",
+        _key_set,
+        doc="the token keys, kid=secret[,kid=secret...] (secrets of 32+ characters; the "
+        "first signs, every one verifies)",
+    )
+    http_port: int = env(
+        "CROUPIER_GATEWAY_HTTP_PORT", port, 8080, doc="Connect / gRPC-Web port (0 = any free)"
+    )
+    table_address: str = env(
+        "CROUPIER_TABLE_ADDRESS", str, "127.0.0.1:50051", doc="the table host's gRPC address"
+    )
+    wallet_address: str = env(
+        "CROUPIER_WALLET_ADDRESS", str, "127.0.0.1:50051", doc="the wallet's gRPC address"
+    )
+    tournament_address: str = env(
+        "CROUPIER_TOURNAMENT_ADDRESS",
+        str,
+        "127.0.0.1:50051",
+        doc="the tournament director's gRPC address",
+    )
+
+
+@dataclass
+class Wired:
+    """The gateway on both transports; `http.start()` serves browsers."""
+
+    service: Service
+    http: HttpServer
+    stop_hooks: list[StopHook]
+
+
+def build_gateway(
+    *,
+    key_set: KeySet,
+    tables: Tables,
+    wallet: Wallet,
+    tournaments: Tournaments,
+    http_host: str,
+    http_port: int,
+    clock: Callable[[], float] = time.time,
+    recheck_seconds: float | None = None,
+) -> Wired:
+    """The gateway over the given ports; its HTTP server is built, not started."""
+    gateway = GatewayService(tables=tables, wallet=wallet, tournaments=tournaments)
+    options = {} if recheck_seconds is None else {"recheck_seconds": recheck_seconds}
+    methods = gateway_methods(gateway, Authenticator(key_set, clock=clock, **options))
+    handler = grpc_handler(methods)
+    http = HttpServer(connect_app(methods), http_host, http_port)
+    service = Service(
+        name=SERVICE_NAME,
+        register=lambda server: server.add_generic_rpc_handlers((handler,)),
+        drain=http.stop,
+    )
+    return Wired(service=service, http=http, stop_hooks=[http.stop])
+
+
+def grpc_gateway(
+    *,
+    key_set: KeySet,
+    table_address: Target,
+    wallet_address: Target,
+    tournament_address: Target,
+    http_host: str,
+    http_port: int,
+) -> Wired:
+    """The gateway over the services' gRPC APIs at these addresses."""
+    tables = GrpcTables(table_address)
+    wallet = GrpcWallet(wallet_address)
+    tournaments = GrpcTournaments(tournament_address)
+    wired = build_gateway(
+        key_set=key_set,
+        tables=tables,
+        wallet=wallet,
+        tournaments=tournaments,
+        http_host=http_host,
+        http_port=http_port,
+    )
+    wired.stop_hooks += [tables.close, wallet.close, tournaments.close]
+    return wired
+
+
+async def create_services() -> tuple[list[Service], list[StopHook]]:
+    from croupier.kit.settings import ServerSettings
+
+    settings = load(GatewaySettings)
+    server = load(ServerSettings)
+    wired = grpc_gateway(
+        key_set=KeySet.parse(settings.auth_keys),
+        table_address=settings.table_address,
+        wallet_address=settings.wallet_address,
+        tournament_address=settings.tournament_address,
+        http_host=server.grpc_host,
+        http_port=settings.http_port,
+    )
+    await wired.http.start()
+    return [wired.service], wired.stop_hooks

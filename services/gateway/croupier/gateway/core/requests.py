@@ -1,0 +1,85 @@
+"""What a well-formed gateway request is: the bounds of every field a client sends.
+
+Checked before the request is logged or forwarded, so a malformed one is answered
+INVALID_ARGUMENT by the gateway itself and reaches no service behind it. The bounds are
+those of the services behind (the table host's 128-character ids and 64 KiB of action
+JSON, the wallet's currency codes and 500-line pages), so what passes here is refused
+there only by the rules, never for its shape.
+"""
+
+from __future__ import annotations
+
+import re
+
+from croupier.game.errors import Malformed
+from croupier.game.limits import echo
+
+__all__ = [
+    "MAX_ACTION_JSON",
+    "MAX_ID",
+    "MAX_PAGE_SIZE",
+    "check_action",
+    "check_currency",
+    "check_id",
+    "check_optional_id",
+    "check_page",
+]
+
+MAX_ID = 128
+MAX_ACTION_JSON = 64 * 1024
+MAX_PAGE_SIZE = 500
+MAX_PAGE_TOKEN = 1024
+_CURRENCY = re.compile(r"[A-Z0-9]{1,16}")
+# No control characters (NUL, newlines...): ids end up in log lines and other ids.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class InvalidRequest(Malformed):
+    """A field of a gateway request is missing, too long or of the wrong shape."""
+
+    reason = "invalid_request"
+
+
+def check_optional_id(value: str, what: str) -> str:
+    """An id that may be empty: at most `MAX_ID` characters, no control characters."""
+    if len(value) > MAX_ID:
+        raise InvalidRequest(f"{what} is limited to {MAX_ID} characters, got {len(value)}")
+    if _CONTROL.search(value):
+        raise InvalidRequest(f"{what} {echo(value)} contains a control character")
+    return value
+
+
+def check_id(value: str, what: str) -> str:
+    """A required id: 1-`MAX_ID` characters, no control characters."""
+    if not value:
+        raise InvalidRequest(f"{what} is required")
+    return check_optional_id(value, what)
+
+
+def check_currency(value: str) -> str:
+    """A currency code: upper-case letters and digits (USD, PLAY, CHIP)."""
+    if not _CURRENCY.fullmatch(value):
+        raise InvalidRequest(
+            f"currency {echo(value)} is not a currency code: 1-16 upper-case letters or digits "
+            "(USD, PLAY, CHIP)"
+        )
+    return value
+
+
+def check_page(page_size: int, page_token: str) -> tuple[int, str]:
+    """A page request: at most `MAX_PAGE_SIZE` items (0: the service's default)."""
+    if page_size > MAX_PAGE_SIZE:
+        raise InvalidRequest(f"page_size is at most {MAX_PAGE_SIZE}, got {page_size}")
+    if len(page_token) > MAX_PAGE_TOKEN or _CONTROL.search(page_token):
+        raise InvalidRequest("page_token is not one the service returned")
+    return page_size, page_token
+
+
+def check_action(has_message: bool, action_json: str) -> None:
+    """Exactly one of the action's forms: the game's message or its JSON notation."""
+    if has_message and action_json:
+        raise InvalidRequest("send the action once: as action or as action_json, not both")
+    if not has_message and not action_json:
+        raise InvalidRequest("an action is required (action or action_json)")
+    if len(action_json) > MAX_ACTION_JSON:
+        raise InvalidRequest(f"action_json is limited to {MAX_ACTION_JSON} bytes")

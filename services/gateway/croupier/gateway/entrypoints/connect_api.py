@@ -1,0 +1,161 @@
+"""The gateway over HTTP for browsers: Connect (JSON or binary) and gRPC-Web, with the
+`connectrpc` ASGI application, served by uvicorn (`HttpServer`).
+
+The same `GatewayMethod`s as the gRPC server: one implementation, two transports. The
+token comes from the `authorization` header. Refusals get their status from the kit's one
+table (`croupier.kit.errors.status_of`), as Connect codes of the same names, with the
+reason in the `x-error-reason` trailer; anything else is a bug, answered `internal` with
+the request id only (the details go to the log), as the kit's gRPC interceptor does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
+
+import structlog
+import uvicorn
+from connectrpc.code import Code
+from connectrpc.compat import google_protobuf_codecs
+from connectrpc.errors import ConnectError
+from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
+from connectrpc.request import RequestContext
+from connectrpc.server import ConnectASGIApplication, Endpoint
+
+from croupier.gateway.entrypoints.methods import AUTHORIZATION, SERVICE_NAME, GatewayMethod
+from croupier.kit.errors import REASON_HEADER, status_of
+from croupier.kit.logs import REQUEST_ID_HEADER
+from croupier.kit.server import CannotListen
+
+__all__ = ["GatewayApp", "HttpServer", "connect_app"]
+
+log = structlog.get_logger("croupier.gateway.connect")
+STOP_GRACE_SECONDS = 5
+
+
+def _connect_error(
+    error: Exception, context: RequestContext[Any, Any], method: str
+) -> ConnectError:
+    request_id = context.request_headers.get(REQUEST_ID_HEADER) or uuid.uuid4().hex
+    context.response_trailers[REQUEST_ID_HEADER] = request_id[:128]
+    status = status_of(error)
+    if status is not None:
+        reason = str(getattr(error, "reason", ""))
+        context.response_trailers[REASON_HEADER] = reason
+        log.info("call rejected", method=method, code=status.name, reason=reason)
+        return ConnectError(Code[status.name], str(error))
+    log.error("call failed", method=method, request_id=request_id, exc_info=error)
+    return ConnectError(
+        Code.INTERNAL, f"internal error while handling {method} (request id {request_id})"
+    )
+
+
+def _unary(
+    method: GatewayMethod, call: Callable[[Any, str | None], Awaitable[Any]]
+) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
+    async def handle(request: Any, context: RequestContext[Any, Any]) -> Any:
+        try:
+            return await call(request, context.request_headers.get(AUTHORIZATION))
+        except Exception as error:  # noqa: BLE001 - every failure becomes a Connect status
+            raise _connect_error(error, context, method.name) from None
+
+    return handle
+
+
+def _stream(
+    method: GatewayMethod, call: Callable[[Any, str | None], AsyncIterator[Any]]
+) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
+    async def handle(request: Any, context: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+        try:
+            async for response in call(request, context.request_headers.get(AUTHORIZATION)):
+                yield response
+        except Exception as error:  # noqa: BLE001 - every failure becomes a Connect status
+            raise _connect_error(error, context, method.name) from None
+
+    return handle
+
+
+def _endpoint(method: GatewayMethod) -> Endpoint[Any, Any]:
+    info: MethodInfo[Any, Any] = MethodInfo(
+        name=method.name,
+        service_name=SERVICE_NAME,
+        input=method.request_class,
+        output=method.response_class,
+        idempotency_level=IdempotencyLevel.UNKNOWN,
+        stream_type=StreamType.SERVER_STREAM if method.stream else StreamType.UNARY,
+    )
+    if method.stream is not None:
+        return Endpoint.server_stream(info, _stream(method, method.stream))
+    assert method.unary is not None
+    return Endpoint.unary(info, _unary(method, method.unary))
+
+
+class GatewayApp(ConnectASGIApplication[list[GatewayMethod]]):
+    """`croupier.gateway.v1.Gateway` as an ASGI application (Connect, gRPC-Web, gRPC)."""
+
+    @property
+    def path(self) -> str:
+        return f"/{SERVICE_NAME}"
+
+
+def _endpoints(methods: list[GatewayMethod]) -> dict[str, Any]:
+    return {f"/{SERVICE_NAME}/{method.name}": _endpoint(method) for method in methods}
+
+
+def connect_app(methods: list[GatewayMethod]) -> GatewayApp:
+    return GatewayApp(service=methods, endpoints=_endpoints, codecs=google_protobuf_codecs())
+
+
+class _Server(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield  # SIGTERM and SIGINT are the kit's ServiceHost's: it stops this server too
+
+
+class HttpServer:
+    """An ASGI application served over HTTP/1.1 on `host:port` (0: any free port)."""
+
+    def __init__(self, app: Any, host: str, port: int) -> None:
+        self._app = app
+        self._host = host
+        self._requested_port = port
+        self._server: _Server | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.port = 0
+
+    async def start(self) -> None:
+        try:
+            listening = socket.create_server((self._host, self._requested_port))
+        except OSError as error:
+            address = f"{self._host}:{self._requested_port}"
+            raise CannotListen(f"cannot listen on {address} (HTTP): {error.strerror}") from None
+        self.port = listening.getsockname()[1]
+        config = uvicorn.Config(
+            self._app,
+            lifespan="off",
+            log_config=None,
+            access_log=False,
+            # Streams do not end on their own: past this, stopping closes them.
+            timeout_graceful_shutdown=STOP_GRACE_SECONDS,
+        )
+        self._server = _Server(config)
+        self._task = asyncio.create_task(
+            self._server.serve(sockets=[listening]), name="gateway:http"
+        )
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()  # its start-up failed: say why
+            await asyncio.sleep(0.01)
+        log.info("serving http", port=self.port)
+
+    async def stop(self) -> None:
+        """Stop serving (open streams are ended); safe to call twice."""
+        if self._server is None or self._task is None:
+            return
+        self._server.should_exit = True
+        await self._task
+        self._server, self._task = None, None

@@ -1,0 +1,184 @@
+"""The gateway's use cases: one method per RPC of `croupier.gateway.v1.Gateway`.
+
+Each takes the request and the authenticated caller (`Identity`), checks the request's
+shape (`core.requests`) before anything else, and calls the service behind through its
+port for the caller's player only. Both transports (gRPC, Connect / gRPC-Web) call these
+same methods: what a client may do does not depend on how it connects.
+
+Seats: the table host refuses a player without a seat at the table (NOT_FOUND, as for an
+unknown table). The gateway asks which it was only then, from the table's public view:
+a table that exists but where the caller does not sit is his to watch, not to play at
+(`core.access.NotSeated`, PERMISSION_DENIED). The check costs nothing on the way of a
+good action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
+
+from croupier.game.errors import Malformed, Unknown
+from croupier.gateway.core.access import require_seat
+from croupier.gateway.core.requests import (
+    check_action,
+    check_currency,
+    check_id,
+    check_optional_id,
+    check_page,
+)
+from croupier.gateway.service.ports import Tables, Tournaments, Wallet
+from croupier.gateway.v1 import gateway_pb2 as pb
+from croupier.kit.auth import Identity
+from croupier.table.v1 import table_pb2
+
+__all__ = ["GatewayService"]
+
+T = TypeVar("T")
+_VIEW_FORMATS = frozenset(table_pb2.ViewFormat.values())
+
+
+def _view_format(value: int) -> table_pb2.ViewFormat.ValueType:
+    if value not in _VIEW_FORMATS:
+        known = ", ".join(table_pb2.ViewFormat.keys())
+        raise Malformed(f"view_format {value} is not one of {known}")
+    return table_pb2.ViewFormat.ValueType(value)
+
+
+class GatewayService:
+    """The gateway's RPCs over the table host, the wallet and the tournament director."""
+
+    def __init__(self, *, tables: Tables, wallet: Wallet, tournaments: Tournaments) -> None:
+        self._tables = tables
+        self._wallet = wallet
+        self._tournaments = tournaments
+
+    # ---- account ---------------------------------------------------------------------
+
+    async def GetBalance(
+        self, request: pb.GetBalanceRequest, caller: Identity
+    ) -> pb.GetBalanceResponse:
+        currency = check_currency(request.currency)
+        answer = await self._wallet.balance(caller.player, currency)
+        return pb.GetBalanceResponse(
+            balance=answer.balance, available=answer.available, held=answer.held
+        )
+
+    async def GetStatement(
+        self, request: pb.GetStatementRequest, caller: Identity
+    ) -> pb.GetStatementResponse:
+        currency = check_currency(request.currency)
+        page_size, page_token = check_page(request.page.page_size, request.page.page_token)
+        answer = await self._wallet.statement(caller.player, currency, page_size, page_token)
+        return pb.GetStatementResponse(lines=answer.lines, next_page_token=answer.next_page_token)
+
+    # ---- tables ----------------------------------------------------------------------
+
+    async def GetTableView(
+        self, request: pb.GetTableViewRequest, caller: Identity
+    ) -> pb.GetTableViewResponse:
+        view_format = _view_format(request.view_format)
+        table_id = check_id(request.table_id, "table_id")
+        view = await self._tables.view(table_id, caller.player, view_format)
+        return pb.GetTableViewResponse(view=view)
+
+    async def WatchTable(
+        self, request: pb.WatchTableRequest, caller: Identity
+    ) -> AsyncIterator[pb.WatchTableResponse]:
+        view_format = _view_format(request.view_format)
+        table_id = check_id(request.table_id, "table_id")
+        async for view in self._tables.watch(table_id, caller.player, view_format):
+            yield pb.WatchTableResponse(view=view)
+
+    async def Act(self, request: pb.ActRequest, caller: Identity) -> pb.ActResponse:
+        view_format = _view_format(request.view_format)
+        table_id = check_id(request.table_id, "table_id")
+        command_id = check_id(request.command_id, "command_id")
+        check_action(request.action.WhichOneof("game") is not None, request.action_json)
+        forwarded = table_pb2.ActRequest(
+            action=request.action, action_json=request.action_json, view_format=view_format
+        )
+        view = await self._seated(
+            table_id,
+            caller,
+            lambda: self._tables.act(table_id, caller.player, command_id, forwarded),
+        )
+        return pb.ActResponse(view=view)
+
+    async def Reconnect(
+        self, request: pb.ReconnectRequest, caller: Identity
+    ) -> pb.ReconnectResponse:
+        view_format = _view_format(request.view_format)
+        table_id = check_id(request.table_id, "table_id")
+        view = await self._seated(
+            table_id, caller, lambda: self._tables.reconnect(table_id, caller.player, view_format)
+        )
+        return pb.ReconnectResponse(view=view)
+
+    async def LeaveTable(
+        self, request: pb.LeaveTableRequest, caller: Identity
+    ) -> pb.LeaveTableResponse:
+        table_id = check_id(request.table_id, "table_id")
+        await self._seated(table_id, caller, lambda: self._tables.leave(table_id, caller.player))
+        return pb.LeaveTableResponse()
+
+    async def GetHandHistory(
+        self, request: pb.GetHandHistoryRequest, caller: Identity
+    ) -> pb.GetHandHistoryResponse:
+        table_id = check_id(request.table_id, "table_id")
+        history = await self._tables.hand_history(table_id, request.hand_number)
+        return pb.GetHandHistoryResponse(history_json=history)
+
+    async def _seated(self, table_id: str, caller: Identity, call: Callable[[], Awaitable[T]]) -> T:
+        """`call()`, a seated player's call at `table_id`; refused for lack of a seat, it is
+        PERMISSION_DENIED when the table exists (see the module's docstring)."""
+        try:
+            return await call()
+        except Unknown as refusal:
+            try:
+                public = await self._tables.view(table_id, "", table_pb2.VIEW_FORMAT_JSON)
+            except Unknown:
+                raise refusal from None  # no such table: NOT_FOUND stands
+            require_seat(public.seated, caller.player, table_id)
+            raise  # he sits there: something else was not found (a target, a hand)
+
+    # ---- tournaments -----------------------------------------------------------------
+
+    async def GetTournament(
+        self, request: pb.GetTournamentRequest, caller: Identity
+    ) -> pb.GetTournamentResponse:
+        tournament_id = check_id(request.tournament_id, "tournament_id")
+        return pb.GetTournamentResponse(lobby=await self._tournaments.lobby(tournament_id))
+
+    async def RegisterTournament(
+        self, request: pb.RegisterTournamentRequest, caller: Identity
+    ) -> pb.RegisterTournamentResponse:
+        tournament_id = check_id(request.tournament_id, "tournament_id")
+        coupon_id = check_optional_id(request.coupon_id, "coupon_id")
+        answer = await self._tournaments.register(tournament_id, caller.player, coupon_id)
+        return pb.RegisterTournamentResponse(entry_id=answer.entry_id, registered=answer.registered)
+
+    async def UnregisterTournament(
+        self, request: pb.UnregisterTournamentRequest, caller: Identity
+    ) -> pb.UnregisterTournamentResponse:
+        tournament_id = check_id(request.tournament_id, "tournament_id")
+        await self._tournaments.unregister(tournament_id, caller.player)
+        return pb.UnregisterTournamentResponse()
+
+    async def Rebuy(self, request: pb.RebuyRequest, caller: Identity) -> pb.RebuyResponse:
+        tournament_id = check_id(request.tournament_id, "tournament_id")
+        chips = await self._tournaments.rebuy(tournament_id, caller.player, request.accept)
+        return pb.RebuyResponse(chips=chips)
+
+    async def GetStandings(
+        self, request: pb.GetStandingsRequest, caller: Identity
+    ) -> pb.GetStandingsResponse:
+        tournament_id = check_id(request.tournament_id, "tournament_id")
+        answer = await self._tournaments.standings(tournament_id)
+        return pb.GetStandingsResponse(standings=answer.standings, final=answer.final)
+
+    async def WatchTournament(
+        self, request: pb.WatchTournamentRequest, caller: Identity
+    ) -> AsyncIterator[pb.WatchTournamentResponse]:
+        tournament_id = check_id(request.tournament_id, "tournament_id")
+        async for event in self._tournaments.watch(tournament_id, request.after_sequence):
+            yield pb.WatchTournamentResponse(event=event)

@@ -1,0 +1,87 @@
+"""What the gateway needs from the services behind it: the table host, the wallet and the
+tournament director, each called for a player the gateway has authenticated.
+
+The gateway is a facade over their contracts, so its ports speak their protobuf messages:
+translating them into other types and back would copy every view field for nothing.
+Refusals come back as the `croupier.game` kinds the service answered (`Malformed`,
+`Unknown`, `NotYours`, `Duplicate`, `RuleBroken`), a service that did not answer as
+`croupier.kit.errors.Unavailable`; the kit's one table turns them into the same status
+the service gave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Protocol, TypeAlias
+
+from croupier.table.v1 import table_pb2
+from croupier.tournament.v1 import tournament_pb2
+from croupier.wallet.v1 import wallet_pb2
+
+__all__ = ["Tables", "Tournaments", "Wallet"]
+
+ViewFormat: TypeAlias = table_pb2.ViewFormat.ValueType
+
+
+class Tables(Protocol):
+    """The table host (`croupier.table.v1.TableEngine`) for one player."""
+
+    async def view(
+        self, table_id: str, player: str, view_format: ViewFormat
+    ) -> table_pb2.TableView:
+        """`player`'s view; the public one when he has no seat (or is "")."""
+        ...
+
+    def watch(
+        self, table_id: str, player: str, view_format: ViewFormat
+    ) -> AsyncIterator[table_pb2.TableView]:
+        """`player`'s view now, then after every change, until the table closes."""
+        ...
+
+    async def act(
+        self, table_id: str, player: str, command_id: str, action: table_pb2.ActRequest
+    ) -> table_pb2.TableView:
+        """`player`'s action (`action`: its action, action_json and view_format fields)."""
+        ...
+
+    async def reconnect(
+        self, table_id: str, player: str, view_format: ViewFormat
+    ) -> table_pb2.TableView: ...
+
+    async def leave(self, table_id: str, player: str) -> None: ...
+
+    async def hand_history(self, table_id: str, hand_number: int) -> str:
+        """A finished hand's history as JSON."""
+        ...
+
+
+class Wallet(Protocol):
+    """The wallet's read side (`croupier.wallet.v1.Wallet`) for one player's accounts."""
+
+    async def balance(self, player: str, currency: str) -> wallet_pb2.GetBalanceResponse: ...
+
+    async def statement(
+        self, player: str, currency: str, page_size: int, page_token: str
+    ) -> wallet_pb2.GetStatementResponse: ...
+
+
+class Tournaments(Protocol):
+    """The tournament director (`croupier.tournament.v1.TournamentDirector`)."""
+
+    async def lobby(self, tournament_id: str) -> tournament_pb2.GetLobbyViewResponse: ...
+
+    async def register(
+        self, tournament_id: str, player: str, coupon_id: str
+    ) -> tournament_pb2.RegisterResponse: ...
+
+    async def unregister(self, tournament_id: str, player: str) -> None: ...
+
+    async def rebuy(self, tournament_id: str, player: str, accept: bool) -> int:
+        """Chips credited (0 when declined)."""
+        ...
+
+    async def standings(self, tournament_id: str) -> tournament_pb2.GetStandingsResponse: ...
+
+    def watch(
+        self, tournament_id: str, after_sequence: int
+    ) -> AsyncIterator[tournament_pb2.TournamentEvent]: ...
