@@ -32,6 +32,7 @@ class _Bootstrap(Protocol):
 SERVICE_MODULES: dict[str, str | None] = {
     "diagnostics": None,
     "gateway": "croupier.gateway.bootstrap",
+    "lobby": "croupier.lobby.bootstrap",
     "table": "croupier.table.bootstrap",
     "tournament": "croupier.tournament.bootstrap",
     "wallet": "croupier.wallet.bootstrap",

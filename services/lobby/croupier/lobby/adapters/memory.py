@@ -1,0 +1,82 @@
+"""An in-memory repository for unit tests (the same contract as the PostgreSQL one)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from croupier.lobby.core.policy import AccountLimits
+from croupier.lobby.service.ports import Conflict
+from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
+
+__all__ = ["InMemoryRepository"]
+
+
+class InMemoryRepository:
+    def __init__(self) -> None:
+        self.tables: dict[str, TableRecord] = {}
+        self.tickets_by_id: dict[str, TicketRecord] = {}
+        self.account_limits: dict[str, AccountLimits] = {}
+        self._changes = 0
+
+    def _changed(self, record: TableRecord) -> TableRecord:
+        self._changes += 1
+        stored = replace(record, change=self._changes)
+        self.tables[record.table.table_id] = stored
+        return stored
+
+    async def add_table(self, record: TableRecord) -> tuple[TableRecord, bool]:
+        known = await self.table_by_key(record.request_key)
+        if known is not None:
+            return known, False
+        return self._changed(record), True
+
+    async def table(self, table_id: str) -> TableRecord | None:
+        return self.tables.get(table_id)
+
+    async def table_by_key(self, request_key: str) -> TableRecord | None:
+        return next((r for r in self.tables.values() if r.request_key == request_key), None)
+
+    async def save_table(self, record: TableRecord) -> TableRecord:
+        if self.tables[record.table.table_id].version != record.version - 1:
+            raise Conflict("the table changed meanwhile; retry")
+        return self._changed(record)
+
+    async def open_tables(self) -> list[TableRecord]:
+        return [r for r in self.tables.values() if not r.table.closed]
+
+    async def changed_since(self, change: int) -> list[TableRecord]:
+        return sorted((r for r in self.tables.values() if r.change > change), key=_change)
+
+    async def add_ticket(self, record: TicketRecord) -> tuple[TicketRecord, bool]:
+        known = next(
+            (r for r in self.tickets_by_id.values() if r.request_key == record.request_key), None
+        )
+        if known is not None:
+            return known, False
+        self.tickets_by_id[record.ticket.ticket_id] = record
+        return record, True
+
+    async def ticket(self, ticket_id: str) -> TicketRecord | None:
+        return self.tickets_by_id.get(ticket_id)
+
+    async def save_tickets(self, records: Sequence[TicketRecord]) -> None:
+        for record in records:
+            if self.tickets_by_id[record.ticket.ticket_id].version != record.version - 1:
+                raise Conflict("the ticket changed meanwhile; retry")
+        for record in records:
+            self.tickets_by_id[record.ticket.ticket_id] = record
+
+    async def tickets(self, *statuses: TicketStatus) -> list[TicketRecord]:
+        found = [r for r in self.tickets_by_id.values() if r.status in statuses]
+        return sorted(found, key=lambda r: (r.ticket.created, r.ticket.ticket_id))
+
+    async def limits(self, player: str) -> AccountLimits:
+        return self.account_limits.get(player, AccountLimits())
+
+    async def set_limits(self, player: str, limits: AccountLimits) -> None:
+        self.account_limits[player] = limits
+
+
+def _change(record: TableRecord) -> int:
+    return record.change

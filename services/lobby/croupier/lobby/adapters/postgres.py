@@ -1,0 +1,174 @@
+"""The lobby's PostgreSQL repository: a row per listed table, per ticket and per account's
+limits, and the kit's outbox, which carries each change to `croupier.lobby.events`
+(written in the transaction that saves it, so an event leaves if and only if its change
+commits). Rows replace their version `n - 1` only (`Conflict` otherwise)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+
+from croupier.kit.outbox import Outbox
+from croupier.lobby import codec
+from croupier.lobby.adapters import rows
+from croupier.lobby.core.policy import AccountLimits
+from croupier.lobby.service.ports import Conflict
+from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
+
+__all__ = ["PostgresRepository", "create_pool"]
+
+_TABLE = "SELECT state, request_key, version, change FROM lobby_tables"
+_TICKET = "SELECT record, request_key, status, version FROM lobby_tickets"
+
+
+async def create_pool(dsn: str, schema: str, *, min_size: int = 1, max_size: int = 10) -> Any:
+    """A connection pool whose connections work in the lobby's schema."""
+    return await asyncpg.create_pool(
+        dsn,
+        min_size=min_size,
+        max_size=max_size,
+        server_settings={"search_path": schema, "application_name": "croupier-lobby"},
+    )
+
+
+def _table(row: Mapping[str, Any]) -> TableRecord:
+    return TableRecord(
+        rows.table_from_json(row["state"]), row["request_key"], row["version"], row["change"]
+    )
+
+
+def _ticket(row: Mapping[str, Any]) -> TicketRecord:
+    return rows.ticket_from_json(
+        row["record"], request_key=row["request_key"], status=row["status"], version=row["version"]
+    )
+
+
+class PostgresRepository:
+    def __init__(self, pool: Any, schema: str) -> None:
+        self._pool = pool
+        self._outbox = Outbox(schema=schema)
+
+    # ---- tables -------------------------------------------------------------------------
+
+    async def add_table(self, record: TableRecord) -> tuple[TableRecord, bool]:
+        async with self._pool.acquire() as connection, connection.transaction():
+            change = await connection.fetchval(
+                "INSERT INTO lobby_tables (table_id, request_key, state, closed, version)"
+                " VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING change",
+                record.table.table_id,
+                record.request_key,
+                rows.table_to_json(record.table),
+                record.table.closed,
+                record.version,
+            )
+            if change is None:
+                row = await connection.fetchrow(
+                    f"{_TABLE} WHERE request_key = $1", record.request_key
+                )
+                return _table(row), False
+            stored = TableRecord(record.table, record.request_key, record.version, change)
+            await self._outbox.add(connection, codec.EVENTS_TOPIC, codec.table_listed(stored))
+            return stored, True
+
+    async def table(self, table_id: str) -> TableRecord | None:
+        row = await self._pool.fetchrow(f"{_TABLE} WHERE table_id = $1", table_id)
+        return None if row is None else _table(row)
+
+    async def table_by_key(self, request_key: str) -> TableRecord | None:
+        row = await self._pool.fetchrow(f"{_TABLE} WHERE request_key = $1", request_key)
+        return None if row is None else _table(row)
+
+    async def save_table(self, record: TableRecord) -> TableRecord:
+        async with self._pool.acquire() as connection, connection.transaction():
+            change = await connection.fetchval(
+                "UPDATE lobby_tables SET state = $2, closed = $3, version = $4,"
+                " change = nextval('lobby_changes') WHERE table_id = $1 AND version = $5"
+                " RETURNING change",
+                record.table.table_id,
+                rows.table_to_json(record.table),
+                record.table.closed,
+                record.version,
+                record.version - 1,
+            )
+            if change is None:
+                raise Conflict("the table changed meanwhile; retry")
+            stored = TableRecord(record.table, record.request_key, record.version, change)
+            await self._outbox.add(connection, codec.EVENTS_TOPIC, codec.table_listed(stored))
+            return stored
+
+    async def open_tables(self) -> list[TableRecord]:
+        found = await self._pool.fetch(f"{_TABLE} WHERE NOT closed ORDER BY opened_at, table_id")
+        return [_table(row) for row in found]
+
+    async def changed_since(self, change: int) -> list[TableRecord]:
+        found = await self._pool.fetch(f"{_TABLE} WHERE change > $1 ORDER BY change", change)
+        return [_table(row) for row in found]
+
+    # ---- tickets ------------------------------------------------------------------------
+
+    async def add_ticket(self, record: TicketRecord) -> tuple[TicketRecord, bool]:
+        async with self._pool.acquire() as connection, connection.transaction():
+            inserted = await connection.fetchval(
+                "INSERT INTO lobby_tickets"
+                " (ticket_id, request_key, player, status, created, record, version)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING true",
+                record.ticket.ticket_id,
+                record.request_key,
+                record.ticket.player,
+                record.status.value,
+                record.ticket.created,
+                rows.ticket_to_json(record),
+                record.version,
+            )
+            if not inserted:
+                row = await connection.fetchrow(
+                    f"{_TICKET} WHERE request_key = $1", record.request_key
+                )
+                return _ticket(row), False
+            await self._outbox.add(connection, codec.EVENTS_TOPIC, codec.ticket_changed(record))
+            return record, True
+
+    async def ticket(self, ticket_id: str) -> TicketRecord | None:
+        row = await self._pool.fetchrow(f"{_TICKET} WHERE ticket_id = $1", ticket_id)
+        return None if row is None else _ticket(row)
+
+    async def save_tickets(self, records: Sequence[TicketRecord]) -> None:
+        async with self._pool.acquire() as connection, connection.transaction():
+            for record in records:
+                updated = await connection.fetchval(
+                    "UPDATE lobby_tickets SET status = $2, record = $3, version = $4"
+                    " WHERE ticket_id = $1 AND version = $5 RETURNING true",
+                    record.ticket.ticket_id,
+                    record.status.value,
+                    rows.ticket_to_json(record),
+                    record.version,
+                    record.version - 1,
+                )
+                if not updated:
+                    raise Conflict("the ticket changed meanwhile; retry")
+                await self._outbox.add(connection, codec.EVENTS_TOPIC, codec.ticket_changed(record))
+
+    async def tickets(self, *statuses: TicketStatus) -> list[TicketRecord]:
+        found = await self._pool.fetch(
+            f"{_TICKET} WHERE status = ANY($1::text[]) ORDER BY created, ticket_id",
+            [status.value for status in statuses],
+        )
+        return [_ticket(row) for row in found]
+
+    # ---- account limits -----------------------------------------------------------------
+
+    async def limits(self, player: str) -> AccountLimits:
+        text = await self._pool.fetchval(
+            "SELECT limits FROM account_limits WHERE player = $1", player
+        )
+        return AccountLimits() if text is None else rows.limits_from_json(text)
+
+    async def set_limits(self, player: str, limits: AccountLimits) -> None:
+        await self._pool.execute(
+            "INSERT INTO account_limits (player, limits) VALUES ($1, $2)"
+            " ON CONFLICT (player) DO UPDATE SET limits = EXCLUDED.limits",
+            player,
+            rows.limits_to_json(limits),
+        )

@@ -1,0 +1,97 @@
+"""The lobby's records as the PostgreSQL rows keep them: JSON documents (a table's seats,
+holds and invitations; a ticket with its outcome), read back into the same records."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from croupier.lobby.core.matchmaker import Ticket
+from croupier.lobby.core.policy import AccountLimits
+from croupier.lobby.core.seats import Hold, LobbyTable
+from croupier.lobby.core.terms import Terms
+from croupier.lobby.service.records import TicketRecord, TicketStatus
+
+__all__ = [
+    "limits_from_json",
+    "limits_to_json",
+    "table_from_json",
+    "table_to_json",
+    "ticket_from_json",
+    "ticket_to_json",
+]
+
+
+def table_to_json(table: LobbyTable) -> str:
+    return json.dumps(
+        {
+            "table_id": table.table_id,
+            "options_json": table.options_json,
+            "terms": asdict(table.terms),
+            "owner": table.owner,
+            "private": table.private,
+            "invited": sorted(table.invited),
+            "invite_code": table.invite_code,
+            "seated": [list(seat) for seat in table.seated],
+            "holds": [[h.player, h.seat, h.until.isoformat()] for h in table.holds],
+            "closed": table.closed,
+        }
+    )
+
+
+def table_from_json(text: str) -> LobbyTable:
+    raw: dict[str, Any] = json.loads(text)
+    return LobbyTable(
+        table_id=raw["table_id"],
+        options_json=raw["options_json"],
+        terms=Terms(**raw["terms"]),
+        owner=raw["owner"],
+        private=raw["private"],
+        invited=frozenset(raw["invited"]),
+        invite_code=raw["invite_code"],
+        seated=tuple((seat, player) for seat, player in raw["seated"]),
+        holds=tuple(Hold(p, s, datetime.fromisoformat(u)) for p, s, u in raw["holds"]),
+        closed=raw["closed"],
+    )
+
+
+def ticket_to_json(record: TicketRecord) -> str:
+    ticket = {**asdict(record.ticket), "created": record.ticket.created.isoformat()}
+    return json.dumps(
+        {
+            "ticket": ticket,
+            "options_json": record.options_json,
+            "stack": record.stack,
+            "match_id": record.match_id,
+            "stake": record.stake,
+            "table_id": record.table_id,
+            "seat": record.seat,
+            "failure": record.failure,
+        }
+    )
+
+
+def ticket_from_json(text: str, *, request_key: str, status: str, version: int) -> TicketRecord:
+    raw: dict[str, Any] = json.loads(text)
+    ticket = raw.pop("ticket")
+    ticket["created"] = datetime.fromisoformat(ticket["created"])
+    return TicketRecord(
+        ticket=Ticket(**ticket),
+        request_key=request_key,
+        status=TicketStatus(status),
+        version=version,
+        **raw,
+    )
+
+
+def limits_to_json(limits: AccountLimits) -> str:
+    return json.dumps(
+        {"max_stakes": dict(limits.max_stakes), "self_excluded": limits.self_excluded}
+    )
+
+
+def limits_from_json(text: str) -> AccountLimits:
+    raw: dict[str, Any] = json.loads(text)
+    return AccountLimits(tuple(sorted(raw["max_stakes"].items())), raw["self_excluded"])

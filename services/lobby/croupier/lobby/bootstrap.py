@@ -1,0 +1,229 @@
+"""Wire the lobby: settings → PostgreSQL pool (migrated), the table host's client, event
+bus (outbox relay to `croupier.lobby.events`, a consumer of `croupier.table.events`) and
+the ticker → gRPC service.
+
+`croupier serve lobby` calls `create_services()`; tests and the embedded platform call
+`build_lobby` with their own pool, host and bus, so every configuration is wired the same
+way. The lobby serves before Kafka answers: the outbox keeps its events, and the listing
+catches up with the host's events once the consumer joins (in the background).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+
+from croupier.kit.bus.interface import EventBus
+from croupier.kit.migrations import migrate
+from croupier.kit.outbox import Outbox, OutboxRelay
+from croupier.kit.server import Service, StopHook
+from croupier.kit.settings import choice, env, load, positive_float, positive_int
+from croupier.lobby.adapters.host_grpc import GrpcTableHost
+from croupier.lobby.adapters.postgres import PostgresRepository, create_pool
+from croupier.lobby.core.matchmaker import MatchmakerSettings
+from croupier.lobby.entrypoints.grpc_api import SERVICE_NAME, LobbyService
+from croupier.lobby.entrypoints.table_events import TABLE_EVENTS_TOPIC, TableEvents
+from croupier.lobby.service.accounts import Accounts
+from croupier.lobby.service.matchmaking import Matchmaking
+from croupier.lobby.service.ports import Clock, Codes, TableHost
+from croupier.lobby.service.tables import Tables
+from croupier.lobby.service.ticker import Ticker
+from croupier.lobby.v1 import lobby_pb2_grpc
+
+__all__ = ["LobbySettings", "Wired", "build_lobby", "create_services", "open_database"]
+
+_log = logging.getLogger(__name__)
+_RELAY_POLL_SECONDS = 0.1
+_RECONNECT_SECONDS = 1.0
+MIGRATION_LOCK = 0x10BB7  # the advisory lock id of "lobby migrations"
+CONSUMER_GROUP = "croupier-lobby"
+
+
+def _schema(text: str) -> str:
+    if not text.replace("_", "a").isalnum() or not text.islower() or text[0].isdigit():
+        raise ValueError("a lower-case SQL identifier (letters, digits, underscore)")
+    return text
+
+
+@dataclass(frozen=True)
+class LobbySettings:
+    postgres_dsn: str = env("CROUPIER_POSTGRES_DSN", str, doc="the lobby's PostgreSQL")
+    schema: str = env("CROUPIER_LOBBY_SCHEMA", _schema, "lobby", doc="its schema")
+    pool_size: int = env("CROUPIER_LOBBY_POOL_SIZE", positive_int, 5, doc="connections")
+    table_address: str = env(
+        "CROUPIER_TABLE_ADDRESS", str, "127.0.0.1:50051", doc="the table host's gRPC address"
+    )
+    bus: str = env("CROUPIER_LOBBY_BUS", choice("kafka", "memory"), "kafka", doc="event bus")
+    kafka_bootstrap: str = env(
+        "CROUPIER_KAFKA_BOOTSTRAP", str, "127.0.0.1:9092", doc="Kafka bootstrap servers"
+    )
+    tick_seconds: float = env(
+        "CROUPIER_LOBBY_TICK_SECONDS",
+        positive_float,
+        0.5,
+        doc="how often tickets are matched and lapsed seat holds released",
+    )
+    hold_seconds: float = env(
+        "CROUPIER_LOBBY_HOLD_SECONDS", positive_float, 30.0, doc="how long a joined seat is held"
+    )
+    widen_after_seconds: float = env(
+        "CROUPIER_LOBBY_WIDEN_AFTER_SECONDS",
+        positive_float,
+        10.0,
+        doc="how long a ticket waits for a full table before accepting the fewest players",
+    )
+    ticket_ttl_seconds: float = env(
+        "CROUPIER_LOBBY_TICKET_TTL_SECONDS", positive_float, 600.0, doc="a ticket's life"
+    )
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_code() -> str:
+    return secrets.token_urlsafe(9)
+
+
+async def open_database(dsn: str, schema: str, *, pool_size: int = 5) -> Any:
+    """Apply pending migrations, then open the pool."""
+    connection = await asyncpg.connect(dsn)
+    try:
+        await migrate(connection, schema, "croupier.lobby.adapters", MIGRATION_LOCK)
+    finally:
+        await connection.close()
+    return await create_pool(dsn, schema, min_size=1, max_size=pool_size)
+
+
+@dataclass
+class Wired:
+    """The wired lobby and what must be stopped, in order."""
+
+    tables: Tables
+    matchmaking: Matchmaking
+    accounts: Accounts
+    ticker: Ticker | None
+    stop_hooks: list[StopHook] = field(default_factory=list)
+    connecting: asyncio.Task[None] | None = None
+
+    def service(self) -> Service:
+        servicer = LobbyService(self.tables, self.matchmaking, self.accounts)
+        return Service(
+            name=SERVICE_NAME,
+            register=lambda server: lobby_pb2_grpc.add_LobbyServicer_to_server(servicer, server),
+        )
+
+    async def stop(self) -> None:
+        """Stop the ticker, connecting, consuming and relaying. Safe to call twice."""
+        if self.ticker is not None:
+            await self.ticker.stop()
+        if self.connecting is not None:
+            connecting, self.connecting = self.connecting, None
+            connecting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await connecting
+        hooks, self.stop_hooks = self.stop_hooks, []
+        for hook in hooks:
+            await hook()
+
+    def connect_in_background(self, pool: Any, schema: str, bus: EventBus) -> None:
+        """Start the bus, the outbox relay and the table events' consumer, retrying until
+        the broker answers."""
+        self.connecting = asyncio.create_task(self._connect(pool, schema, bus), name="lobby:kafka")
+
+    async def _connect(self, pool: Any, schema: str, bus: EventBus) -> None:
+        attempt = 0
+        while True:
+            attempt += 1
+            relay = OutboxRelay(
+                pool=pool,
+                outbox=Outbox(schema=schema),
+                bus=bus,
+                poll_interval_seconds=_RELAY_POLL_SECONDS,
+            )
+            try:
+                await bus.start()
+                await relay.start()
+                subscription = await bus.subscribe(
+                    TABLE_EVENTS_TOPIC,
+                    group=CONSUMER_GROUP,
+                    handler=TableEvents(self.tables).handle,
+                    max_attempts=None,
+                )
+            except Exception as error:  # noqa: BLE001 - any failure to connect is retried
+                await relay.stop()
+                _log.warning(
+                    "lobby: Kafka not reachable (attempt %d), retrying: %s", attempt, error
+                )
+                await asyncio.sleep(_RECONNECT_SECONDS)
+                continue
+            self.stop_hooks[:0] = [subscription.stop, relay.stop]
+            return
+
+
+def build_lobby(
+    *,
+    pool: Any,
+    schema: str,
+    host: TableHost,
+    bus: EventBus | None,
+    clock: Clock = utc_now,
+    codes: Codes = new_code,
+    hold_for: timedelta = timedelta(seconds=30),
+    matchmaker: MatchmakerSettings | None = None,
+    tick_seconds: float | None = 0.5,
+) -> Wired:
+    """The lobby on `pool`, driving `host`; with a bus, its outbox relayed there and the
+    host's events followed (started in the background); with `tick_seconds`, tickets
+    matched and holds released on the clock."""
+    repository = PostgresRepository(pool, schema)
+    tables = Tables(repository=repository, host=host, clock=clock, codes=codes, hold_for=hold_for)
+    matchmaking = Matchmaking(
+        repository=repository,
+        tables=tables,
+        clock=clock,
+        settings=matchmaker or MatchmakerSettings(),
+    )
+    ticker = None
+    if tick_seconds is not None:
+        ticker = Ticker(matchmaking, tables, tick_seconds)
+        ticker.start()
+    wired = Wired(tables, matchmaking, Accounts(repository), ticker)
+    if bus is not None:
+        wired.connect_in_background(pool, schema, bus)
+    return wired
+
+
+async def create_services() -> tuple[list[Service], list[StopHook]]:
+    settings = load(LobbySettings)
+    pool = await open_database(settings.postgres_dsn, settings.schema, pool_size=settings.pool_size)
+    bus: Any
+    if settings.bus == "memory":
+        from croupier.kit.bus.memory import InMemoryBus
+
+        bus = InMemoryBus()
+    else:
+        from croupier.kit.bus.kafka import KafkaBus
+
+        bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-lobby")
+    host = GrpcTableHost(settings.table_address)
+    wired = build_lobby(
+        pool=pool,
+        schema=settings.schema,
+        host=host,
+        bus=bus,
+        hold_for=timedelta(seconds=settings.hold_seconds),
+        matchmaker=MatchmakerSettings(
+            widen_after=timedelta(seconds=settings.widen_after_seconds),
+            ttl=timedelta(seconds=settings.ticket_ttl_seconds),
+        ),
+        tick_seconds=settings.tick_seconds,
+    )
+    return [wired.service()], [wired.stop, host.close, bus.stop, pool.close]

@@ -1,0 +1,33 @@
+"""`croupier.table.events` → the listing: a seat taken or freed, a table closed. Translation
+only; events of tables the lobby did not open are ignored by the service."""
+
+from __future__ import annotations
+
+import json
+
+from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.lobby.service.tables import Tables
+from croupier.table.v1 import table_pb2
+
+__all__ = ["TABLE_EVENTS_TOPIC", "TableEvents"]
+
+TABLE_EVENTS_TOPIC = "croupier.table.events"
+
+
+class TableEvents:
+    def __init__(self, tables: Tables) -> None:
+        self._tables = tables
+
+    async def handle(self, envelope: Envelope) -> None:
+        kind = envelope.type.removeprefix("table.")
+        if kind not in ("player_seated", "player_left", "table_closed"):
+            return
+        event = table_pb2.ActionTaken()
+        envelope.payload.Unpack(event)
+        player = str(json.loads(event.public_json or "{}").get("player", ""))
+        if kind == "player_seated":
+            await self._tables.seen_seated(event.table_id, player)
+        elif kind == "player_left":
+            await self._tables.seen_left(event.table_id, player)
+        else:
+            await self._tables.closed(event.table_id)

@@ -1,0 +1,167 @@
+"""Matchmaking tickets: find a game ("a game like this at a stake in this range"), look at
+or cancel a ticket, and `process()` (called on the service's interval, by hand in tests):
+the core's matches are saved first (tickets MATCHED), then each match gets a table on the
+host and its players are seated there through `Tables.join`, so a lobby that dies in
+between places the match on its next pass, and a player already seated is not seated
+twice."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from croupier.game import RuleBroken
+from croupier.game.limits import check_amount, echo
+from croupier.lobby.core.errors import AlreadyThere, NotAllowed, NotFound
+from croupier.lobby.core.matchmaker import MatchmakerSettings, Ticket, counts_for, process
+from croupier.lobby.core.policy import check_id, check_player, check_stake_allowed
+from croupier.lobby.core.terms import terms_of, with_stake
+from croupier.lobby.service.ports import Clock, Repository
+from croupier.lobby.service.records import TicketRecord, TicketStatus
+from croupier.lobby.service.tables import Tables
+
+__all__ = ["Matchmaking"]
+
+DEFAULT_SETTINGS = MatchmakerSettings()
+_ID_NAMESPACE = uuid.UUID("1b0bb7c4-5a3e-4f6e-8d2a-10bb1e5ca7e5")
+
+
+class Matchmaking:
+    def __init__(
+        self,
+        *,
+        repository: Repository,
+        tables: Tables,
+        clock: Clock,
+        settings: MatchmakerSettings = DEFAULT_SETTINGS,
+    ) -> None:
+        self._repository = repository
+        self._tables = tables
+        self._clock = clock
+        self._settings = settings
+        self._processing = asyncio.Lock()
+        self._tickets = asyncio.Lock()
+
+    async def find(
+        self,
+        *,
+        player: str,
+        request_key: str,
+        game: str,
+        options: Mapping[str, object],
+        min_stake: int,
+        max_stake: int,
+        stack: int = 0,
+    ) -> TicketRecord:
+        """Queue a ticket (one waiting ticket per account); the same key answers it again."""
+        check_player(player)
+        check_id(request_key, "request_key")
+        check_amount(min_stake, "min_stake")
+        check_amount(max_stake, "max_stake")
+        check_amount(stack, "stack")
+        terms = terms_of(game, with_stake(game, options, min_stake))
+        min_count, max_count = counts_for(terms, min_stake, max_stake)
+        limits = await self._repository.limits(player)
+        check_stake_allowed(player, limits, terms.currency, max_stake)
+        ticket_id = "tk-" + uuid.uuid5(_ID_NAMESPACE, f"{player}/{request_key}").hex
+        async with self._tickets:
+            known = await self._repository.ticket(ticket_id)
+            if known is not None:
+                return known
+            waiting = await self._repository.tickets(TicketStatus.WAITING, TicketStatus.MATCHED)
+            if any(record.ticket.player == player for record in waiting):
+                raise AlreadyThere("already_queued", f"{echo(player)} already has a ticket")
+            ticket = Ticket(
+                ticket_id=ticket_id,
+                player=player,
+                game=game,
+                shape=terms.shape,
+                currency=terms.currency,
+                min_stake=min_stake,
+                max_stake=max_stake,
+                min_count=min_count,
+                max_count=max_count,
+                created=self._clock(),
+            )
+            options_json = json.dumps(dict(options), sort_keys=True)
+            record, _ = await self._repository.add_ticket(
+                TicketRecord(ticket, f"{player}/{request_key}", options_json, stack)
+            )
+            return record
+
+    async def get(self, ticket_id: str, player: str) -> TicketRecord:
+        record = await self._repository.ticket(check_id(ticket_id, "ticket_id"))
+        if record is None or record.ticket.player != player:
+            raise NotFound("unknown_ticket", f"no ticket {echo(ticket_id)} of {echo(player)}")
+        return record
+
+    async def cancel(self, ticket_id: str, player: str) -> TicketRecord:
+        async with self._processing:
+            record = await self.get(ticket_id, player)
+            if record.status is not TicketStatus.WAITING:
+                raise NotAllowed(
+                    "ticket_not_waiting", f"the ticket is {record.status.value}, not waiting"
+                )
+            cancelled = self._next(record, status=TicketStatus.CANCELLED)
+            await self._repository.save_tickets([cancelled])
+            return cancelled
+
+    @staticmethod
+    def _next(record: TicketRecord, **changes: object) -> TicketRecord:
+        return replace(record, version=record.version + 1, **changes)  # type: ignore[arg-type]
+
+    async def process(self) -> list[str]:
+        """Match the waiting tickets, expire the old ones, place every match not placed
+        yet; the tables opened or filled."""
+        async with self._processing:
+            now = self._clock()
+            waiting = await self._repository.tickets(TicketStatus.WAITING)
+            by_id = {record.ticket.ticket_id: record for record in waiting}
+            processed = process([r.ticket for r in waiting], now, self._settings)
+            changed = [
+                self._next(by_id[t.ticket_id], status=TicketStatus.EXPIRED)
+                for t in processed.expired
+            ]
+            for match in processed.matches:
+                changed += [
+                    self._next(
+                        by_id[t.ticket_id],
+                        status=TicketStatus.MATCHED,
+                        match_id=match.match_id,
+                        stake=match.stake,
+                    )
+                    for t in match.tickets
+                ]
+            await self._repository.save_tickets(changed)
+            groups: dict[str, list[TicketRecord]] = {}
+            for record in await self._repository.tickets(TicketStatus.MATCHED):
+                groups.setdefault(record.match_id, []).append(record)
+            return [await self._place(match_id, group) for match_id, group in groups.items()]
+
+    async def _place(self, match_id: str, group: Sequence[TicketRecord]) -> str:
+        """Open the match's table (once: keyed by the match) and seat its players."""
+        first = group[0]
+        game = first.ticket.game
+        options = with_stake(game, json.loads(first.options_json), first.stake)
+        record = await self._tables.open_matched(match_id, game, options)
+        table_id = record.table.table_id
+        for ticket in group:
+            player = ticket.ticket.player
+            try:
+                known = record.table.seat_of(player)
+                if known is None:
+                    seat, record = await self._tables.join(table_id, player, ticket.stack)
+                else:
+                    seat = known  # seated by a pass that died before saving the ticket
+                placed = self._next(
+                    ticket, status=TicketStatus.SEATED, table_id=table_id, seat=seat
+                )
+            except RuleBroken as refused:
+                placed = self._next(
+                    ticket, status=TicketStatus.FAILED, table_id=table_id, failure=refused.reason
+                )
+            await self._repository.save_tickets([placed])
+        return table_id

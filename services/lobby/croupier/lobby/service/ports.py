@@ -1,0 +1,93 @@
+"""What the lobby's use cases need from the world: where tables, tickets and account limits
+are kept, the table host, the time and fresh invitation codes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from croupier.kit.errors import Unavailable
+from croupier.lobby.core.policy import AccountLimits
+from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
+
+__all__ = ["Clock", "Codes", "Conflict", "Repository", "TableClock", "TableHost"]
+
+Clock = Callable[[], datetime]
+"""The time now, timezone-aware (tests step it by hand)."""
+Codes = Callable[[], str]
+"""A fresh, unguessable invitation code."""
+JSON = Mapping[str, object]
+
+
+class Conflict(Unavailable):
+    """Another lobby replica changed the record since it was read: retry the request."""
+
+
+@dataclass(frozen=True)
+class TableClock:
+    """The table's clocks in seconds; zero takes the game's default."""
+
+    turn_seconds: int = 0
+    reserve_seconds: int = 0
+    reconnect_seconds: int = 0
+
+
+class TableHost(Protocol):
+    """The table host's `TableEngine`, as far as the lobby drives it (architecture §8).
+    Refusals are `RuleBroken` kinds; an unreachable host is `Unavailable`."""
+
+    async def open_table(
+        self, *, game: str, options: JSON, clock: TableClock, request_key: str
+    ) -> str:
+        """Open a table (once per `request_key`); its id."""
+        ...
+
+    async def seat(self, *, table_id: str, player: str, seat: int, stack: int) -> None:
+        """Seat `player` (the host buys his `stack` in through the wallet at cash tables)."""
+        ...
+
+    async def close_table(self, table_id: str) -> None: ...
+
+
+class Repository(Protocol):
+    async def add_table(self, record: TableRecord) -> tuple[TableRecord, bool]:
+        """Store a new table and answer (it, True); if its `request_key` is taken, store
+        nothing and answer (the one stored, False)."""
+        ...
+
+    async def table(self, table_id: str) -> TableRecord | None: ...
+
+    async def table_by_key(self, request_key: str) -> TableRecord | None: ...
+
+    async def save_table(self, record: TableRecord) -> TableRecord:
+        """Replace the stored version `record.version - 1`; the record as stored (with its
+        change number); `Conflict` if the stored version is another."""
+        ...
+
+    async def open_tables(self) -> list[TableRecord]:
+        """Every table not closed, oldest first."""
+        ...
+
+    async def changed_since(self, change: int) -> list[TableRecord]:
+        """Tables saved after change number `change`, in change order."""
+        ...
+
+    async def add_ticket(self, record: TicketRecord) -> tuple[TicketRecord, bool]:
+        """Like `add_table`, by the ticket's `request_key`."""
+        ...
+
+    async def ticket(self, ticket_id: str) -> TicketRecord | None: ...
+
+    async def save_tickets(self, records: Sequence[TicketRecord]) -> None:
+        """Replace each stored version `version - 1`, all or none (`Conflict`)."""
+        ...
+
+    async def tickets(self, *statuses: TicketStatus) -> list[TicketRecord]:
+        """Tickets in one of `statuses`, oldest first."""
+        ...
+
+    async def limits(self, player: str) -> AccountLimits: ...
+
+    async def set_limits(self, player: str, limits: AccountLimits) -> None: ...

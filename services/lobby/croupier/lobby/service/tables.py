@@ -1,0 +1,256 @@
+"""The lobby's table use cases: open a table on the host, join it (a seat held while the
+host seats the player), invite, list and watch; and what the host's events and the
+passing time change (seats taken or freed, tables closed, holds run out).
+
+One table's changes run one at a time in this process (a lock per table); replicas are
+kept apart by the record's version (`Conflict`: the caller retries).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncGenerator, Iterable, Mapping
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+from croupier.game.limits import check_amount, echo
+from croupier.lobby.core.errors import InvalidInput, NotFound
+from croupier.lobby.core.policy import check_id, check_player, check_stake_allowed
+from croupier.lobby.core.seats import LobbyTable
+from croupier.lobby.core.terms import terms_of
+from croupier.lobby.service.listing import TableFilter
+from croupier.lobby.service.ports import Clock, Codes, Repository, TableClock, TableHost
+from croupier.lobby.service.records import TableRecord
+
+__all__ = ["DEFAULT_HOLD", "NO_CLOCK", "WATCH_POLL_SECONDS", "Tables"]
+
+NO_CLOCK = TableClock()
+"""The game's default clocks."""
+
+DEFAULT_HOLD = timedelta(seconds=30)
+#: A watcher re-reads the store at least this often: another replica's changes reach it
+#: although no local save woke it.
+WATCH_POLL_SECONDS = 1.0
+_LOCKS = 64
+
+
+class Tables:
+    def __init__(
+        self,
+        *,
+        repository: Repository,
+        host: TableHost,
+        clock: Clock,
+        codes: Codes,
+        hold_for: timedelta = DEFAULT_HOLD,
+    ) -> None:
+        self._repository = repository
+        self._host = host
+        self._clock = clock
+        self._codes = codes
+        self._hold_for = hold_for
+        self._locks = [asyncio.Lock() for _ in range(_LOCKS)]
+        self._saved = asyncio.Condition()
+
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        return self._locks[hash(table_id) % _LOCKS]
+
+    async def get(self, table_id: str) -> TableRecord:
+        record = await self._repository.table(check_id(table_id, "table_id"))
+        if record is None:
+            raise NotFound("unknown_table", f"no table {echo(table_id)} in the lobby")
+        return record
+
+    async def _save(self, record: TableRecord, table: LobbyTable) -> TableRecord:
+        if table == record.table:
+            return record
+        saved = await self._repository.save_table(
+            replace(record, table=table, version=record.version + 1)
+        )
+        await self._announce()
+        return saved
+
+    # --- use cases ----------------------------------------------------------------------
+
+    async def open(
+        self,
+        *,
+        player: str,
+        request_key: str,
+        game: str,
+        options: Mapping[str, object],
+        clock: TableClock = NO_CLOCK,
+        invited: Iterable[str] | None = None,
+        with_code: bool = False,
+        stack: int = 0,
+    ) -> TableRecord:
+        """Open a table on the host and seat `player` there (seat 0). `invited` (a list,
+        even empty) or `with_code` make it private. The same `request_key` answers the
+        table it opened."""
+        check_player(player)
+        check_id(request_key, "request_key")
+        check_amount(stack, "stack")
+        terms = terms_of(game, options)
+        limits = await self._repository.limits(player)
+        check_stake_allowed(player, limits, terms.currency, terms.stake)
+        invitees = frozenset(check_player(p) for p in invited or ())
+        record, created = await self._open_on_host(
+            f"{player}/{request_key}",  # one player's keys never meet another's
+            game,
+            options,
+            clock,
+            owner=player,
+            private=invited is not None or with_code,
+            invited=invitees,
+            invite_code=self._codes() if with_code else "",
+        )
+        table_id = record.table.table_id
+        if created:
+            try:
+                await self.join(table_id, player, stack)
+            except Exception:
+                # The opener could not sit (his buy-in was refused): nobody waits at it.
+                await self._host.close_table(table_id)
+                await self.closed(table_id)
+                raise
+        return await self.get(table_id)
+
+    async def open_matched(
+        self, match_id: str, game: str, options: Mapping[str, object]
+    ) -> TableRecord:
+        """A match's table: public, the lobby's, nobody seated yet; opened once per match."""
+        record, _ = await self._open_on_host(match_id, game, options, NO_CLOCK, owner="")
+        return record
+
+    async def _open_on_host(
+        self,
+        request_key: str,
+        game: str,
+        options: Mapping[str, object],
+        clock: TableClock,
+        **fields: Any,
+    ) -> tuple[TableRecord, bool]:
+        existing = await self._repository.table_by_key(request_key)
+        if existing is not None:
+            return existing, False
+        table_id = await self._host.open_table(
+            game=game, options=options, clock=clock, request_key=f"lobby:{request_key}"
+        )
+        table = LobbyTable(
+            table_id=table_id,
+            options_json=json.dumps(dict(options), sort_keys=True),
+            terms=terms_of(game, options),
+            **fields,
+        )
+        record, created = await self._repository.add_table(TableRecord(table, request_key))
+        await self._announce()
+        return record, created
+
+    async def join(
+        self, table_id: str, player: str, stack: int, invite_code: str = ""
+    ) -> tuple[int, TableRecord]:
+        """Hold a free seat, have the host seat `player`, then record the seat; the hold is
+        released if the host refuses (or expires if this process dies meanwhile)."""
+        check_player(player)
+        check_amount(stack, "stack")
+        if len(invite_code) > 100:
+            raise InvalidInput("invalid_invite_code", "invite_code is at most 100 characters")
+        async with self._lock(table_id):
+            record = await self.get(table_id)
+            terms = record.table.terms
+            limits = await self._repository.limits(player)
+            check_stake_allowed(player, limits, terms.currency, terms.stake)
+            held, hold = record.table.reserve(player, self._clock(), self._hold_for, invite_code)
+            record = await self._save(record, held)
+            try:
+                await self._host.seat(table_id=table_id, player=player, seat=hold.seat, stack=stack)
+            except Exception:
+                record = await self.get(table_id)
+                await self._save(record, record.table.release(player))
+                raise
+            record = await self.get(table_id)
+            return hold.seat, await self._save(record, record.table.confirm(player))
+
+    async def invite(self, table_id: str, owner: str, players: Iterable[str]) -> TableRecord:
+        invitees = [check_player(p) for p in players]
+        async with self._lock(table_id):
+            record = await self.get(table_id)
+            return await self._save(record, record.table.invite(owner, invitees))
+
+    async def listed(self, player: str, table_filter: TableFilter) -> list[TableRecord]:
+        return [r for r in await self._repository.open_tables() if table_filter.shows(r, player)]
+
+    async def watch(
+        self, player: str, table_filter: TableFilter
+    ) -> AsyncGenerator[TableRecord, None]:
+        """The tables the filter shows, then every change: a table that comes to show, and
+        once more a table that stops showing (closed, or full for a free-seat filter)."""
+        shown: set[str] = set()
+        last = 0
+        for record in await self._repository.open_tables():
+            last = max(last, record.change)
+            if table_filter.shows(record, player):
+                shown.add(record.table.table_id)
+                yield record
+        while True:
+            changed = await self._repository.changed_since(last)
+            for record in changed:
+                last = max(last, record.change)
+                table_id = record.table.table_id
+                if table_filter.shows(record, player):
+                    shown.add(table_id)
+                    yield record
+                elif table_id in shown:
+                    shown.discard(table_id)
+                    yield record
+            if changed:
+                continue
+            async with self._saved:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._saved.wait(), WATCH_POLL_SECONDS)
+
+    # --- what the host and the time change -------------------------------------------
+
+    async def _apply(self, table_id: str, change: str, player: str = "") -> None:
+        async with self._lock(table_id):
+            record = await self._repository.table(table_id)
+            if record is None:
+                return  # not a lobby table (a tournament's, or opened directly)
+            table = record.table
+            if change == "player_seated":
+                table = table.confirm(player)
+            elif change == "player_left":
+                table = table.left(player)
+            elif change == "table_closed":
+                table = table.close()
+            await self._save(record, table)
+
+    async def seen_seated(self, table_id: str, player: str) -> None:
+        await self._apply(table_id, "player_seated", player)
+
+    async def seen_left(self, table_id: str, player: str) -> None:
+        await self._apply(table_id, "player_left", player)
+
+    async def closed(self, table_id: str) -> None:
+        await self._apply(table_id, "table_closed")
+
+    async def expire_holds(self) -> list[str]:
+        """Release the holds whose time is up (their player was never seated); the players."""
+        released: list[str] = []
+        now = self._clock()
+        for listed in await self._repository.open_tables():
+            if not listed.table.holds:
+                continue
+            async with self._lock(listed.table.table_id):
+                record = await self.get(listed.table.table_id)
+                table, late = record.table.expire(now)
+                await self._save(record, table)
+                released += late
+        return released
+
+    async def _announce(self) -> None:
+        async with self._saved:
+            self._saved.notify_all()
