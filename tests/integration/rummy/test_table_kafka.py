@@ -10,8 +10,9 @@ with its command log on a Kafka topic of its own and `KafkaBus` publishing to
 - The wallet's own request consumer (`WalletRequestHandler` on a fresh PostgreSQL schema)
   applies the settlement requests read from the broker: nothing is dead-lettered, every
   seat ends with the chips the table shows, a redelivery moves nothing.
-- A host that dies mid-round is rebuilt from the Kafka log with the same digest and views,
-  and the round goes on; a re-sent settlement request repeats the same idempotency key.
+- A host that dies mid-round is rebuilt from the Kafka log (the same digest and views, for
+  every game: table/contract/test_kafka_contract.py) and the round goes on; the settlement
+  request it sends again repeats the same idempotency key.
 - Rule 45: a gin table where nobody acts finishes rounds by clock expiries alone, and
   those rounds are settled the same way.
 """
@@ -242,7 +243,10 @@ async def bot_turns(host: TableHost, table_id: str, until_round_ended: int, limi
     return limit
 
 
-async def test_a_host_rebuilt_from_the_log_mid_round_goes_on(kafka_bootstrap: str) -> None:
+async def test_a_host_rebuilt_mid_round_sends_the_last_settlement_again_with_its_key(
+    kafka_bootstrap: str,
+) -> None:
+    """The rebuilt table (digest, views) for every game: table/contract/test_kafka_contract."""
     seated = PLAYERS[:3]
     topic = unique_name("rummy_table_commands")
     bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
@@ -266,8 +270,6 @@ async def test_a_host_rebuilt_from_the_log_mid_round_goes_on(kafka_bootstrap: st
                 await lost.seat(table_id, player, seat, 2000)
             assert await bot_turns(lost, table_id, 1, 3000) < 3000
             assert await bot_turns(lost, table_id, 2, 17) == 17  # round 2 is under way
-            digest = lost.digest(table_id)
-            views = {p: lost.view(table_id, p) for p in ["", *seated]}
             # The lost host is abandoned: every accepted command was acknowledged by the
             # broker before its caller was answered.
             rebuilt = TableHost(
@@ -279,10 +281,6 @@ async def test_a_host_rebuilt_from_the_log_mid_round_goes_on(kafka_bootstrap: st
             )
             hosts.append(rebuilt)
             await rebuilt.start()
-            assert rebuilt.digest(table_id) == digest
-            for player, view in views.items():
-                again = rebuilt.view(table_id, player)
-                assert (again.version, again.view) == (view.version, view.view)
             assert await bot_turns(rebuilt, table_id, 2, 3000) < 3000
             found = await wallet.settlements(table_id)
     finally:

@@ -1,5 +1,6 @@
 """The table host's contract on the real Kafka broker, the same for every game (each test
-runs once per game): a host rebuilt from the command log has the lost host's table."""
+runs once per game): a host rebuilt from the command log mid-hand has the lost host's table
+(digest, every seat's view and version) and plays on."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def legal_action(
     return to_act, game.legal_action(host.view(table_id, to_act).view, rng)
 
 
-async def test_rebuilt_host_has_the_lost_hosts_digest(
+async def test_rebuilt_host_has_the_lost_hosts_digest_and_views_and_plays_on(
     kafka_bootstrap: str, game: GameAtTable
 ) -> None:
     topic = unique_name("table_commands")
@@ -43,12 +44,16 @@ async def test_rebuilt_host_has_the_lost_hosts_digest(
             to_act, action = legal_action(lost, game, table_id, rng)
             await lost.act(table_id, to_act, f"a{n}", action)
         digest = lost.digest(table_id)
+        views = {p: lost.view(table_id, p) for p in ["", *game.players]}
         # The lost host is simply abandoned: every accepted command was acknowledged by
         # the broker before its caller was answered, so nothing more needs flushing.
 
         rebuilt = build_host(KafkaCommandLog(kafka_bootstrap, topic, unique_name("new")), bus)
         await rebuilt.start()
         assert rebuilt.digest(table_id) == digest
+        for player, view in views.items():  # every seat's view, at the same version
+            again = rebuilt.view(table_id, player)
+            assert (again.version, again.view) == (view.version, view.view)
         to_act, action = legal_action(rebuilt, game, table_id, rng)
         before = rebuilt.view(table_id, "").version
         await rebuilt.act(table_id, to_act, "after", action)
