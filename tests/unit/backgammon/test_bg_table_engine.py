@@ -27,7 +27,7 @@ def play_out(state: BackgammonTable, rng: random.Random, limit: int = 2000) -> B
     for _ in range(limit):
         if ENGINE.result(state) is not None:
             return state
-        (player,) = ENGINE.to_act(state)
+        (player,) = [t.player for t in ENGINE.turns(state)]
         legal = ENGINE.legal_actions(state, player)
         if "move" in legal["actions"]:
             action = {"action": "move", "play": rng.choice(legal["plays"])}
@@ -70,17 +70,17 @@ def test_series_pays_the_stake_once_at_the_end() -> None:
         paid.append(dict(result.deltas))
     assert all(d == {"ann": 0, "bob": 0} for d in paid[:-1])
     assert sorted(paid[-1].values()) == [-1000, 1000 - 2 * 65]
-    assert ENGINE.public_view(state)["score"]
+    assert ENGINE.view(state, None)["score"]
 
 
 def test_seeded_dice_cannot_be_chosen_and_history_lists_them() -> None:
     state = seated({"mode": "single", "stake": 100})
     seed = bytes(range(32))
     state, _ = ENGINE.apply(state, StartHand(seed))
-    (player,) = ENGINE.to_act(state)
+    (player,) = [t.player for t in ENGINE.turns(state)]
     play = ENGINE.legal_actions(state, player)["plays"][0]
     state, _ = ENGINE.apply(state, Act(player, {"action": "move", "play": play}))
-    (player,) = ENGINE.to_act(state)
+    (player,) = [t.player for t in ENGINE.turns(state)]
     with pytest.raises(RuleBroken):
         ENGINE.apply(state, Act(player, {"action": "roll", "dice": [6, 6]}))
     stream = FairStream(seed, "dice")
@@ -90,7 +90,7 @@ def test_seeded_dice_cannot_be_chosen_and_history_lists_them() -> None:
 def test_timeout_loses_the_game() -> None:
     state = seated({"mode": "single", "stake": 100})
     state, _ = ENGINE.apply(state, StartHand(bytes(32)))
-    (player,) = ENGINE.to_act(state)
+    (player,) = [t.player for t in ENGINE.turns(state)]
     state, _ = ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player), by_clock=True))
     result = ENGINE.result(state)
     assert result is not None
@@ -102,7 +102,7 @@ def test_a_player_cannot_declare_their_own_loss_on_time() -> None:
     """The loss on time is the clock's: the same action from a player is refused."""
     state = seated({"mode": "single", "stake": 100})
     state, _ = ENGINE.apply(state, StartHand(bytes(32)))
-    (player,) = ENGINE.to_act(state)
+    (player,) = [t.player for t in ENGINE.turns(state)]
     with pytest.raises(RuleBroken) as refused:
         ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player)))
     assert status_name(refused.value) == "invalid_argument"
@@ -143,13 +143,13 @@ def test_p5_the_next_money_game_waits_until_both_players_are_ready() -> None:
     state, _ = ENGINE.apply(state, StartHand(b"r" * 32))
     state = play_out(state, random.Random(3))
     assert ENGINE.result(state) is not None and not ENGINE.can_start_hand(state)
-    assert ENGINE.to_act(state) == []  # no clock runs while the table waits
+    assert [t.player for t in ENGINE.turns(state)] == []  # no clock runs while the table waits
     assert [ENGINE.view(state, p)["legal"]["actions"] for p in ("ann", "bob")] == [["ready"]] * 2
 
     state, events = ENGINE.apply(state, Act("bob", {"action": "ready"}))
     assert [(e.type, e.data) for e in events] == [("player_ready", {"player": "bob"})]
     assert not ENGINE.can_start_hand(state)
-    assert ENGINE.public_view(state)["ready"] == ["bob"]
+    assert ENGINE.view(state, None)["ready"] == ["bob"]
     assert ENGINE.legal_actions(state, "bob") == {"actions": []}
     with pytest.raises(RuleBroken) as caught:
         ENGINE.apply(state, Act("bob", {"action": "ready"}))
@@ -158,7 +158,7 @@ def test_p5_the_next_money_game_waits_until_both_players_are_ready() -> None:
     state, _ = ENGINE.apply(state, Act("ann", {"action": "ready"}))
     assert ENGINE.can_start_hand(state)
     state, _ = ENGINE.apply(state, StartHand(b"s" * 32))
-    assert ENGINE.public_view(state)["game"] == 2 and "ready" not in ENGINE.public_view(state)
+    assert ENGINE.view(state, None)["game"] == 2 and "ready" not in ENGINE.view(state, None)
     assert state.ready == frozenset()
 
 

@@ -94,7 +94,7 @@ def seated(options: dict[str, Any]) -> BackgammonTable:
 def lost_on_time(options: dict[str, Any]) -> tuple[str, HandResult]:
     """The adapter's result of a game whose first mover let the clock run out."""
     state, _ = ENGINE.apply(seated(options), StartHand(bytes(32)))
-    (player,) = ENGINE.to_act(state)
+    (player,) = [t.player for t in ENGINE.turns(state)]
     state, _ = ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player), by_clock=True))
     result = ENGINE.result(state)
     assert result is not None

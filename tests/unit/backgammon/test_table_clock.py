@@ -197,27 +197,31 @@ async def test_rule_7_rolling_does_not_restart_the_turn_clock() -> None:
 
 
 def test_rule_7_turn_key_one_turn_is_roll_and_move() -> None:
-    """What a host would need to time a turn as one: the adapter's `turn_key`."""
+    """What a host needs to time a turn as one: the key of the rules' `turns`."""
     engine = backgammon_engine.ENGINE
     state = engine.open({"mode": "single", "stake": 1})
+
+    def turn_key(player: str) -> str | None:
+        return next((t.key for t in engine.turns(state) if t.player == player), None)
+
     for seat, player in enumerate(PLAYERS):
         state, _ = engine.apply(state, SeatPlayer(player, seat))
     state, _ = engine.apply(state, StartHand(b"k" * 32))
-    (first,) = engine.to_act(state)
+    (first,) = [t.player for t in engine.turns(state)]
     other = next(p for p in PLAYERS if p != first)
-    opening = engine.turn_key(state, first)
-    assert opening is not None and engine.turn_key(state, other) is None
+    opening = turn_key(first)
+    assert opening is not None and turn_key(other) is None
     play = engine.legal_actions(state, first)["plays"][0]
     state, _ = engine.apply(state, Act(first, {"action": "move", "play": play}))
-    before_roll = engine.turn_key(state, other)
+    before_roll = turn_key(other)
     state, _ = engine.apply(state, Act(other, {"action": "roll"}))
-    assert engine.turn_key(state, other) == before_roll != opening  # roll + move: one turn
+    assert turn_key(other) == before_roll != opening  # roll + move: one turn
     play = engine.legal_actions(state, other)["plays"][0]
     state, _ = engine.apply(state, Act(other, {"action": "move", "play": play}))
     state, _ = engine.apply(state, Act(first, {"action": "double"}))
-    answer = engine.turn_key(state, other)
+    answer = turn_key(other)
     assert answer is not None and answer != before_roll  # answering a double: its own
-    assert engine.turn_key(state, first) is None
+    assert turn_key(first) is None
 
 
 async def test_clock_and_window_come_from_the_table_options() -> None:

@@ -44,7 +44,7 @@ def seated(options: dict[str, Any]) -> BackgammonTable:
 def lost_on_time(options: dict[str, Any]) -> tuple[str, dict[str, int], dict[str, int]]:
     """A game where the first mover's clock ran out: (loser, deltas, commission)."""
     state, _ = ENGINE.apply(seated(options), StartHand(bytes(32)))
-    (player,) = ENGINE.to_act(state)
+    (player,) = [t.player for t in ENGINE.turns(state)]
     state, _ = ENGINE.apply(state, Act(player, ENGINE.timeout_action(state, player), by_clock=True))
     result = ENGINE.result(state)
     assert result is not None
@@ -73,7 +73,7 @@ def test_rules_2_39_45_commission_only_for_real_money(
     winner = next(p for p in PLAYERS if p != loser)
     assert deltas == {winner: stake - commission, loser: -stake}
     assert fees == ({winner: commission} if commission else {})
-    view = ENGINE.public_view(seated(options))
+    view = ENGINE.view(seated(options), None)
     assert view["currency"] == (currency or "CHIP")
 
 
@@ -106,12 +106,12 @@ def test_rule_19_beaver_offered_only_when_the_single_table_allows_it(beaver: boo
     state, _ = ENGINE.apply(
         seated({"mode": "single", "stake": 10, "beaver": beaver}), StartHand(b"b" * 32)
     )
-    (mover,) = ENGINE.to_act(state)
+    (mover,) = [t.player for t in ENGINE.turns(state)]
     play = ENGINE.legal_actions(state, mover)["plays"][0]
     state, _ = ENGINE.apply(state, Act(mover, {"action": "move", "play": play}))
-    (doubler,) = ENGINE.to_act(state)
+    (doubler,) = [t.player for t in ENGINE.turns(state)]
     state, _ = ENGINE.apply(state, Act(doubler, {"action": "double"}))
-    (taker,) = ENGINE.to_act(state)
+    (taker,) = [t.player for t in ENGINE.turns(state)]
     assert ("beaver" in ENGINE.legal_actions(state, taker)["actions"]) is beaver
 
 
@@ -131,7 +131,7 @@ def test_oq_10_crawford_game_follows_the_table_option(crawford: bool) -> None:
     state = replace(state, game=replace(state.game, phase=Phase.GAME_OVER, score=(2, 0)))
     assert ENGINE.can_start_hand(state)
     state, _ = ENGINE.apply(state, StartHand(b"d" * 32))
-    assert ENGINE.public_view(state)["crawford"] is crawford
+    assert ENGINE.view(state, None)["crawford"] is crawford
 
 
 async def test_oq_7_a_series_left_through_the_rpc_is_settled_by_match_winning_chance() -> None:
@@ -166,7 +166,7 @@ async def test_after_an_abandonment_a_new_player_starts_a_new_series() -> None:
     assert ENGINE.result(state) is not None and not ENGINE.can_start_hand(state)
     state, _ = ENGINE.apply(state, SeatPlayer("cy", 1))
     state, _ = ENGINE.apply(state, StartHand(b"t" * 32))
-    view = ENGINE.public_view(state)
+    view = ENGINE.view(state, None)
     assert view["players"] == ["ann", "cy"] and view["score"] == {"ann": 0, "cy": 0}
     assert view["game"] == 1 and "abandoned" not in view
     assert ENGINE.result(state) is None

@@ -91,11 +91,11 @@ async def test_oq_14_hands_complete_by_timeouts_alone_with_the_engines_auto_play
         if entry.kind != "timeout":
             continue
         view = ENGINE.view(before.engine_state, entry.player)
-        assert ENGINE.to_act(before.engine_state) == [entry.player]
+        assert [t.player for t in ENGINE.turns(before.engine_state)] == [entry.player]
         expected = expected_auto_action(view)
         assert applied_action(outcome.events, entry.player) == expected
         if expected["action"] == "bid" and entry.player == view["hand"]["dealer"]:
-            bids = ENGINE.public_view(state.engine_state)["hand"]["bids"]
+            bids = ENGINE.view(state.engine_state, None)["hand"]["bids"]
             assert sum(bids.values()) != view["hand"]["cards"]  # BG 5: never adds up to n
         checked.setdefault(view["hand"]["number"], []).append(expected)
     # Hands 1 (1 card) and 2 (2 cards) were bid, played and scored by timeouts alone

@@ -433,7 +433,7 @@ def test_a_table_with_a_big_blind_ante_posts_it_every_hand() -> None:
         big_blinds.append(hand.ids[hand.bb_seat])
         assert hand.contrib[hand.bb_seat] == 200 and hand.bets[hand.bb_seat] == 100
         assert sum(hand.contrib) == 250  # the small blind, the big blind and his ante
-        while actors := ENGINE.to_act(state):  # everyone checks or folds
+        while actors := [t.player for t in ENGINE.turns(state)]:  # everyone checks or folds
             state, _ = ENGINE.apply(state, Act(actors[0], ENGINE.timeout_action(state, actors[0])))
         assert sum(st for _, _, st in state.seats) == 15_000
     assert sorted(big_blinds) == ["a", "b", "c"]

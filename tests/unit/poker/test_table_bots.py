@@ -62,7 +62,7 @@ def test_rule_59_a_bot_sees_only_its_own_view_and_ignores_purchases() -> None:
     for n in range(30):
         state = _table(bytes([n]) * 32)
         bots = {f"p{i}": make_bot("rule" if i % 2 else "random", f"p{i}", rng) for i in range(4)}
-        while actors := ENGINE.to_act(state):
+        while actors := [t.player for t in ENGINE.turns(state)]:
             player = actors[0]
             view = ENGINE.view(state, player)
             hand = state.hand
@@ -89,7 +89,7 @@ def test_rule_59_a_bot_sees_only_its_own_view_and_ignores_purchases() -> None:
 
 def test_bots_have_nothing_to_do_out_of_turn() -> None:
     state = _table(b"\x07" * 32)
-    to_act = ENGINE.to_act(state)[0]
+    to_act = [t.player for t in ENGINE.turns(state)][0]
     for i in range(4):
         player = f"p{i}"
         if player != to_act:

@@ -82,15 +82,15 @@ def test_a_top_up_past_the_bound_is_refused_and_the_table_plays_on() -> None:
     room = MAX_AMOUNT - 500
     refused(ENGINE.apply, state, Act("ann", {"action": "top_up", "amount": room + 1}))
     state, _ = ENGINE.apply(state, Act("ann", {"action": "top_up", "amount": room}))
-    while actors := ENGINE.to_act(state):
+    while actors := [t.player for t in ENGINE.turns(state)]:
         state, _ = ENGINE.apply(state, Act(actors[0], {"action": "fold"}))
     for player in ("ann", "bob", "cat", ""):
-        view_message(ENGINE.view(state, player) if player else ENGINE.public_view(state))
+        view_message(ENGINE.view(state, player) if player else ENGINE.view(state, None))
 
 
 def test_a_raise_beyond_any_stack_echoes_a_cut_amount() -> None:
     state = ENGINE.apply(seated(), StartHand(hashlib.sha256(b"bounds").digest()))[0]
-    actor = ENGINE.to_act(state)[0]
+    actor = [t.player for t in ENGINE.turns(state)][0]
     with pytest.raises(RuleBroken) as caught:
         ENGINE.apply(state, Act(actor, {"action": "raise", "to": 10**500}))
     assert status_name(caught.value) == "failed_precondition"

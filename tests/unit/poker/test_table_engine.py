@@ -31,7 +31,7 @@ def seated(options: dict[str, Any], stacks: dict[str, int]) -> PokerTable:
 
 
 def play_hand(state: PokerTable, rng: random.Random) -> PokerTable:
-    while actors := ENGINE.to_act(state):
+    while actors := [t.player for t in ENGINE.turns(state)]:
         player = actors[0]
         legal = ENGINE.legal_actions(state, player)
         kind = rng.choice([a for a in legal["actions"] if a not in ("power", *TABLE_ACTIONS)])
@@ -75,7 +75,7 @@ def test_views_hide_other_hole_cards() -> None:
     state, _ = ENGINE.apply(state, StartHand(seed(1)))
     mine = ENGINE.view(state, "ann")["hand"]["seats"]
     assert [len(s.get("hole_cards", [])) for s in mine] == [4, 0, 0]
-    assert all("hole_cards" not in s for s in ENGINE.public_view(state)["hand"]["seats"])
+    assert all("hole_cards" not in s for s in ENGINE.view(state, None)["hand"]["seats"])
     message = view_message(ENGINE.view(state, "ann"))
     assert [len(s.hole_cards) for s in message.seats] == [4, 0, 0]
     assert message.street == poker_pb2.STREET_PREFLOP
@@ -84,7 +84,7 @@ def test_views_hide_other_hole_cards() -> None:
 def test_illegal_actions_are_rejected_and_change_nothing() -> None:
     state = seated({"variant": "nlhe"}, {"ann": 100, "bob": 100, "cat": 100})
     state, _ = ENGINE.apply(state, StartHand(seed(2)))
-    actor = ENGINE.to_act(state)[0]
+    actor = [t.player for t in ENGINE.turns(state)][0]
     snapshot = ENGINE.snapshot(state)
     with pytest.raises(RuleBroken) as exc:
         ENGINE.apply(state, Act(actor, {"action": "raise", "to": 3}))
@@ -124,7 +124,7 @@ def test_naiko_destellos_are_kept_between_hands() -> None:
     state = seated({"variant": "naiko"}, {"ann": 100, "bob": 100})
     for n in range(4):
         state, _ = ENGINE.apply(state, StartHand(seed(10 + n)))
-        while actors := ENGINE.to_act(state):
+        while actors := [t.player for t in ENGINE.turns(state)]:
             state, _ = ENGINE.apply(state, Act(actors[0], {"action": "fold"}))
     assert dict(state.destellos) == {"ann": 3, "bob": 3}
 
@@ -144,10 +144,10 @@ def test_naiko_view_message_carries_private_peek_and_result() -> None:
     state = seated({"variant": "naiko"}, {"ann": 100, "bob": 100, "cat": 100})
     for n in range(20):  # find a hand whose Carousel has Sneak Peek
         state, _ = ENGINE.apply(state, StartHand(seed(100 + n)))
-        actor = ENGINE.to_act(state)[0]
+        actor = [t.player for t in ENGINE.turns(state)][0]
         if "peek" in ENGINE.legal_actions(state, actor).get("powers", []):
             break
-        while actors := ENGINE.to_act(state):
+        while actors := [t.player for t in ENGINE.turns(state)]:
             state, _ = ENGINE.apply(state, Act(actors[0], {"action": "fold"}))
     state, events = ENGINE.apply(state, Act(actor, {"action": "power", "power": "peek"}))
     assert events[0].data == {"player": actor, "power": "peek"}  # public: no card
@@ -155,7 +155,7 @@ def test_naiko_view_message_carries_private_peek_and_result() -> None:
     assert mine.peeked.code and poker_pb2.POWER_PEEK in mine.carousel
     others = [p for p in ("ann", "bob", "cat") if p != actor]
     assert not view_message(ENGINE.view(state, others[0])).peeked.code
-    while actors := ENGINE.to_act(state):
+    while actors := [t.player for t in ENGINE.turns(state)]:
         state, _ = ENGINE.apply(state, Act(actors[0], ENGINE.timeout_action(state, actors[0])))
-    done = view_message(ENGINE.public_view(state))
+    done = view_message(ENGINE.view(state, None))
     assert sum(done.result.deltas.values()) == 0 and done.result.pots

@@ -44,7 +44,7 @@ def start(state: PokerTable) -> PokerTable:
 
 
 def fold_around(state: PokerTable) -> PokerTable:
-    while actors := ENGINE.to_act(state):
+    while actors := [t.player for t in ENGINE.turns(state)]:
         state, _ = ENGINE.apply(state, Act(actors[0], ENGINE.timeout_action(state, actors[0])))
     return state
 
@@ -194,7 +194,7 @@ def test_oq_22_a_new_player_may_post_a_big_blind_to_be_dealt_in_at_once() -> Non
     assert positions(state) == ("b", "c", "d")
     assert chips_in(state, "new") == (2, 2)
     assert state.hand is not None and state.hand.posts[state.hand.ids.index("new")] == (2, 0)
-    assert ENGINE.to_act(state) == ["new"]
+    assert [t.player for t in ENGINE.turns(state)] == ["new"]
     assert "check" in ENGINE.legal_actions(state, "new")["actions"]
     assert not seat_view(state, "new")["waiting_for_big_blind"]
 
@@ -376,7 +376,7 @@ def test_rule_50_a_top_up_that_lands_over_the_max_buy_in_gives_the_rest_back() -
     won meanwhile keeps only what brings him to `max_buy_in`; the rest is returned."""
     state = start(table({"a": 0, "b": 1, "c": 2}, {"max_buy_in": 600}))
     state = act(state, "a", action="top_up", amount=100)  # 500 + 100 pending: at the cap
-    while actors := ENGINE.to_act(state):  # a calls, the others fold: a wins the blinds
+    while actors := [t.player for t in ENGINE.turns(state)]:  # a calls, the others fold: a wins the blinds
         legal = ENGINE.legal_actions(state, actors[0])["actions"]
         kind = ("call" if "call" in legal else "check") if actors[0] == "a" else "fold"
         state, events = ENGINE.apply(state, Act(actors[0], {"action": kind}))
@@ -392,7 +392,7 @@ def bust(state: PokerTable, player: str) -> PokerTable:
         if state.chips(player) == 0:
             return state
         state = start(state)
-        while actors := ENGINE.to_act(state):
+        while actors := [t.player for t in ENGINE.turns(state)]:
             actor = actors[0]
             legal = ENGINE.legal_actions(state, actor)
             wanted = "allin" if actor == player else "call"
@@ -431,7 +431,7 @@ def test_rule_50_leaving_reports_the_stack_to_settle_with_pending_top_ups() -> N
     state, events = ENGINE.apply(state, UnseatPlayer("a"))
     assert events[0].type == "player_leaving"
     left = [e for e in events if e.type == "player_left"]
-    while not left and (actors := ENGINE.to_act(state)):
+    while not left and (actors := [t.player for t in ENGINE.turns(state)]):
         action = ENGINE.timeout_action(state, actors[0])
         state, events = ENGINE.apply(state, Act(actors[0], action))
         left = [e for e in events if e.type == "player_left"]
@@ -490,7 +490,7 @@ def test_oq_22_rule_50_random_table_life_keeps_every_chip(variant: str) -> None:
         hand = state.hand
         assert hand is not None
         assert not set(hand.ids) & state.sitting_out
-        while actors := ENGINE.to_act(state):
+        while actors := [t.player for t in ENGINE.turns(state)]:
             actor = actors[0]
             legal = ENGINE.legal_actions(state, actor)["actions"]
             kind = rng.choice([a for a in legal if a in ("fold", "check", "call", "allin")])
@@ -512,7 +512,7 @@ def test_rule_20_folded_posters_above_a_short_all_in_get_their_excess_back() -> 
     for player, number, stack in (("A", 0, 100), ("B", 1, 100), ("X", 2, 100)):
         state, _ = ENGINE.apply(state, SeatPlayer(player, number, stack))
     state, _ = ENGINE.apply(state, StartHand(seed(900)))
-    while to_act := ENGINE.to_act(state):
+    while to_act := [t.player for t in ENGINE.turns(state)]:
         state, _ = ENGINE.apply(state, Act(to_act[0], {"action": "fold"}))
     for player, number, stack in (("C", 3, 1), ("D", 4, 100), ("E", 5, 100)):
         state, _ = ENGINE.apply(state, SeatPlayer(player, number, stack))
@@ -520,7 +520,7 @@ def test_rule_20_folded_posters_above_a_short_all_in_get_their_excess_back() -> 
         state, _ = ENGINE.apply(state, Act(player, {"action": "post_blind"}))
     chips = sum(stack for _, _, stack in state.seats)
     state, _ = ENGINE.apply(state, StartHand(seed(901)))
-    while to_act := ENGINE.to_act(state):
+    while to_act := [t.player for t in ENGINE.turns(state)]:
         state, _ = ENGINE.apply(state, Act(to_act[0], {"action": "fold"}))
     result = ENGINE.result(state)
     assert result is not None
@@ -539,7 +539,7 @@ def test_oq_22_a_busted_player_cannot_dodge_a_big_blind_by_sitting_out_and_in() 
             for player, number, stack in (("A", 0, 100), ("B", 1, 100), ("X", 2, 2)):
                 state, _ = ENGINE.apply(state, SeatPlayer(player, number, stack))
             state, _ = ENGINE.apply(state, StartHand(seed(1000 + attempt)))
-            while to_act := ENGINE.to_act(state):
+            while to_act := [t.player for t in ENGINE.turns(state)]:
                 legal = ENGINE.legal_actions(state, to_act[0])["actions"]
                 kind = "fold" if to_act[0] == "A" else "call" if "call" in legal else "check"
                 state, _ = ENGINE.apply(state, Act(to_act[0], {"action": kind}))
@@ -552,7 +552,7 @@ def test_oq_22_a_busted_player_cannot_dodge_a_big_blind_by_sitting_out_and_in() 
                 state, _ = ENGINE.apply(state, Act("X", {"action": "sit_out"}))
                 state, _ = ENGINE.apply(state, Act("X", {"action": "sit_in"}))
             state, _ = ENGINE.apply(state, StartHand(seed(2000 + number)))
-            while to_act := ENGINE.to_act(state):
+            while to_act := [t.player for t in ENGINE.turns(state)]:
                 action = ENGINE.timeout_action(state, to_act[0])
                 state, _ = ENGINE.apply(state, Act(to_act[0], action))
         owed: tuple[int, int] = state.owed("X")
@@ -570,7 +570,7 @@ def test_oq_22_rule_50_legal_actions_list_post_blind_and_top_up_when_they_are_le
     assert ENGINE.legal_actions(state, "new")["actions"] == ["sit_out", "post_blind", "top_up"]
     assert ENGINE.legal_actions(state, "full")["actions"] == ["sit_out", "post_blind"]
     assert ENGINE.view(state, "new")["table_actions"] == ["sit_out", "post_blind", "top_up"]
-    actor = ENGINE.to_act(state)[0]
+    actor = [t.player for t in ENGINE.turns(state)][0]
     assert state.hand is not None
     hand_actions = hand_rules.legal_actions(state.hand, actor)["actions"]
     assert ENGINE.legal_actions(state, actor)["actions"] == [*hand_actions, "sit_out", "top_up"]
@@ -582,4 +582,4 @@ def test_oq_22_rule_50_legal_actions_list_post_blind_and_top_up_when_they_are_le
     with pytest.raises(RuleBroken):
         act(state, "full", action="post_blind")  # not listed: refused
     assert ENGINE.legal_actions(state, "nobody")["actions"] == []
-    assert "table_actions" not in ENGINE.public_view(state)
+    assert "table_actions" not in ENGINE.view(state, None)

@@ -30,7 +30,7 @@ def start(state: PokerTable) -> PokerTable:
 
 def fold_around(state: PokerTable) -> PokerTable:
     """Everybody folds (or checks) until the hand ends."""
-    while actors := ENGINE.to_act(state):
+    while actors := [t.player for t in ENGINE.turns(state)]:
         state, _ = ENGINE.apply(state, Act(actors[0], ENGINE.timeout_action(state, actors[0])))
     return state
 
@@ -154,7 +154,7 @@ def test_rule_50_a_busted_player_stays_to_watch_and_is_not_dealt_in() -> None:
         if state.chips("a") == 0:
             break
         state = start(state)
-        while actors := ENGINE.to_act(state):
+        while actors := [t.player for t in ENGINE.turns(state)]:
             player = actors[0]
             legal = ENGINE.legal_actions(state, player)
             wanted = "allin" if player == "a" else "call"
@@ -240,15 +240,14 @@ def test_rule_51_private_table_options_as_protobuf() -> None:
 
 
 def test_oq_17_section_9_4_seal_window_allowance_and_paused_anchorer() -> None:
-    """The adapter's answers to the host's clock hooks around a Seal window: the target's
-    own allowance (`turn_ms`), and the anchoring player's unchanged `turn_key` (his turn
-    pauses and resumes)."""
+    """The rules' turns around a Seal window: the target's own allowance, and the
+    anchoring player's unchanged turn key (his turn pauses and resumes)."""
     state = ENGINE.open({"variant": "naiko", "blinds": [1, 2], "seal_window_seconds": 6})
     for player, number in (("a", 0), ("b", 1), ("c", 2)):
         state = seat(state, player, number)
     for _ in range(40):
         state = start(state)
-        actor = ENGINE.to_act(state)[0]
+        actor = [t.player for t in ENGINE.turns(state)][0]
         legal = ENGINE.legal_actions(state, actor)
         hand = state.hand
         assert hand is not None and hand.naiko is not None
@@ -258,19 +257,16 @@ def test_oq_17_section_9_4_seal_window_allowance_and_paused_anchorer() -> None:
     else:
         raise AssertionError("no hand with an Anchor against a player who can seal")
     target = legal["anchor_targets"][0]
-    assert ENGINE.turn_ms(state, actor) is None
-    key = ENGINE.turn_key(state, actor)
+    (before,) = ENGINE.turns(state)
+    assert before.allowance_ms is None and before.key is not None
     state, _ = ENGINE.apply(
         state, Act(actor, {"action": "power", "power": "anchor", "target": target})
     )
-    assert ENGINE.to_act(state) == [target]
-    assert ENGINE.turn_ms(state, target) == 6000
-    assert ENGINE.turn_ms(state, actor) is None
-    assert ENGINE.turn_key(state, target) != ENGINE.turn_key(state, actor)
+    (window,) = ENGINE.turns(state)
+    assert (window.player, window.allowance_ms) == (target, 6000)
+    assert window.key != before.key
     state, _ = ENGINE.apply(state, Act(target, {"action": "no_seal"}))
-    assert ENGINE.to_act(state) == [actor]
-    assert ENGINE.turn_key(state, actor) == key  # his turn resumes, it is not a new one
-    assert ENGINE.turn_ms(state, target) is None
+    assert list(ENGINE.turns(state)) == [before]  # his turn resumes, it is not a new one
 
 
 def test_rule_50_a_seat_is_taken_with_chips_and_a_busted_player_keeps_his() -> None:

@@ -2,7 +2,8 @@
 
 - `commands`: what the host asks of a game (seat, unseat, start a hand, act);
 - `events`: what a game answers (public events, a finished hand's settlement);
-- `rules`: `GameRules`, the protocol a game implements, and its optional parts;
+- `rules`: `GameRules`, the protocol a game implements (its `Turn`s, its optional
+  parts), and `TableRules`, the base of a game's rules object;
 - `errors`: `RuleBroken` and its kinds, each refusal with a machine-readable reason;
 - `fairness`: the seeded randomness a hand derives everything random from;
 - `limits`: the documented bounds of every amount, count and duration;
@@ -22,9 +23,9 @@ from croupier.game.rules import (
     EvaluatesAbandonment,
     GameRules,
     HoldsStacks,
+    TableRules,
     TableTraits,
-    TimesTurns,
-    TracksTurns,
+    Turn,
     implements,
 )
 
@@ -44,9 +45,9 @@ __all__ = [
     "RuleBroken",
     "SeatPlayer",
     "StartHand",
+    "TableRules",
     "TableTraits",
-    "TimesTurns",
-    "TracksTurns",
+    "Turn",
     "Unknown",
     "UnseatPlayer",
     "implements",

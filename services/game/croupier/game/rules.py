@@ -10,15 +10,30 @@ runs the clocks, draws the seeds and routes views; a game's rules are a pure fun
   rebuild a table by replaying its command log;
 - an illegal command raises `croupier.game.errors.RuleBroken` and leaves the state
   untouched (states are immutable values, or the rules copy before changing).
+
+The contract is small because each question is asked once. `turns` says in one answer
+whom the table waits for and how each one's clock times the turn (`Turn`: the turn's key
+and an allowance of its own), where three methods said it before (the players to act,
+two optional protocols for keys and allowances). `view` takes the viewer, None for a
+spectator, where a player's view and the public one were two methods. Two parts stay
+optional, because only one game has each: `HoldsStacks` (cash tables: poker) and
+`EvaluatesAbandonment` (an outside evaluation before a player leaves: backgammon).
+
+A game writes its rules as one object, a `TableRules` (`croupier.<game>.core.rules`):
+its `apply` sends each command to the method named after it (`seat`, `unseat`,
+`start_hand`, `act`), so no game repeats that dispatch. The game's `engine.py` binds
+that object to its adapters and its protobuf codec, and the host registry loads it.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from croupier.game.commands import JSON, Command
+from croupier.game.commands import JSON, Act, Command, SeatPlayer, StartHand, UnseatPlayer
+from croupier.game.errors import Malformed
 from croupier.game.events import Event, HandResult
 
 S = TypeVar("S")
@@ -34,26 +49,25 @@ class ClockSettings:
     reconnect_ms: int = 60_000
 
 
+@dataclass(frozen=True)
+class Turn:
+    """A player the table waits for now, and how the host's clock times their turn.
+
+    - `key`: which turn it is, for a game whose turn spans several actions (roll, then
+      move): the host restarts the player's clock only when the key changes, and a turn
+      paused (the player no longer waited for) resumes where it stopped when it comes
+      back with the same key. None: every action starts a new turn.
+    - `allowance_ms`: a decision timed by a clock of its own (the Seal response window),
+      with no reserve; None: the table's turn clock and reserve.
+    """
+
+    player: str
+    key: str | None = None
+    allowance_ms: int | None = None
+
+
 # (id(rules), protocol) -> (rules, whether they implement the protocol)
 _IMPLEMENTS: dict[tuple[int, type], tuple[object, bool]] = {}
-
-
-@runtime_checkable
-class TracksTurns(Protocol):
-    """Optional: an engine whose turn spans several actions (roll, then move) says which
-    turn a player's clock is timing; the host restarts the turn clock only when it changes.
-    Without it, every action starts a new turn."""
-
-    def turn_key(self, state: Any, player: str) -> str | None: ...
-
-
-@runtime_checkable
-class TimesTurns(Protocol):
-    """Optional: an engine with decisions timed by a clock of their own (the Seal response
-    window): their allowance in ms, or None for the table's turn clock. Such a window uses
-    no reserve; a turn paused meanwhile (the anchorer's) resumes where it stopped."""
-
-    def turn_ms(self, state: Any, player: str) -> int | None: ...
 
 
 @runtime_checkable
@@ -110,20 +124,17 @@ class GameRules(Protocol, Generic[S]):
         """True when no hand is running and enough players are seated to deal one."""
         ...
 
-    def to_act(self, state: S) -> Sequence[str]:
-        """Players whose clock runs now (usually one; empty between hands)."""
+    def turns(self, state: S) -> Sequence[Turn]:
+        """The turns whose clocks run now (usually one; none between hands)."""
         ...
 
     def legal_actions(self, state: S, player: str) -> JSON:
         """What `player` may do now, in conformance notation."""
         ...
 
-    def view(self, state: S, player: str) -> JSON:
-        """Everything `player` may see, and nothing else."""
-        ...
-
-    def public_view(self, state: S) -> JSON:
-        """What a spectator may see."""
+    def view(self, state: S, viewer: str | None) -> JSON:
+        """Everything the seated player `viewer` may see, and nothing else; None: what a
+        spectator may see."""
         ...
 
     def timeout_action(self, state: S, player: str) -> JSON:
@@ -147,10 +158,40 @@ class GameRules(Protocol, Generic[S]):
         ...
 
 
+class TableRules(ABC, Generic[S]):
+    """A game's rules object: each command in a method of its own, which `apply` calls.
+
+    A subclass writes the four commands and the rest of `GameRules` (the queries)."""
+
+    def apply(self, state: S, command: Command) -> tuple[S, Sequence[Event]]:
+        # Acts first: they are almost every command a table applies.
+        if isinstance(command, Act):
+            return self.act(state, command)
+        if isinstance(command, SeatPlayer):
+            return self.seat(state, command)
+        if isinstance(command, UnseatPlayer):
+            return self.unseat(state, command)
+        if isinstance(command, StartHand):
+            return self.start_hand(state, command)
+        raise Malformed(f"unsupported command {command!r}")
+
+    @abstractmethod
+    def seat(self, state: S, command: SeatPlayer) -> tuple[S, Sequence[Event]]: ...
+
+    @abstractmethod
+    def unseat(self, state: S, command: UnseatPlayer) -> tuple[S, Sequence[Event]]: ...
+
+    @abstractmethod
+    def start_hand(self, state: S, command: StartHand) -> tuple[S, Sequence[Event]]: ...
+
+    @abstractmethod
+    def act(self, state: S, command: Act) -> tuple[S, Sequence[Event]]: ...
+
+
 def implements(engine: object, protocol: type) -> bool:
     """`isinstance(engine, protocol)` for the optional protocols above, remembered per
     engine: Python 3.11 checks every attribute of a runtime-checkable protocol on each
-    call (4-7 us), and the host asks several times per command. An engine is a long-lived
+    call (4-7 us), and the host asks on every view it sends. An engine is a long-lived
     object whose methods do not come and go."""
     key = (id(engine), protocol)
     known = _IMPLEMENTS.get(key)

@@ -2,7 +2,8 @@
 
 - `core`: every rule of the game, its table's included, pure (standard library and
   `croupier.game` only);
-- `engine`: `ENGINE`, the `croupier.game.GameRules` the table host runs (glue only);
+- `engine`: `ENGINE`, the table's rules (`core.table_rules`) bound to the codec:
+  the `croupier.game.GameRules` the table host runs;
 - `codec`: the only module importing protobuf (actions in, views out);
 - `tools`: simple deterministic players (`tools.bots`) and the `croupier conformance`
   replayer for `"game": "rummy"` (`tools.conformance`).

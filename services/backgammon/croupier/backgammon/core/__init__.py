@@ -12,7 +12,8 @@ Modules, one concern each:
 - `commission`: seed 001 payout, commission and settlement in integer cents;
 - `table`: the table's rules (two seats, options and currency, next game on `ready`);
 - `abandonment`: a running game left by a player, settled from an evaluation;
-- `table_view`: what players and the host read from a table, and its settlement.
+- `table_rules`: `BackgammonRules`, the table's rules as the host runs them (the commands
+  to `table`; turns, views, the settlement answered there).
 
 Pure: no I/O, no clock, no randomness (dice come from a seed via `croupier.game.fairness`,
 or are inputs).

@@ -15,7 +15,7 @@ is never dealt into another stake he did not ask for, and either may leave inste
 
 Amounts are minor units of the table's `currency` option (default CHIP, the host's
 default). A player leaving a running game is settled by `core.abandonment`. What is read
-from a table (views, the settlement of the game that ended) is `core.table_view`.
+from a table (views, the settlement of the game that ended) is `core.table_rules`.
 """
 
 from __future__ import annotations

@@ -3,20 +3,16 @@
 The table's own rules around `croupier.joker.core.game`: the four seats fill up (a seat
 number from 0 to 3, each player once); a player may leave only before the game starts;
 the first hand started starts the game (with the seated players in seat order as the
-clockwise order) and every later one deals the next hand. A finished game settles points,
-not money: its `HandResult` names every player with a delta of 0 (the wallet refuses a
-result that names nobody, and records nothing when no money moves) and carries the
-totals and the placing.
+clockwise order) and every later one deals the next hand. What is read from a table
+(turns, views, the settlement) is `core.table_rules`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from croupier.game import JSON, Event, HandResult, Malformed, RuleBroken
-from croupier.game.fairness import shuffled
+from croupier.game import JSON, Event, Malformed, RuleBroken
 from croupier.joker.core import game
-from croupier.joker.core.cards import DECK
 from croupier.joker.core.hand import SEATS
 from croupier.joker.core.options import Options
 
@@ -24,17 +20,9 @@ __all__ = [
     "JokerTable",
     "act",
     "can_start_hand",
-    "legal_actions",
-    "public_view",
-    "randomness",
-    "result",
     "seat",
-    "snapshot",
     "start_hand",
-    "timeout_action",
-    "to_act",
     "unseat",
-    "view",
 ]
 
 
@@ -92,57 +80,3 @@ def can_start_hand(table: JokerTable) -> bool:
     if table.game is None:
         return len(table.seats) == SEATS
     return game.can_start_hand(table.game)
-
-
-def to_act(table: JokerTable) -> list[str]:
-    return [] if table.game is None else game.to_act(table.game)
-
-
-def legal_actions(table: JokerTable, player: str) -> JSON:
-    if table.game is None:
-        return {"actions": []}
-    return game.legal_actions(table.game, player)
-
-
-def view(table: JokerTable, player: str) -> JSON:
-    if table.game is None:
-        return public_view(table)
-    return game.view(table.game, player)
-
-
-def public_view(table: JokerTable) -> JSON:
-    if table.game is None:
-        return {"players": list(table.players), "options": table.options.describe()}
-    return game.public_view(table.game)
-
-
-def timeout_action(table: JokerTable, player: str) -> JSON:
-    if table.game is None:
-        raise RuleBroken("the game has not started")
-    return game.timeout_action(table.game, player)
-
-
-def result(table: JokerTable) -> HandResult | None:
-    if table.game is None:
-        return None
-    outcome = game.result(table.game)
-    if outcome is None:
-        return None
-    return HandResult(
-        hand_number=table.hands_started,
-        deltas=dict.fromkeys(table.players, 0),
-        details={"totals": outcome.totals, "placing": outcome.placing},
-    )
-
-
-def randomness(seed: bytes) -> list[str]:
-    """What `seed` deals, by card code: the deck order `game.start_hand` deals from."""
-    return [card.code for card in shuffled(DECK, seed, "deck")]
-
-
-def snapshot(table: JokerTable) -> JSON:
-    return {
-        "seats": [list(s) for s in table.seats],
-        "hands_started": table.hands_started,
-        "game": None if table.game is None else game.snapshot(table.game),
-    }

@@ -14,7 +14,8 @@ Modules, one concern each:
 - `history`: the replayable JSON hand history and its reader;
 - `table_options`: a table's options; `seating`: the table's state and who is dealt in;
 - `table`: the table's rules (seats, blinds, sit-out, top-ups, settlement);
-- `table_view`: what players and the host read from a table.
+- `table_rules`: `PokerRules`, the table's rules as the host runs them (the commands to
+  `table`; views, legal actions, turns, stacks, the settlement answered there).
 
 Pure: no I/O, no clock, no randomness (a deal comes from a seed via
 `croupier.game.fairness`), no C extension (hand values arrive as `state.HandRanks`).

@@ -1,8 +1,8 @@
 """Poker's table rules: what lasts between hands (seats, stacks, the button, Naiko Destello
 balances) and how the host's commands change it. A hand's own rules are `core.deal`,
 `core.hand` and `core.showdown` (`core.naiko`: powers); the table's state is
-`core.seating.PokerTable`, its options `core.table_options`. `croupier.poker.engine` hands
-each command here:
+`core.seating.PokerTable`, its options `core.table_options`. `core.table_rules.PokerRules`
+hands each command here:
 
 - `SeatPlayer` takes a free seat with a buy-in (stack) of at least 1 chip and
   `min_buy_in`; a player who goes broke keeps his seat and watches (§6, rule 50). A new
@@ -53,7 +53,7 @@ seat and watches; the table plays on without him; his top-up is a new buy-in of 
 table gives back).
 
 What players and the host read (views, legal actions, clocks, the settlement) is
-`core.table_view`.
+`core.table_rules`.
 """
 
 from __future__ import annotations

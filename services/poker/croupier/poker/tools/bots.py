@@ -247,8 +247,8 @@ def play_in_process(
                 state, _ = ENGINE.apply(state, SeatPlayer(player, number, buy_in, True))
                 bought[player] += buy_in
         state, _ = ENGINE.apply(state, StartHand(seed_for(label, state.hand_number + 1)))
-        while actors := ENGINE.to_act(state):
-            player = actors[0]
+        while turns := ENGINE.turns(state):
+            player = turns[0].player
             action = bots[player].decide(ENGINE.view(state, player))
             if action is None:
                 raise AssertionError(f"bot {player} had nothing to do on its turn")

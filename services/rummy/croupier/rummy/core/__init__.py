@@ -13,6 +13,8 @@
 - `table`: a round of either family, dealt from a seed, behind one set of functions;
 - `rummy_table`: the table (seats and stacks, rounds one after another, their settlement,
   eliminations), its options in `table_options`; `autoplay`: the auto-player mode and the
-  cancel of an all-automatic round (seed 000 rules 45–46);
+  cancel of an all-automatic round (seed 000 rules 45–46); `table_rules`: `RummyRules`,
+  the table's rules as the host runs them (the commands to `rummy_table`; turns, views,
+  the settlement answered there);
 - `errors`: `RummyError`, every refusal with its reason.
 """

@@ -2,8 +2,8 @@
 
 Players sit with a stack; each round is dealt from its seed (`start_round`; the dealer
 moves one seat clockwise per round); actions are in the conformance notation (`act`; on
-a clock expiry the host sends `timeout_action`, the auto-player, seed 000 rule 45;
-`turn_key` makes the turn clock time a whole turn, not each action). A round whose
+a clock expiry the host sends the auto-player's action, seed 000 rule 45; the turn clock
+times a whole turn, not each action: `core.table_rules`). A round whose
 players have all been automatic for 5 minutes is cancelled, every fee given back (rule
 46, OQ 24; `croupier.rummy.core.autoplay`, timed by the log's timestamps).
 When a round ends it is settled in chips (seed 000 §10: fee into the pot, negative
@@ -17,42 +17,30 @@ Views: the player's round view (own hand, discard pile, table melds, card counts
 player's legal actions, the seats and stacks, and `last_round` (the previous round's result
 and settlement: the host deals the next round as soon as one ends).
 
-The round itself, of either family, is `croupier.rummy.core.table`'s.
+The round itself, of either family, is `croupier.rummy.core.table`'s; what is read from a
+table (turns, views, the settlement) is `core.table_rules`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from croupier.game import JSON, Event, HandResult, Malformed, RuleBroken
-from croupier.game.fairness import shuffled
+from croupier.game import JSON, Event, Malformed, RuleBroken
 from croupier.rummy.core import table
 from croupier.rummy.core.autoplay import AutoPlay
-from croupier.rummy.core.cards import card_names, standard_deck
-from croupier.rummy.core.knock_game import GinState
 from croupier.rummy.core.settlement import Settlement
 from croupier.rummy.core.table_options import parse_options
 from croupier.rummy.core.variant import VariantRules
-from croupier.rummy.core.variants import VARIANTS
 
 __all__ = [
     "RummyTable",
     "act",
     "can_start_round",
-    "legal_actions",
     "open_table",
-    "public_view",
-    "randomness",
-    "result",
+    "round_running",
     "seat",
-    "snapshot",
     "start_round",
-    "timeout_action",
-    "to_act",
-    "turn_key",
     "unseat",
-    "view",
 ]
 
 
@@ -88,7 +76,8 @@ def open_table(options: JSON) -> RummyTable:
     )
 
 
-def _running(state: RummyTable) -> bool:
+def round_running(state: RummyTable) -> bool:
+    """A round was dealt and has not ended."""
     return state.round is not None and state.round.result is None
 
 
@@ -112,7 +101,7 @@ def _next_dealer(state: RummyTable, players: tuple[str, ...]) -> str:
 
 
 def seat(state: RummyTable, player: str, stack: int) -> tuple[RummyTable, list[Event]]:
-    if _running(state) or len(state.seats) >= (state.players or state.rules.max_players):
+    if round_running(state) or len(state.seats) >= (state.players or state.rules.max_players):
         raise RuleBroken("no seat is free now")
     if player in state.seats:
         raise RuleBroken(f"{player!r} is already seated")
@@ -124,7 +113,7 @@ def seat(state: RummyTable, player: str, stack: int) -> tuple[RummyTable, list[E
 
 def unseat(state: RummyTable, player: str) -> tuple[RummyTable, list[Event]]:
     dealt_in = state.round.players if state.round is not None else ()
-    if _running(state) and player in dealt_in:
+    if round_running(state) and player in dealt_in:
         raise RuleBroken("a player cannot leave a running round")
     keep = [i for i, p in enumerate(state.seats) if p != player]
     left = replace(
@@ -133,14 +122,14 @@ def unseat(state: RummyTable, player: str) -> tuple[RummyTable, list[Event]]:
         stacks=tuple(state.stacks[i] for i in keep),
         auto=state.auto.left(player),
     )
-    if not _running(state):  # an eliminated player may leave a running round
+    if not round_running(state):  # an eliminated player may leave a running round
         left = replace(left, round=None, settlement=None)
     return left, [Event("PlayerLeft", {"player": player})]
 
 
 def can_start_round(state: RummyTable) -> bool:
     return (
-        not _running(state)
+        not round_running(state)
         and (
             len(state.seats) == state.players
             if state.players
@@ -179,7 +168,7 @@ def act(
         raise RuleBroken("no round is running")
     if "auto" in action and not by_clock:
         raise Malformed("the auto-player's discard is the clock's")
-    if state.auto.cancels(by_clock, at_ms) and _running(state):
+    if state.auto.cancels(by_clock, at_ms) and round_running(state):
         played = table.cancel(state.round)
         events = [
             Event(
@@ -235,118 +224,3 @@ def _settle(state: RummyTable) -> RummyTable:
         "eliminated": [p for p in state.round.players if after[p] == 0],
     }
     return replace(state, stacks=stacks, settlement=settlement, last_round=last)
-
-
-def to_act(state: RummyTable) -> list[str]:
-    if not _running(state):
-        return []
-    assert state.round is not None
-    player = state.round.to_act
-    return [] if player is None else [player]
-
-
-def turn_key(state: RummyTable, player: str) -> str | None:
-    """The turn `player`'s clock is timing (`croupier.game.TracksTurns`).
-
-    Rule 45 times a whole turn (draw, melds, lay-offs, discard), and the defender's
-    lay-offs after a knock are one turn: the key is the number of the turn, so the
-    host restarts the clock only when the turn passes to someone else. Each turn has
-    its own key: the host resumes a paused turn with the same key where it stopped, so
-    a key repeated on the seat's next turn (the round and seat once were the key) gave
-    that turn only what the last one left, and an automatic turn none (runaway).
-    """
-    if player not in to_act(state):
-        return None
-    return str(state.turns)
-
-
-def legal_actions(state: RummyTable, player: str) -> JSON:
-    if state.round is None:
-        return {"actions": []}
-    return table.legal_actions(state.round, player)
-
-
-def _table_part(state: RummyTable) -> JSON:
-    return {
-        "variant": state.rules.name,
-        "players": state.players,
-        "seats": list(state.seats),
-        "stacks": dict(zip(state.seats, state.stacks, strict=True)),
-        "round_fee": state.round_fee,
-        "chip_ratio": state.chip_ratio,
-        "round_number": state.rounds_started,
-        "dealer": None if state.round is None else state.round.dealer,
-        "last_round": state.last_round,
-    }
-
-
-def view(state: RummyTable, player: str) -> JSON:
-    seen = _table_part(state)
-    if state.round is not None:
-        seen["round"] = table.view(state.round, player)
-        seen["legal"] = table.legal_actions(state.round, player)
-    return seen
-
-
-def public_view(state: RummyTable) -> JSON:
-    seen = _table_part(state)
-    if state.round is not None:
-        seen["round"] = table.view(state.round, "")
-    return seen
-
-
-def timeout_action(state: RummyTable, player: str) -> JSON:
-    if state.round is None:
-        raise RuleBroken("no round is running")
-    return table.timeout_action(state.round, player)
-
-
-def result(state: RummyTable) -> HandResult | None:
-    """The round's settlement: chips only, no commission (Σ deltas = 0)."""
-    outcome = None if state.round is None else state.round.result
-    if outcome is None or state.settlement is None or state.last_round is None:
-        return None
-    return HandResult(
-        hand_number=state.rounds_started,
-        deltas=dict(state.settlement.deltas),
-        details=dict(state.last_round),
-    )
-
-
-def randomness(seed: bytes) -> list[Any]:
-    """The deck orders a seed gives, one per deck the variants use (dealt in that order)."""
-    shapes = sorted({(rules.decks, rules.jokers) for rules in VARIANTS.values()})
-    return [
-        {
-            "decks": decks,
-            "jokers": jokers,
-            "order": card_names(shuffled(standard_deck(decks, jokers), seed, "deck")),
-        }
-        for decks, jokers in shapes
-    ]
-
-
-def snapshot(state: RummyTable) -> JSON:
-    snap: JSON = {
-        **_table_part(state),
-        "rounds_started": state.rounds_started,
-        "turns": state.turns,
-        "auto_players": sorted(state.auto.players),
-        "all_automatic_since_ms": state.auto.all_since_ms,
-        "round": None,
-    }
-    if state.round is not None:
-        r = state.round
-        snap["round"] = {
-            "kind": "gin" if isinstance(r, GinState) else "laydown",
-            "players": list(r.players),
-            "dealer": r.dealer,
-            "hands": {p: card_names(r.hands[i]) for i, p in enumerate(r.players)},
-            "stock": card_names(r.stock),
-            "discard_pile": card_names(r.discard_pile),
-            "melds": [meld.to_json() for meld in r.table_melds],
-            "phase": str(r.phase),
-            "turn": r.turn,
-            "result": None if r.result is None else str(r.result.ending),
-        }
-    return snap

@@ -9,10 +9,10 @@ disconnection changes nothing (the clock keeps running).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from croupier.game import ClockSettings
+from croupier.game import ClockSettings, Turn
 
 # An auto-player's turn is played this long after it starts (or when the turn clock runs
 # out, if sooner), not at once: a table whose players were all automatic logged commands
@@ -45,16 +45,9 @@ class Clocks:
         reserve = self.reserve_left_ms.get(player, self.settings.reserve_ms)
         return started + self.settings.turn_ms + reserve
 
-    def after(
-        self,
-        at_ms: int,
-        acted: str | None,
-        awaited: Mapping[str, str | None],
-        allowances: Mapping[str, int] | None = None,
-    ) -> Clocks:
+    def after(self, at_ms: int, acted: str | None, turns: Sequence[Turn]) -> Clocks:
         """The clocks once the command at `at_ms` (by `acted`, if a player) was applied;
-        `awaited` maps each player the table now waits for to the key of the turn they are
-        in (None: the game gives no keys).
+        `turns` are the turns the table now waits for (`croupier.game.Turn`).
 
         - A player still awaited in the same turn keeps the turn's start: nothing is
           charged yet. Same turn: the same key (a backgammon roll before the move), or,
@@ -63,9 +56,11 @@ class Clocks:
           being answered, their anchor sealed), is charged: the time beyond the turn
           allowance comes off the reserve. A paused turn remembers its key and the part of
           the allowance it used; when the same turn resumes it continues from there.
-        - Any other awaited player starts a fresh turn now, timed by `allowances[player]`
-          when given (a window with its own clock, no reserve) or else by the table's.
+        - Any other awaited player starts a fresh turn now, timed by the turn's
+          `allowance_ms` when given (a window with its own clock, no reserve) or else by
+          the table's.
         """
+        awaited = {t.player: t.key for t in turns}
         turn = self.settings.turn_ms
         started = dict(self.turn_started_ms)
         reserve = dict(self.reserve_left_ms)
@@ -88,7 +83,8 @@ class Clocks:
             reserve[player] = max(0, left - max(0, used - turn))
             if key is not None:
                 paused[player] = (key, min(used, turn))
-        for player, key in awaited.items():
+        for awaited_turn in turns:
+            player, key = awaited_turn.player, awaited_turn.key
             if player in started:
                 continue
             resumed = paused.pop(player, None)
@@ -98,8 +94,8 @@ class Clocks:
             started[player] = at_ms - used
             if key is not None:
                 keys[player] = key
-            if allowances and player in allowances:
-                own[player] = allowances[player]
+            if awaited_turn.allowance_ms is not None:
+                own[player] = awaited_turn.allowance_ms
         return replace(
             self,
             turn_started_ms=started,

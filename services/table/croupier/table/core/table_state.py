@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any
 
 from croupier.game import (
     Act,
@@ -21,11 +21,8 @@ from croupier.game import (
     RuleBroken,
     SeatPlayer,
     StartHand,
-    TimesTurns,
-    TracksTurns,
     Unknown,
     UnseatPlayer,
-    implements,
 )
 from croupier.game.fairness import commitment
 from croupier.table.core.clocks import Clocks
@@ -135,7 +132,9 @@ def step(engine: GameRules[Any], state: TableState, entry: LogEntry) -> StepOutc
         raise RuleBroken("the table is closing after the hand in play")
     if entry.kind == "act" and entry.player not in state.seated:
         raise Unknown(f"player {entry.player!r} is not seated at this table")
-    if entry.kind == "timeout" and entry.player not in engine.to_act(state.engine_state):
+    if entry.kind == "timeout" and all(
+        turn.player != entry.player for turn in engine.turns(state.engine_state)
+    ):
         # A player who left mid-hand may still be waited for (a poker hand folds them
         # when their clock runs out), so the clock, not the seat list, decides.
         raise RuleBroken(f"the table is not waiting for {entry.player!r}")
@@ -167,19 +166,10 @@ def step(engine: GameRules[Any], state: TableState, entry: LogEntry) -> StepOutc
             ),
         )
     acted = entry.player if entry.kind in ("act", "timeout") else None
-    turn_key = cast(TracksTurns, engine).turn_key if implements(engine, TracksTurns) else None
-    awaited = {
-        p: (turn_key(engine_state, p) if turn_key is not None else None)
-        for p in engine.to_act(engine_state)
-    }
     clocks = state.clocks
     if isinstance(command, StartHand) and engine.traits.reserve_per_hand:
         clocks = clocks.new_hand()
-    allowances = None
-    if implements(engine, TimesTurns):
-        turn_ms = cast(TimesTurns, engine).turn_ms
-        allowances = {p: ms for p in awaited if (ms := turn_ms(engine_state, p)) is not None}
-    clocks = clocks.after(entry.at_ms, acted, awaited, allowances)
+    clocks = clocks.after(entry.at_ms, acted, engine.turns(engine_state))
     if engine.traits.auto_play_after_timeout:
         clocks = replace(clocks, auto_players=_auto_players(clocks.auto_players, entry))
     new_state = replace(

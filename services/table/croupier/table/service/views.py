@@ -15,10 +15,8 @@ class ViewHub:
 
     def snapshot(self, table: HostedTable, player: str) -> ViewSnapshot:
         state = table.state
-        if player and player in state.seated:
-            view = table.engine.view(state.engine_state, player)
-        else:
-            view = table.engine.public_view(state.engine_state)
+        viewer = player if player and player in state.seated else None
+        view = table.engine.view(state.engine_state, viewer)
         deadline = state.clocks.deadline_ms(player) if player else None
         left = max(0.0, (deadline - self._now_ms()) / 1000) if deadline is not None else 0.0
         return ViewSnapshot(
