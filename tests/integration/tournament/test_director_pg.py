@@ -6,6 +6,7 @@ the real wallet service (its own schema, served on its own port): registration (
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
@@ -21,10 +22,12 @@ from croupier.tournament import codec
 from croupier.tournament.adapters.wallet import GrpcWallet
 from croupier.tournament.bootstrap import Wired, build_director, open_database
 from croupier.tournament.core.seating import initial_seating
+from croupier.tournament.service.ports import TableHost
 from croupier.tournament.v1 import tournament_pb2 as pb
 from croupier.tournament.v1 import tournament_pb2_grpc
 from croupier.wallet.bootstrap import build_wallet
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
+from tests.support.table import Seeds
 from tests.unit.tournament.director_sample import (
     BUY_IN,
     FEE,
@@ -34,6 +37,7 @@ from tests.unit.tournament.director_sample import (
     fixed_seed,
     sample_settings,
 )
+from tests.unit.tournament.hosted import hosted_tables
 
 DEPOSIT = 5_000
 USD = "USD"
@@ -53,6 +57,7 @@ class Platform:
     pool: asyncpg.Pool
     schema: str
     clock: ManualClock
+    tables: TableHost
     wired: Wired | None = None
     host: ServiceHost | None = None
     channel: grpc.aio.Channel | None = None
@@ -62,11 +67,12 @@ class Platform:
     async def start_director(self) -> tournament_pb2_grpc.TournamentDirectorStub:
         """A fresh director instance on the same database (what a restarted process does)."""
         self.wallet_client = GrpcWallet(self.wallet_address)
-        seeds = iter([fixed_seed(7), fixed_seed(8)])
+        seeds = itertools.chain([fixed_seed(7), fixed_seed(8)], iter(Seeds("director"), None))
         self.wired = build_director(
             pool=self.pool,
             schema=self.schema,
             wallet=self.wallet_client,
+            tables=self.tables,
             bus=None,
             clock=self.clock,
             seeds=lambda: next(seeds),
@@ -136,13 +142,14 @@ async def platform(
     schema = unique("tournament")
     pool = await open_database(postgres_dsn, schema)
     address = f"127.0.0.1:{wallet_host.port}"
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with grpc.aio.insecure_channel(address) as channel, hosted_tables() as hosted:
         platform = Platform(
             wallet=wallet_pb2_grpc.WalletStub(channel),
             wallet_address=address,
             pool=pool,
             schema=schema,
             clock=ManualClock(START.replace(hour=12)),
+            tables=hosted.tables,
             accounts={},
         )
         for player in "abcdefg":
@@ -274,8 +281,10 @@ async def test_rules_7_8_the_start_seats_everyone_and_closes_registration(
         (t.number, seat, p) for t in drawn.tables for seat, p in t.seats
     }
     standings = await stub.GetStandings(pb.GetStandingsRequest(tournament_id=tid))
+    # Everyone has the starting stack, less the first round's fee of level 1 (rule 20).
+    first_fee = sample_settings().levels[0].round_fee
     assert {s.player_id: s.chips for s in standings.standings} == dict.fromkeys(
-        "abcde", STARTING_CHIPS
+        "abcde", STARTING_CHIPS - first_fee
     )
     await _refused(
         _register(stub, tid, "f"), grpc.StatusCode.FAILED_PRECONDITION, "registration_closed"
@@ -286,7 +295,7 @@ async def test_rules_7_8_the_start_seats_everyone_and_closes_registration(
         "registration_closed",
     )
     await _refused(
-        stub.Rebuy(pb.RebuyRequest(tournament_id=tid, player_id="a", accept=True)),
+        stub.Rebuy(pb.RebuyRequest(tournament_id=tid, player_id="a", accept=False)),
         grpc.StatusCode.FAILED_PRECONDITION,
         "no_rebuy_offer",
     )

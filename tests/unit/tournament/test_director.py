@@ -5,7 +5,8 @@ cancel, void, the rebuy answer, the lobby view and the event stream."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import itertools
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
@@ -24,6 +25,7 @@ from croupier.tournament.service.events import (
 from croupier.tournament.service.model import Status
 from croupier.tournament.service.views import lobby_view, standings
 from tests.support.refusals import status_name
+from tests.support.table import Seeds
 from tests.unit.tournament.director_sample import (
     BUY_IN,
     FEE,
@@ -33,19 +35,24 @@ from tests.unit.tournament.director_sample import (
     fixed_seed,
     sample_settings,
 )
+from tests.unit.tournament.hosted import Hosted, hosted_tables
 
 FUNDS = 10_000
 
 
 class Setup:
-    def __init__(self) -> None:
+    def __init__(self, hosted: Hosted) -> None:
+        self.hosted = hosted
         self.clock = ManualClock(START.replace(hour=12))
         self.repository = InMemoryRepository()
         self.wallet = InMemoryWallet(balances={p: FUNDS for p in "abcdefgh"})
-        self.seeds: Iterator[bytes] = iter([fixed_seed(7), fixed_seed(8)])
+        self.seeds: Iterator[bytes] = itertools.chain(
+            [fixed_seed(7), fixed_seed(8)], iter(Seeds("director"), None)
+        )
         self.director = Director(
             repository=self.repository,
             wallet=self.wallet,
+            tables=hosted.tables,
             clock=self.clock,
             seeds=lambda: next(self.seeds),
         )
@@ -59,8 +66,9 @@ class Setup:
 
 
 @pytest.fixture
-def setup() -> Setup:
-    return Setup()
+async def setup() -> AsyncIterator[Setup]:
+    async with hosted_tables() as hosted:
+        yield Setup(hosted)
 
 
 async def refused(call: object) -> RuleBroken:
@@ -207,7 +215,11 @@ async def test_rules_1_7_8_the_start_seats_everyone_from_the_recorded_seed(setup
     assert started.starting_chips == STARTING_CHIPS
     lines, final = standings(record)
     assert not final
-    assert {line.player: line.chips for line in lines} == dict.fromkeys("abcde", STARTING_CHIPS)
+    # Everyone has the starting stack, less the first round's fee of level 1 (rule 20).
+    first_fee = sample_settings().levels[0].round_fee
+    assert {line.player: line.chips for line in lines} == dict.fromkeys(
+        "abcde", STARTING_CHIPS - first_fee
+    )
     assert {line.rank for line in lines} == {1}  # equal chips share a place (OQ 20)
 
 

@@ -32,6 +32,7 @@ from croupier.table.adapters.wallets import GrpcWallet
 from croupier.table.bootstrap import build_host, table_service
 from croupier.table.games import ENGINE_MODULES
 from croupier.table.service.money import Buyins
+from croupier.tournament.adapters.tables import InProcessTableHost
 from croupier.tournament.adapters.wallet import GrpcWallet as TournamentWallet
 from croupier.tournament.bootstrap import build_director
 from croupier.tournament.bootstrap import open_database as open_tournament_database
@@ -93,7 +94,11 @@ async def _serve(
     tournament_pool = await open_tournament_database(postgres.get_uri(), TOURNAMENT_SCHEMA)
     tournament_wallet = TournamentWallet(lambda: f"{host}:{server.port if server else port}")
     director = build_director(
-        pool=tournament_pool, schema=TOURNAMENT_SCHEMA, wallet=tournament_wallet, bus=bus
+        pool=tournament_pool,
+        schema=TOURNAMENT_SCHEMA,
+        wallet=tournament_wallet,
+        tables=InProcessTableHost(table_host),
+        bus=bus,
     )
     # The gateway calls the other services through this process's own port, as it calls
     # them over the network in production; its key set is new at every start, written

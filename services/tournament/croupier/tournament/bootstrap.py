@@ -1,11 +1,14 @@
-"""Wire the tournament director: settings → PostgreSQL pool (migrated), wallet client,
-event bus and outbox relay, scheduler → gRPC service.
+"""Wire the tournament director: settings → PostgreSQL pool (migrated), wallet and table
+host clients, event bus and outbox relay, the table events consumer, scheduler → gRPC
+service.
 
 `croupier serve tournament` calls `create_services()`; tests and the embedded platform
 call `build_director` with their own pool, wallet and bus, so every configuration is
 wired the same way. Events are written to the outbox with each change and relayed to
 `croupier.tournament.events` once the bus is reached (in the background: the director
-serves meanwhile, the outbox keeps the events).
+serves meanwhile, the outbox keeps the events). Then the running tournaments are resumed
+(their saved rounds driven on the table host again) before the rounds' results are read
+from `croupier.table.events`, so no result arrives for a table the director forgot.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ from croupier.kit.seeds import new_seed
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load, positive_float, positive_int
 from croupier.tournament.adapters.postgres import PostgresRepository, create_pool
+from croupier.tournament.adapters.tables import GrpcTableHost
 from croupier.tournament.adapters.wallet import GrpcWallet
+from croupier.tournament.entrypoints import table_events
 from croupier.tournament.entrypoints.grpc_api import SERVICE_NAME, TournamentDirectorService
 from croupier.tournament.service.director import Director
-from croupier.tournament.service.ports import Clock, Seeds, Wallet
+from croupier.tournament.service.ports import Clock, Seeds, TableHost, Wallet
 from croupier.tournament.service.scheduler import Scheduler
 from croupier.tournament.v1 import tournament_pb2_grpc
 
@@ -60,6 +65,9 @@ class DirectorSettings:
     pool_size: int = env("CROUPIER_TOURNAMENT_POOL_SIZE", positive_int, 5, doc="connections")
     wallet_address: str = env(
         "CROUPIER_WALLET_ADDRESS", str, "127.0.0.1:50051", doc="the wallet's gRPC address"
+    )
+    table_address: str = env(
+        "CROUPIER_TABLE_ADDRESS", str, "127.0.0.1:50051", doc="the table host's gRPC address"
     )
     bus: str = env("CROUPIER_TOURNAMENT_BUS", choice("kafka", "memory"), "kafka", doc="event bus")
     kafka_bootstrap: str = env(
@@ -122,7 +130,8 @@ class Wired:
             await hook()
 
     def relay_in_background(self, pool: Any, schema: str, bus: EventBus) -> None:
-        """Start the bus and the outbox relay, retrying until the broker answers."""
+        """Start the bus and the outbox relay, retrying until the broker answers; then
+        resume the running tournaments and read the rounds' results."""
         self.connecting = asyncio.create_task(
             self._relay(pool, schema, bus), name="tournament:kafka"
         )
@@ -147,6 +156,25 @@ class Wired:
                 await asyncio.sleep(_RECONNECT_SECONDS)
                 continue
             self.stop_hooks.insert(0, relay.stop)
+            break
+        await self._play(bus)
+
+    async def _play(self, bus: EventBus) -> None:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                await self.director.rounds.resume()
+                subscription = await table_events.subscribe(bus, self.director)
+            except Exception as error:  # noqa: BLE001 - the table host or the bus is retried
+                _log.warning(
+                    "tournament: resuming the rounds failed (attempt %d), retrying: %s",
+                    attempt,
+                    error,
+                )
+                await asyncio.sleep(_RECONNECT_SECONDS)
+                continue
+            self.stop_hooks.insert(0, subscription.stop)
             return
 
 
@@ -155,15 +183,21 @@ def build_director(
     pool: Any,
     schema: str,
     wallet: Wallet,
+    tables: TableHost,
     bus: EventBus | None,
     clock: Clock = utc_now,
     seeds: Seeds = new_seed,
     scheduler_seconds: float | None = 1.0,
 ) -> Wired:
-    """The director on `pool`; with a bus, its outbox relayed there (started in the
-    background); with `scheduler_seconds`, due tournaments started on the clock."""
+    """The director on `pool`, playing rounds on `tables`; with a bus, its outbox relayed
+    there and the rounds' results read from it (started in the background); with
+    `scheduler_seconds`, due tournaments started and running ones advanced on the clock."""
     director = Director(
-        repository=PostgresRepository(pool, schema), wallet=wallet, clock=clock, seeds=seeds
+        repository=PostgresRepository(pool, schema),
+        wallet=wallet,
+        tables=tables,
+        clock=clock,
+        seeds=seeds,
     )
     scheduler = None
     if scheduler_seconds is not None:
@@ -188,11 +222,13 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
 
         bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-tournament")
     wallet = GrpcWallet(settings.wallet_address)
+    tables = GrpcTableHost(settings.table_address)
     wired = build_director(
         pool=pool,
         schema=settings.schema,
         wallet=wallet,
+        tables=tables,
         bus=bus,
         scheduler_seconds=settings.scheduler_seconds,
     )
-    return [wired.service()], [wired.stop, wallet.close, bus.stop, pool.close]
+    return [wired.service()], [wired.stop, wallet.close, tables.close, bus.stop, pool.close]

@@ -19,6 +19,7 @@ from croupier.kit.scenario import MalformedScenario
 from croupier.tournament.core.actions import (
     Action,
     CancelRound,
+    EndRound,
     RaiseLevel,
     Rebuy,
     StartRound,
@@ -30,7 +31,7 @@ from croupier.tournament.core.ranking import prizes, ranking
 from croupier.tournament.core.standings import apply
 from croupier.tournament.core.state import Tournament, new_tournament
 
-__all__ = ["run_scenario"]
+__all__ = ["action_to_json", "read_action", "run_scenario"]
 
 
 def _object(value: object, where: str) -> Mapping[str, Any]:
@@ -89,7 +90,26 @@ def _options(raw: object) -> Options:
         raise MalformedScenario(f"options: {exc.message}") from None
 
 
-def _action(raw: Mapping[str, Any], where: str) -> Action:
+def action_to_json(action: Action) -> dict[str, Any]:
+    """One action in the notation `read_action` reads (the director stores its tournaments'
+    actions so: a running tournament's record replays as a conformance scenario)."""
+    if isinstance(action, StartRound):
+        return {"action": "round_start", "round": action.round_id, "table": list(action.table)}
+    if isinstance(action, EndRound):
+        return {
+            "action": "round_end",
+            "round": action.round_id,
+            "winner": action.winner,
+            "negative_points": dict(action.negative_points),
+        }
+    if isinstance(action, CancelRound):
+        return {"action": "round_cancel", "round": action.round_id}
+    if isinstance(action, RaiseLevel):
+        return {"action": "level"}
+    return {"action": "rebuy", "player": action.player}
+
+
+def read_action(raw: Mapping[str, Any], where: str) -> Action:
     """The core's action for one JSON action; `InvalidInput` for an unknown action name."""
     name = raw.get("action")
     if name == "round_start":
@@ -159,7 +179,7 @@ def run_scenario(document: dict[str, Any]) -> dict[str, Any]:
     for index, raw in enumerate(actions):
         where = f"actions[{index}]"
         try:
-            state, _ = apply(state, _action(_object(raw, where), where))
+            state, _ = apply(state, read_action(_object(raw, where), where))
         except Refused as exc:
             error = {"action_index": index, "code": exc.reason, "message": exc.message}
             break

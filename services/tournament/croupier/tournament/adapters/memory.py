@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -51,6 +51,9 @@ class InMemoryRepository:
     async def events_after(self, tournament_id: str, sequence: int) -> list[Recorded]:
         return [e for e in self.events.get(tournament_id, []) if e.sequence > sequence]
 
+    async def running(self) -> list[str]:
+        return [t for t, record in self.records.items() if record.status is Status.RUNNING]
+
 
 @dataclass
 class InMemoryWallet:
@@ -61,6 +64,25 @@ class InMemoryWallet:
     """entry_id → (player, amount taken)."""
     refunds: set[str] = field(default_factory=set)
     crashed: list[str] = field(default_factory=list)
+    buy_ins: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """entry_id → (tournament, what went to its prize pool)."""
+    payouts: dict[str, tuple[str, dict[str, int]]] = field(default_factory=dict)
+    """payout_id → (tournament, the prizes paid)."""
+
+    def pool(self, tournament_id: str) -> int:
+        """The prize pool: entries and rebuys not refunded, less the prizes paid."""
+        paid_in = sum(
+            amount
+            for entry_id, (tournament, amount) in self.buy_ins.items()
+            if tournament == tournament_id
+            and not {f"{entry_id}:refund", f"{entry_id}:crash"} & self.refunds
+        )
+        paid_out = sum(
+            sum(prizes.values())
+            for tournament, prizes in self.payouts.values()
+            if tournament == tournament_id
+        )
+        return paid_in - paid_out
 
     async def enter(
         self,
@@ -72,6 +94,7 @@ class InMemoryWallet:
         currency: str,
         buy_in: int,
         fee: int,
+        rebuy: bool = False,
     ) -> None:
         if entry_id in self.entries:
             return
@@ -80,6 +103,7 @@ class InMemoryWallet:
             raise RuleBroken(f"{player} cannot pay {buy_in + fee}", "insufficient_funds")
         self.balances[player] = balance - buy_in - fee
         self.entries[entry_id] = (player, buy_in + fee)
+        self.buy_ins[entry_id] = (tournament_id, buy_in)
 
     async def refund_entry(self, *, entry_id: str, refund_id: str) -> None:
         if refund_id in self.refunds:
@@ -98,3 +122,20 @@ class InMemoryWallet:
                 refunded += 1
         self.crashed.append(tournament_id)
         return refunded
+
+    async def pay_prizes(
+        self,
+        *,
+        payout_id: str,
+        tournament_id: str,
+        game: str,
+        currency: str,
+        prizes: Mapping[str, int],
+    ) -> None:
+        if payout_id in self.payouts:
+            return
+        if sum(prizes.values()) != self.pool(tournament_id):
+            raise RuleBroken("the final payout must empty the prize pool", "pool_not_empty")
+        for player, amount in prizes.items():
+            self.balances[player] = self.balances.get(player, 0) + amount
+        self.payouts[payout_id] = (tournament_id, dict(prizes))

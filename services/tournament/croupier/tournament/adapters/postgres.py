@@ -3,7 +3,8 @@ kit's outbox, which carries each event to `croupier.tournament.events` (written 
 transaction that saves the change, so an event leaves if and only if its change commits).
 
 Settings and events are stored in their protobuf encodings (`croupier.tournament.codec`);
-entries and seats as JSON arrays.
+entries, seats, rebuy offers and the rounds' tables as JSON arrays, and the points core's
+actions in the conformance notation (`croupier.tournament.conformance`).
 """
 
 from __future__ import annotations
@@ -17,15 +18,24 @@ import asyncpg  # type: ignore[import-untyped]
 
 from croupier.kit.outbox import Outbox
 from croupier.tournament import codec
+from croupier.tournament.conformance import action_to_json, read_action
 from croupier.tournament.service.events import Recorded
-from croupier.tournament.service.model import Entry, SeatAt, Status, TournamentRecord
+from croupier.tournament.service.model import (
+    Entry,
+    HostedRound,
+    RebuyOffer,
+    SeatAt,
+    Status,
+    TournamentRecord,
+)
 from croupier.tournament.service.ports import Conflict
 from croupier.tournament.v1 import tournament_pb2
 
 __all__ = ["PostgresRepository", "create_pool"]
 
 _COLUMNS = (
-    "tournament_id, request_key, settings, status, entries, seats, seating_seed, events, version"
+    "tournament_id, request_key, settings, status, entries, seats, seating_seed, actions,"
+    " offers, hosted, events, version"
 )
 
 
@@ -49,6 +59,15 @@ def _record(row: Mapping[str, Any]) -> TournamentRecord:
         entries=tuple(Entry(p, e, r) for p, e, r in json.loads(row["entries"])),
         seats=tuple(SeatAt(t, s, p) for t, s, p in json.loads(row["seats"])),
         seating_seed=bytes(row["seating_seed"]),
+        actions=tuple(
+            read_action(action, f"actions[{index}]")
+            for index, action in enumerate(json.loads(row["actions"]))
+        ),
+        offers=tuple(
+            RebuyOffer(player, datetime.fromisoformat(until))
+            for player, until in json.loads(row["offers"])
+        ),
+        hosted=tuple(HostedRound(r, t) for r, t in json.loads(row["hosted"])),
         events=row["events"],
         version=row["version"],
     )
@@ -60,6 +79,15 @@ def _entries(record: TournamentRecord) -> str:
 
 def _seats(record: TournamentRecord) -> str:
     return json.dumps([[s.table, s.seat, s.player] for s in record.seats])
+
+
+def _rounds(record: TournamentRecord) -> tuple[str, str, str]:
+    """The actions, the offers and the hosted rounds, as stored."""
+    return (
+        json.dumps([action_to_json(action) for action in record.actions]),
+        json.dumps([[o.player, o.until.isoformat()] for o in record.offers]),
+        json.dumps([[h.round_id, h.table_id] for h in record.hosted]),
+    )
 
 
 class PostgresRepository:
@@ -84,7 +112,7 @@ class PostgresRepository:
         async with self._pool.acquire() as connection, connection.transaction():
             inserted = await connection.fetchval(
                 f"INSERT INTO tournaments ({_COLUMNS}, start_time)"
-                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
                 " ON CONFLICT (request_key) DO NOTHING RETURNING true",
                 record.tournament_id,
                 record.request_key,
@@ -93,6 +121,7 @@ class PostgresRepository:
                 _entries(record),
                 _seats(record),
                 record.seating_seed,
+                *_rounds(record),
                 record.events,
                 record.version,
                 record.settings.start_time,
@@ -115,13 +144,14 @@ class PostgresRepository:
         async with self._pool.acquire() as connection, connection.transaction():
             updated = await connection.fetchval(
                 "UPDATE tournaments SET status = $2, entries = $3, seats = $4,"
-                " seating_seed = $5, events = $6, version = $7"
-                " WHERE tournament_id = $1 AND version = $8 RETURNING true",
+                " seating_seed = $5, actions = $6, offers = $7, hosted = $8, events = $9,"
+                " version = $10 WHERE tournament_id = $1 AND version = $11 RETURNING true",
                 record.tournament_id,
                 record.status.value,
                 _entries(record),
                 _seats(record),
                 record.seating_seed,
+                *_rounds(record),
                 record.events,
                 record.version,
                 record.version - 1,
@@ -135,6 +165,12 @@ class PostgresRepository:
             "SELECT tournament_id FROM tournaments WHERE status = 'registering'"
             " AND start_time <= $1 ORDER BY start_time",
             now,
+        )
+        return [row["tournament_id"] for row in rows]
+
+    async def running(self) -> list[str]:
+        rows = await self._pool.fetch(
+            "SELECT tournament_id FROM tournaments WHERE status = 'running' ORDER BY start_time"
         )
         return [row["tournament_id"] for row in rows]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from croupier.tournament.codec import GAME_ENUMS, money
 from croupier.wallet.client import WalletClient, WalletUnavailable
 
@@ -9,7 +11,8 @@ __all__ = ["GrpcWallet", "WalletUnavailable"]
 
 
 class GrpcWallet(WalletClient):
-    """The wallet service's tournament RPCs (entries, refunds, crash refunds)."""
+    """The wallet service's tournament RPCs (entries and rebuys, refunds, prizes, crash
+    refunds)."""
 
     async def enter(
         self,
@@ -21,6 +24,7 @@ class GrpcWallet(WalletClient):
         currency: str,
         buy_in: int,
         fee: int,
+        rebuy: bool = False,
     ) -> None:
         from croupier.wallet.v1 import wallet_pb2
 
@@ -31,8 +35,9 @@ class GrpcWallet(WalletClient):
             player_id=player,
             buy_in=money(buy_in, currency),
             fee=money(fee, currency),
+            rebuy=rebuy,
         )
-        await self.call("EnterTournament", request, "entry")
+        await self.call("EnterTournament", request, "rebuy" if rebuy else "entry")
 
     async def refund_entry(self, *, entry_id: str, refund_id: str) -> None:
         from croupier.wallet.v1 import wallet_pb2
@@ -48,3 +53,27 @@ class GrpcWallet(WalletClient):
         )
         response = await self.call("RefundCrashedTournament", request, "crash refund")
         return len(response.refunds)
+
+    async def pay_prizes(
+        self,
+        *,
+        payout_id: str,
+        tournament_id: str,
+        game: str,
+        currency: str,
+        prizes: Mapping[str, int],
+    ) -> None:
+        from croupier.wallet.v1 import wallet_pb2
+
+        request = wallet_pb2.PayTournamentPrizesRequest(
+            payout_id=payout_id,
+            tournament_id=tournament_id,
+            game=GAME_ENUMS[game],
+            currency=currency,
+            prizes=[
+                wallet_pb2.Prize(player_id=player, amount_minor=amount)
+                for player, amount in prizes.items()
+            ],
+            final=True,
+        )
+        await self.call("PayTournamentPrizes", request, "prizes")

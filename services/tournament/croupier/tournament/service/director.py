@@ -1,32 +1,30 @@
-"""The director's use cases up to the start: create, cancel, register, unregister, start
-or cancel at the start time, void; and the rebuy answer (no offers before rounds are
-played).
+"""The director's use cases: create, cancel, register, unregister, start or cancel at the
+start time, void; once started, the rounds (`rounds.Rounds`: played on the table host,
+rebuys, levels, balancing, prizes).
 
 Each use case reads the record, checks the rules, moves money through the wallet (every
 call idempotent by a key derived from the tournament and the player), then saves the next
 record with its events. A crash between the wallet call and the save is healed by the
 retry: the wallet answers the same key as already done. One tournament's use cases run
-one at a time in this process (a lock per tournament); replicas are kept apart by the
-record's version (`Conflict`).
+one at a time in this process (`store.Store`'s lock per tournament); replicas are kept
+apart by the record's version (`Conflict`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator
 from dataclasses import replace
 from datetime import datetime
 
 from croupier.game import Duplicate
 from croupier.game.limits import echo
+from croupier.tournament.adapters import metrics
 from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound
 from croupier.tournament.core.seating import initial_seating
 from croupier.tournament.service.events import (
     Cancelled,
     Created,
-    Event,
     Recorded,
     Registered,
     Started,
@@ -41,16 +39,15 @@ from croupier.tournament.service.model import (
     TournamentRecord,
     check_text,
 )
-from croupier.tournament.service.ports import Clock, Repository, Seeds, Wallet
+from croupier.tournament.service.plan import RoundResult
+from croupier.tournament.service.ports import Clock, Repository, Seeds, TableHost, Wallet
+from croupier.tournament.service.rounds import Rounds
+from croupier.tournament.service.store import Store
 
 __all__ = ["BELOW_MIN_PLAYERS", "Director"]
 
 BELOW_MIN_PLAYERS = "below_min_players"
-_LOCKS = 64
 _ID_NAMESPACE = uuid.UUID("6f0b7a52-2f43-4c7e-9a51-1c0de7a1e000")
-#: A watcher re-reads the stored events at least this often: another replica's events
-#: reach it although no local save woke it.
-WATCH_POLL_SECONDS = 1.0
 
 
 def _check_player(player: str) -> str:
@@ -62,36 +59,24 @@ def _check_player(player: str) -> str:
 
 
 class Director:
-    def __init__(self, *, repository: Repository, wallet: Wallet, clock: Clock, seeds: Seeds):
+    def __init__(
+        self,
+        *,
+        repository: Repository,
+        wallet: Wallet,
+        tables: TableHost,
+        clock: Clock,
+        seeds: Seeds,
+    ):
         self._repository = repository
         self._wallet = wallet
         self._clock = clock
         self._seeds = seeds
-        self._locks = [asyncio.Lock() for _ in range(_LOCKS)]
-        self._saved = asyncio.Condition()
-
-    def _lock(self, tournament_id: str) -> asyncio.Lock:
-        return self._locks[hash(tournament_id) % _LOCKS]
-
-    async def _load(self, tournament_id: str) -> TournamentRecord:
-        record = await self._repository.get(tournament_id)
-        if record is None:
-            raise NotFound("unknown_tournament", f"no tournament {echo(tournament_id)}")
-        return record
-
-    async def _save(self, changed: TournamentRecord, *events: Event) -> None:
-        """Save `changed` (the read record with its changes) with `events`, numbered on."""
-        now = self._clock()
-        recorded = [
-            Recorded(changed.tournament_id, changed.events + number, now, event)
-            for number, event in enumerate(events, start=1)
-        ]
-        await self._repository.save(
-            replace(changed, events=changed.events + len(events), version=changed.version + 1),
-            recorded,
-        )
-        async with self._saved:
-            self._saved.notify_all()
+        self._store = Store(repository, clock)
+        self._lock = self._store.lock
+        self._load = self._store.load
+        self._save = self._store.save
+        self.rounds = Rounds(store=self._store, wallet=wallet, tables=tables, seeds=seeds)
 
     # --- use cases ----------------------------------------------------------------------
 
@@ -187,11 +172,12 @@ class Director:
         return len(players)
 
     async def start_due(self) -> list[str]:
-        """Rule 1: start every tournament whose time has come, or cancel it below its
-        minimum with full refunds; the ids handled."""
+        """Rule 1: start every tournament whose time has come (its first rounds on the
+        table host), or cancel it below its minimum with full refunds; the ids handled."""
         handled = await self._repository.due(self._clock())
         for tournament_id in handled:
-            await self.start_or_cancel(tournament_id)
+            if await self.start_or_cancel(tournament_id) is Status.RUNNING:
+                await self.rounds.advance(tournament_id)
         return handled
 
     async def start_or_cancel(self, tournament_id: str) -> Status:
@@ -228,34 +214,28 @@ class Director:
             refunds = await self._wallet.refund_crashed(
                 tournament_id=tournament_id, game=settings.game, currency=settings.currency
             )
-            voided = replace(record, status=Status.VOIDED)
+            voided = replace(record, status=Status.VOIDED, offers=())
             await self._save(voided, Voided(reason or "voided by an operator"))
+            metrics.CRASH_REFUNDS.labels(settings.game).inc()
             return refunds
 
     async def answer_rebuy(self, tournament_id: str, player: str, accept: bool) -> int:
-        """Rules 11-17: offers are made when a round eliminates a player; none is open before
-        rounds are played, so every answer is refused for now."""
+        """Rules 11-17: accept or decline a rebuy (`Rounds.rebuy`); the chips credited."""
         record = await self._load(tournament_id)
         if record.entry_of(player) is None:
             raise NotFound("not_registered", f"{echo(player)} is not registered")
-        raise NotAllowed("no_rebuy_offer", f"{echo(player)} has no rebuy offer to answer")
+        return await self.rounds.rebuy(tournament_id, player, accept)
+
+    async def round_ended(self, result: RoundResult) -> None:
+        """A round's result from the table host (`entrypoints.table_events`)."""
+        await self.rounds.round_ended(result)
 
     async def get(self, tournament_id: str) -> TournamentRecord:
         return await self._load(tournament_id)
 
-    async def watch(self, tournament_id: str, after: int) -> AsyncIterator[Recorded]:
+    def watch(self, tournament_id: str, after: int) -> AsyncGenerator[Recorded, None]:
         """The events numbered above `after`, then each new one as it is saved."""
-        await self._load(tournament_id)
-        while True:
-            events: Sequence[Recorded] = await self._repository.events_after(tournament_id, after)
-            for event in events:
-                yield event
-                after = event.sequence
-            if events:
-                continue
-            async with self._saved:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._saved.wait(), WATCH_POLL_SECONDS)
+        return self._store.watch(tournament_id, after)
 
     def _check_before_start(self, record: TournamentRecord, what: str) -> None:
         now: datetime = self._clock()

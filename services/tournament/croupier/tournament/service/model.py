@@ -5,7 +5,9 @@ A `TournamentRecord` is replaced, never changed; each use case builds the next o
 saves it with the events it produced, under the previous `version` (optimistic locking:
 two replicas cannot both change one tournament). Once started, the points state
 (`croupier.tournament.core.state.Tournament`) derives from the record: the entrants in
-registration order with the starting stack (rule 8).
+registration order with the starting stack (rule 8), then every action the director
+gave the core since (`actions`: rounds started and ended, levels, rebuys), replayed by
+the one points core that `croupier conformance` runs.
 """
 
 from __future__ import annotations
@@ -15,15 +17,19 @@ from datetime import datetime
 from enum import Enum
 
 from croupier.game.limits import MAX_CLOCK_SECONDS, OutOfBounds, check_amount, check_int, echo
+from croupier.tournament.core.actions import Action, Rebuy
 from croupier.tournament.core.errors import InvalidInput, NotAllowed
 from croupier.tournament.core.options import Level, Options, RebuyPolicy
 from croupier.tournament.core.payouts import PayoutBracket, check_payouts
+from croupier.tournament.core.standings import apply
 from croupier.tournament.core.state import Tournament, new_tournament
 
 __all__ = [
     "GAMES",
     "RUMMY_VARIANTS",
     "Entry",
+    "HostedRound",
+    "RebuyOffer",
     "RebuyTerms",
     "SeatAt",
     "Settings",
@@ -151,6 +157,23 @@ class SeatAt:
 
 
 @dataclass(frozen=True)
+class RebuyOffer:
+    """An eliminated player's open rebuy offer (rule 17, OQ 6): no round starts before
+    he answered or `until` passed."""
+
+    player: str
+    until: datetime
+
+
+@dataclass(frozen=True)
+class HostedRound:
+    """A running round and the table host's table playing it ("" until it is opened)."""
+
+    round_id: str
+    table_id: str = ""
+
+
+@dataclass(frozen=True)
 class TournamentRecord:
     tournament_id: str
     request_key: str
@@ -160,6 +183,11 @@ class TournamentRecord:
     seats: tuple[SeatAt, ...] = ()
     seating_seed: bytes = b""
     """The seating draw's seed (rule 7), recorded for audit once started."""
+    actions: tuple[Action, ...] = ()
+    """What the director told the points core since the start, in order."""
+    offers: tuple[RebuyOffer, ...] = ()
+    hosted: tuple[HostedRound, ...] = ()
+    """The running rounds' tables on the table host."""
     events: int = 0
     """How many events the tournament announced: the next one is numbered events + 1."""
     version: int = 0
@@ -184,10 +212,22 @@ class TournamentRecord:
         )
 
     def standings(self) -> Tournament | None:
-        """The points state once started (every entrant with the starting stack), else None."""
+        """The points state once started (every entrant with the starting stack and every
+        action since applied), else None."""
         if self.status is Status.REGISTERING or not self.seats:
             return None
-        return new_tournament(self.settings.options(), self.players())
+        state = new_tournament(self.settings.options(), self.players())
+        for action in self.actions:
+            state, _ = apply(state, action)
+        return state
+
+    def prize_pool(self) -> int:
+        """Buy-ins of the players registered now and the price of every rebuy (OQ 2)."""
+        pool = self.settings.buy_in * len(self.players())
+        rebuys = self.settings.rebuys
+        if rebuys is None:
+            return pool
+        return pool + rebuys.price * sum(1 for a in self.actions if isinstance(a, Rebuy))
 
 
 def check_text(text: str, what: str) -> str:

@@ -1,9 +1,10 @@
 """What the director's use cases need from the world: where tournaments are kept, the
-wallet, the time and fresh seeds."""
+wallet, the table host that plays the rounds, the time and fresh seeds."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
@@ -11,7 +12,7 @@ from croupier.kit.errors import Unavailable
 from croupier.tournament.service.events import Recorded
 from croupier.tournament.service.model import TournamentRecord
 
-__all__ = ["Clock", "Conflict", "Repository", "Seeds", "Wallet"]
+__all__ = ["Clock", "Conflict", "Repository", "RoundTable", "Seeds", "TableHost", "Wallet"]
 
 Clock = Callable[[], datetime]
 """The time now, timezone-aware (tests step it by hand)."""
@@ -47,6 +48,10 @@ class Repository(Protocol):
         """The tournament's events numbered above `sequence`, in order."""
         ...
 
+    async def running(self) -> list[str]:
+        """Tournaments started and not over: those whose rounds a director resumes."""
+        ...
+
 
 class Wallet(Protocol):
     """The wallet's tournament RPCs; every call is idempotent by its key."""
@@ -61,8 +66,10 @@ class Wallet(Protocol):
         currency: str,
         buy_in: int,
         fee: int,
+        rebuy: bool = False,
     ) -> None:
-        """Buy-in → the prize pool, fee → the house (refusals are `RuleBroken`)."""
+        """Buy-in (or a rebuy's price) → the prize pool, fee → the house (refusals are
+        `RuleBroken`)."""
         ...
 
     async def refund_entry(self, *, entry_id: str, refund_id: str) -> None:
@@ -71,4 +78,44 @@ class Wallet(Protocol):
 
     async def refund_crashed(self, *, tournament_id: str, game: str, currency: str) -> int:
         """Refund every buy-in and rebuy of a voided tournament; how many refunds."""
+        ...
+
+    async def pay_prizes(
+        self,
+        *,
+        payout_id: str,
+        tournament_id: str,
+        game: str,
+        currency: str,
+        prizes: Mapping[str, int],
+    ) -> None:
+        """Pay every prize from the prize pool in one batch, which empties it (rule 47)."""
+        ...
+
+
+@dataclass(frozen=True)
+class RoundTable:
+    """One round to play on the table host (architecture §8: the director drives tables
+    only through `TableEngine`). The host's table is opened for this round alone: its
+    options carry the level's terms in effect at the round's start (rule 19), its seats
+    the players in seat order with the chips they hold before the round's fee (the table
+    takes the fee itself, by the same arithmetic as the core)."""
+
+    round_id: str
+    """The table's request key: opening it again returns the same table."""
+    variant: str
+    round_fee: int
+    chip_ratio: int
+    winner_risk_limit: bool
+    turn_seconds: int
+    stacks: tuple[tuple[str, int], ...]
+
+
+class TableHost(Protocol):
+    """The table host as the director drives it; every call may be repeated (after a
+    restart) and changes nothing the second time."""
+
+    async def play_round(self, round_table: RoundTable) -> str:
+        """Open the round's table, seat its players (those not seated yet) and close it
+        behind the round, so the host deals exactly this one round; the table id."""
         ...

@@ -57,14 +57,9 @@ def standings(record: TournamentRecord) -> tuple[tuple[StandingLine, ...], bool]
     return lines, state.finished
 
 
-def prize_pool(record: TournamentRecord) -> int:
-    """Buy-ins paid by the players registered now (rebuys join it once rounds are played)."""
-    return record.settings.buy_in * len(record.players())
-
-
 def lobby_view(record: TournamentRecord) -> LobbyView:
     state = record.standings()
-    pool = prize_pool(record) if record.status in (Status.REGISTERING, Status.RUNNING) else 0
+    pool = record.prize_pool() if record.status in (Status.REGISTERING, Status.RUNNING) else 0
     prizes = prizes_for(record.settings.payouts, len(record.players()), pool)
     return LobbyView(
         record=record,

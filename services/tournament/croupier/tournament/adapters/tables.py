@@ -1,0 +1,126 @@
+"""The `TableHost` port: over the table host's gRPC API (`croupier.table.v1.TableEngine`),
+and in process over a `croupier.table` host object (unit tests, a host in the same
+process).
+
+Each round is a table of its own: opened by the round's id as request key (opening it
+again returns the same table), seated in the round's seat order with each player's chips
+before the fee, then closed, so that the host deals the round the seats complete and no
+other (CloseTable lets the round in play finish first). Players already seated are not
+seated again: after a director restart the same round is driven again and changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import grpc
+
+from croupier.game import JSON
+from croupier.kit.errors import Unavailable
+from croupier.tournament.service.ports import RoundTable
+
+__all__ = ["GrpcTableHost", "InProcessTableHost", "TableHostUnavailable", "table_options"]
+
+TABLE_TIMEOUT_SECONDS = 10.0
+GAME = "rummy"
+
+
+class TableHostUnavailable(Unavailable):
+    """The table host did not answer; the director drives the round again later."""
+
+
+def table_options(round_table: RoundTable) -> JSON:
+    """The rummy table's options for one tournament round (rule 19: the level's terms)."""
+    return {
+        "variant": round_table.variant,
+        "players": len(round_table.stacks),
+        "round_fee": round_table.round_fee,
+        "chip_ratio": round_table.chip_ratio,
+        "limit_to_winner_risk": round_table.winner_risk_limit,
+        "turn_seconds": round_table.turn_seconds,
+    }
+
+
+class InProcessTableHost:
+    """A `croupier.table.service.host.TableHost` in this process, called directly."""
+
+    def __init__(self, host: Any) -> None:
+        self._host = host
+
+    async def play_round(self, round_table: RoundTable) -> str:
+        host = self._host
+        table_id: str = await host.open_table(
+            GAME, table_options(round_table), None, request_key=round_table.round_id
+        )
+        seated = set(host.view(table_id, "").seated)
+        for seat, (player, stack) in enumerate(round_table.stacks):
+            if player not in seated:
+                await host.seat(table_id, player, seat, stack)
+        await host.close(table_id)
+        return table_id
+
+
+class GrpcTableHost:
+    """The table host's gRPC API, on a lazily opened channel."""
+
+    def __init__(self, target: str, timeout: float = TABLE_TIMEOUT_SECONDS) -> None:
+        self._target = target
+        self._timeout = timeout
+        self._channel: grpc.aio.Channel | None = None
+        self._stub: Any = None
+
+    def _tables(self) -> Any:
+        if self._stub is None:
+            from croupier.table.v1 import table_pb2_grpc
+
+            self._channel = grpc.aio.insecure_channel(self._target)
+            self._stub = table_pb2_grpc.TableEngineStub(self._channel)
+        return self._stub
+
+    async def _call(self, method: str, request: Any) -> Any:
+        try:
+            return await getattr(self._tables(), method)(request, timeout=self._timeout)
+        except grpc.aio.AioRpcError as error:
+            raise TableHostUnavailable(
+                f"the table host did not answer {method} ({error.code().name}: "
+                f"{error.details()}); the round is driven again"
+            ) from error
+
+    async def play_round(self, round_table: RoundTable) -> str:
+        from croupier.table.v1 import table_pb2
+
+        opened = await self._call(
+            "OpenTable",
+            table_pb2.OpenTableRequest(
+                game=GAME,
+                options_json=json.dumps(table_options(round_table)),
+                request_key=round_table.round_id,
+            ),
+        )
+        table_id: str = opened.table_id
+        view = await self._call(
+            "GetView",
+            table_pb2.GetViewRequest(table_id=table_id, view_format=table_pb2.VIEW_FORMAT_JSON),
+        )
+        seated = set(view.view.seated)
+        for seat, (player, stack) in enumerate(round_table.stacks):
+            if player not in seated:
+                await self._call(
+                    "SeatPlayer",
+                    table_pb2.SeatPlayerRequest(
+                        table_id=table_id,
+                        player_id=player,
+                        seat=seat,
+                        stack=stack,
+                        view_format=table_pb2.VIEW_FORMAT_JSON,
+                    ),
+                )
+        await self._call("CloseTable", table_pb2.CloseTableRequest(table_id=table_id))
+        return table_id
+
+    async def close(self) -> None:
+        if self._channel is not None:
+            await self._channel.close()
+            self._channel, self._stub = None, None

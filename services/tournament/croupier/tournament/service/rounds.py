@@ -1,0 +1,248 @@
+"""The rounds of running tournaments, played on the table host (architecture §8): the
+director seats each round's table, reads its result from `croupier.table.events`, settles
+it through the points core, offers and sells rebuys, raises levels, balances the tables,
+and pays the prizes when one player holds every chip (rules 2, 9-19, 33-42, 47).
+
+Crash safety: each decision is saved (the record and its core actions) before the table
+host is asked to act on it, and every request to the host and the wallet may be repeated
+(a round's table is opened by the round's id; a rebuy's and the prizes' wallet keys derive
+from the tournament, the player and the purpose). A restarted director `resume`s: it
+drives the saved rounds' tables again (nothing changes the second time), then reads the
+results it has not applied (a result for a round no longer running changes nothing).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from croupier.game.limits import echo
+from croupier.tournament.adapters import metrics
+from croupier.tournament.core.actions import Rebuy
+from croupier.tournament.core.errors import NotAllowed, Refused
+from croupier.tournament.core.payouts import prizes_for
+from croupier.tournament.core.ranking import ranking, split_prizes
+from croupier.tournament.core.state import Tournament, entrant, rebuy_refusal
+from croupier.tournament.service.model import (
+    HostedRound,
+    RebuyOffer,
+    Status,
+    TournamentRecord,
+)
+from croupier.tournament.service.plan import (
+    RoundResult,
+    apply_all,
+    levels_due,
+    next_rounds,
+    offers_for,
+    result_action,
+    round_table,
+)
+from croupier.tournament.service.ports import Seeds, TableHost, Wallet
+from croupier.tournament.service.store import Store
+
+__all__ = ["Rounds"]
+
+_log = logging.getLogger(__name__)
+
+
+def _state(record: TournamentRecord) -> Tournament:
+    state = record.standings()
+    assert state is not None, "a running tournament has its points state"
+    return state
+
+
+class Rounds:
+    def __init__(self, *, store: Store, wallet: Wallet, tables: TableHost, seeds: Seeds) -> None:
+        self._store = store
+        self._wallet = wallet
+        self._tables = tables
+        self._seeds = seeds
+        self._by_table: dict[str, str] = {}
+        """The host's table id → the tournament whose round it plays."""
+
+    async def resume(self) -> None:
+        """After a (re)start: drive every running tournament on (its saved rounds' tables
+        again, then what is due)."""
+        for tournament_id in await self._store.repository.running():
+            await self.advance(tournament_id)
+
+    async def tick(self) -> None:
+        """What the clock makes due: levels, rebuy offers running out (the scheduler)."""
+        for tournament_id in await self._store.repository.running():
+            await self.advance(tournament_id)
+
+    async def advance(self, tournament_id: str) -> None:
+        """Raise the levels due, close the offers that ran out; then pay the prizes of a
+        finished tournament, or start the next rounds when no offer is open; then have
+        the host play every saved round it has not opened yet."""
+        async with self._store.lock(tournament_id):
+            record = await self._store.load(tournament_id)
+            if record.status is not Status.RUNNING:
+                return
+            state = _state(record)
+            now = self._store.clock()
+            raised = levels_due(record, state, now)
+            state, _ = apply_all(state, raised)
+            offers = tuple(
+                offer
+                for offer in record.offers
+                if offer.until > now and rebuy_refusal(state, offer.player) is None
+            )
+            changed = bool(raised) or offers != record.offers
+            record = replace(record, actions=record.actions + tuple(raised), offers=offers)
+            if state.finished:
+                await self._finish(record, state)
+                return
+            if not offers:
+                seats, starts = next_rounds(record, state, self._seeds())
+                state, _ = apply_all(state, starts)
+                hosted = tuple(HostedRound(start.round_id) for start in starts)
+                changed = changed or bool(starts) or seats != record.seats
+                record = replace(
+                    record,
+                    seats=seats,
+                    actions=record.actions + tuple(starts),
+                    hosted=record.hosted + hosted,
+                )
+            if changed:
+                record = await self._store.save(record)
+            await self._host(record, state)
+
+    async def _host(self, record: TournamentRecord, state: Tournament) -> None:
+        """Have the host play the saved rounds; remember their tables."""
+        for hosted in record.hosted:
+            if hosted.table_id:
+                self._by_table[hosted.table_id] = record.tournament_id
+        opened: dict[str, str] = {}
+        for hosted in record.hosted:
+            if not hosted.table_id:
+                table_id = await self._tables.play_round(
+                    round_table(record, state, hosted.round_id)
+                )
+                self._by_table[table_id] = record.tournament_id
+                opened[hosted.round_id] = table_id
+        if opened:
+            await self._store.save(
+                replace(
+                    record,
+                    hosted=tuple(
+                        replace(h, table_id=opened.get(h.round_id, h.table_id))
+                        for h in record.hosted
+                    ),
+                )
+            )
+
+    async def round_ended(self, result: RoundResult) -> None:
+        """A table's round is over: settle it through the core (rules 20-23, 33; OQ 24),
+        open the rebuy offers of the players it eliminated (rule 17), then go on."""
+        tournament_id = await self._tournament_of(result.table_id)
+        if tournament_id is None:
+            return  # not a tournament's round, or one settled already
+        async with self._store.lock(tournament_id):
+            record = await self._store.load(tournament_id)
+            hosted = next((h for h in record.hosted if h.table_id == result.table_id), None)
+            if hosted is None or record.status is not Status.RUNNING:
+                return
+            state = _state(record)
+            action = result_action(hosted.round_id, result)
+            try:
+                state, events = apply_all(state, [action])
+            except Refused as refusal:  # the host's result does not fit the round: a bug
+                _log.error("round %s: result refused: %s", hosted.round_id, refusal.message)
+                return
+            await self._store.save(
+                replace(
+                    record,
+                    actions=(*record.actions, action),
+                    hosted=tuple(h for h in record.hosted if h is not hosted),
+                    offers=offers_for(record, state, events, self._store.clock()),
+                )
+            )
+        self._by_table.pop(result.table_id, None)
+        await self.advance(tournament_id)
+
+    async def _tournament_of(self, table_id: str) -> str | None:
+        """The running tournament whose round `table_id` plays: remembered, else looked
+        for (another director opened it, e.g. before this one restarted)."""
+        known = self._by_table.get(table_id)
+        if known is not None:
+            return known
+        for tournament_id in await self._store.repository.running():
+            record = await self._store.load(tournament_id)
+            if any(hosted.table_id == table_id for hosted in record.hosted):
+                return tournament_id
+        return None
+
+    async def rebuy(self, tournament_id: str, player: str, accept: bool) -> int:
+        """Rules 11-17, OQ 2, 3, 6: accept (the wallet takes the price into the prize
+        pool) or decline an offer; accepted, the chips credited (the starting stack)."""
+        async with self._store.lock(tournament_id):
+            record = await self._store.load(tournament_id)
+            if record.status is not Status.RUNNING:
+                raise NotAllowed(
+                    "no_rebuy_offer",
+                    f"{echo(player)} has no rebuy offer: the tournament is not running",
+                )
+            state = _state(record)
+            player_state = entrant(state, player)
+            offer = next((o for o in record.offers if o.player == player), None)
+            if player_state.out is not None and offer is None:
+                raise NotAllowed(
+                    "rebuy_window_closed", f"{echo(player)} has no rebuy offer open now"
+                )
+            offers = tuple(o for o in record.offers if o is not offer)
+            if not accept:
+                if offer is None:
+                    raise NotAllowed("no_rebuy_offer", f"{echo(player)} has no offer to decline")
+                await self._store.save(replace(record, offers=offers))
+                chips = 0
+            else:
+                chips = await self._buy(record, state, player, offers)
+        await self.advance(tournament_id)
+        return chips
+
+    async def _buy(
+        self,
+        record: TournamentRecord,
+        state: Tournament,
+        player: str,
+        offers: tuple[RebuyOffer, ...],
+    ) -> int:
+        refusal = rebuy_refusal(state, player)
+        if refusal is not None:
+            raise refusal
+        terms = record.settings.rebuys
+        assert terms is not None  # rebuy_refusal refuses a tournament without rebuys
+        number = state.entrants[player].rebuys + 1
+        settings = record.settings
+        await self._wallet.enter(
+            entry_id=f"{record.tournament_id}:{player}:rebuy-{number}",
+            tournament_id=record.tournament_id,
+            game=settings.game,
+            player=player,
+            currency=settings.currency,
+            buy_in=terms.price,
+            fee=terms.fee,
+            rebuy=True,
+        )
+        await self._store.save(
+            replace(record, actions=(*record.actions, Rebuy(player)), offers=offers)
+        )
+        return settings.starting_chips
+
+    async def _finish(self, record: TournamentRecord, state: Tournament) -> None:
+        """Rule 47: the prizes of the payout table for the entrants, places shared as the
+        ranking says (rule 40, OQ 18), paid in one batch that empties the pool."""
+        settings = record.settings
+        prizes = prizes_for(settings.payouts, len(record.players()), record.prize_pool())
+        won = split_prizes(ranking(state), prizes)
+        await self._wallet.pay_prizes(
+            payout_id=f"{record.tournament_id}:prizes",
+            tournament_id=record.tournament_id,
+            game=settings.game,
+            currency=settings.currency,
+            prizes={player: amount for player, amount in won.items() if amount},
+        )
+        await self._store.save(replace(record, status=Status.FINISHED, offers=()))
+        metrics.FINISHED.labels(settings.game).inc()

@@ -1,0 +1,303 @@
+"""The director plays a tournament's rounds on the real table host, in process (rules
+2, 9, 12-21, 34, 42, 44, 47; OQ 3, 6, 17, 22): each round is a table with the level's
+terms in force at its start, seated with the director's chips; the host's round result
+is settled by the points core; eliminations open rebuy offers; levels rise on the clock;
+tables are balanced between rounds; prizes are paid at the end in one batch."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+
+import pytest
+from prometheus_client import REGISTRY
+
+from croupier.game import RuleBroken
+from croupier.tournament.adapters.memory import InMemoryRepository, InMemoryWallet
+from croupier.tournament.core.options import Level
+from croupier.tournament.core.state import Tournament
+from croupier.tournament.service.director import Director
+from croupier.tournament.service.model import RebuyTerms, Status, TournamentRecord
+from tests.support.refusals import status_name
+from tests.support.table import Seeds, until
+from tests.unit.tournament.director_sample import START, ManualClock, sample_settings
+from tests.unit.tournament.hosted import Hosted, hosted_tables
+
+FUNDS = 10_000
+PRICE = 1_000
+REBUY_FEE = 100
+
+
+@dataclass
+class Game:
+    hosted: Hosted
+    repository: InMemoryRepository
+    wallet: InMemoryWallet
+    clock: ManualClock
+    seeds: Iterator[bytes]
+    director: Director
+    tid: str = ""
+
+    def new_director(self) -> Director:
+        """A director on the same repository, wallet and host (a restarted process)."""
+        return Director(
+            repository=self.repository,
+            wallet=self.wallet,
+            tables=self.hosted.tables,
+            clock=self.clock,
+            seeds=lambda: next(self.seeds),
+        )
+
+    @property
+    def record(self) -> TournamentRecord:
+        return self.repository.records[self.tid]
+
+    @property
+    def state(self) -> Tournament:
+        state = self.record.standings()
+        assert state is not None
+        return state
+
+    def tables(self) -> list[str]:
+        """The host's tables of the running rounds, opened by the director."""
+        return [h.table_id for h in self.record.hosted if h.table_id]
+
+    async def start(self, players: str, **changes: object) -> None:
+        self.tid, _ = await self.director.create("game", sample_settings(**changes))
+        for player in players:
+            await self.director.register(self.tid, player)
+        self.clock.now = START
+        await self.director.start_due()
+
+    async def play(self, table_id: str) -> None:
+        """Bots play a round; the director has settled it once it is no longer hosted."""
+        await self.hosted.play(table_id)
+        await until(lambda: table_id not in self.tables())
+
+    def chips_in_play(self) -> int:
+        """Chips in hand and in the running rounds' pots (rule 20)."""
+        state = self.state
+        pots = sum(sum(r.paid) for r in state.running)
+        return sum(p.chips for p in state.entrants.values()) + pots
+
+
+def _gin(**changes: object) -> dict[str, object]:
+    """Gin at tables of 2 with a short stack, so that a lost round eliminates (rule 9)."""
+    settings: dict[str, object] = {
+        "variant": "gin",
+        "table_size": 2,
+        "min_players": 2,
+        "starting_chips": 20,
+        "levels": (Level(10, 5), Level(10, 10)),
+        "rebuys": RebuyTerms(
+            max_per_player=1, max_level=3, price=PRICE, fee=REBUY_FEE, window_seconds=25
+        ),
+    }
+    settings.update(changes)
+    return settings
+
+
+@pytest.fixture
+async def game() -> AsyncIterator[Game]:
+    async with hosted_tables() as hosted:
+        repository = InMemoryRepository()
+        wallet = InMemoryWallet(balances=dict.fromkeys("abcdefgh", FUNDS))
+        clock = ManualClock(START.replace(hour=12))
+        seeds = iter(Seeds("director"), None)
+        director = Director(
+            repository=repository,
+            wallet=wallet,
+            tables=hosted.tables,
+            clock=clock,
+            seeds=lambda: next(seeds),
+        )
+        await hosted.read_results(director)
+        yield Game(hosted, repository, wallet, clock, seeds, director)
+
+
+async def test_rule_19_each_round_s_table_gets_the_terms_of_the_level_at_its_start(
+    game: Game,
+) -> None:
+    await game.start("abcde")  # Rummy 51, tables of 4: 3 + 2
+    first = game.tables()
+    assert len(first) == 2
+    for table_id in first:
+        table = game.hosted.table(table_id)
+        assert (table.round_fee, table.chip_ratio, table.limit_to_winner_risk) == (10, 1, True)
+        assert set(table.stacks) == {1_500}
+    game.clock.advance(600)  # level 2 takes effect while the rounds run (OQ 17)
+    await game.director.rounds.tick()
+    assert game.state.level == 2
+    assert {game.hosted.table(t).round_fee for t in first} == {10}
+    await game.play(first[0])
+    second = [t for t in game.tables() if t not in first]
+    assert second and {
+        (game.hosted.table(t).round_fee, game.hosted.table(t).chip_ratio) for t in second
+    } == {(20, 2)}
+
+
+async def test_rules_20_23_the_director_settles_chips_as_the_table_did(game: Game) -> None:
+    await game.start("abcde")
+    for table_id in game.tables():
+        await game.play(table_id)
+        table = game.hosted.table(table_id)
+        state = game.state
+        for player, stack in zip(table.seats, table.stacks, strict=True):
+            running = next((r for r in state.running if player in r.table), None)
+            paid = 0 if running is None else running.paid[running.table.index(player)]
+            assert state.entrants[player].chips + paid == stack
+        assert game.chips_in_play() == 5 * 1_500
+
+
+async def test_rule_18_levels_rise_on_the_clock_with_the_level_up_bonus(game: Game) -> None:
+    await game.start("abc")
+    game.clock.advance(1_199)
+    await game.director.rounds.tick()
+    assert game.state.level == 2
+    game.clock.advance(1)
+    await game.director.rounds.tick()
+    state = game.state
+    assert state.level == 3
+    assert {p.points for p in state.entrants.values()} == {4}  # rule 34: +2 per level
+
+
+async def _eliminate(game: Game) -> str:
+    """Play the first table's rounds until one eliminates a player; who."""
+    for _ in range(20):
+        table_id = game.tables()[0]
+        await game.play(table_id)
+        if game.record.offers:
+            return game.record.offers[0].player
+    raise AssertionError("no round eliminated anyone")
+
+
+async def test_rules_9_17_an_eliminated_player_is_offered_a_rebuy_and_may_accept(
+    game: Game,
+) -> None:
+    await game.start("abcd", **_gin())
+    out = await _eliminate(game)
+    state = game.state
+    assert state.entrants[out].out is not None and state.entrants[out].chips == 0
+    idle = [t for t in game.tables()]
+    starts = state.starts
+    # OQ 6: no round starts while the offer is open.
+    await game.director.rounds.tick()
+    assert game.state.starts == starts and game.tables() == idle
+    balance = game.wallet.balances[out]
+    assert await game.director.answer_rebuy(game.tid, out, accept=True) == 20
+    assert game.wallet.balances[out] == balance - PRICE - REBUY_FEE
+    assert f"{game.tid}:{out}:rebuy-1" in game.wallet.entries
+    state = game.state
+    assert state.entrants[out].out is None and state.entrants[out].rebuys == 1
+    assert any(out in r.table for r in state.running)  # back at a table (rule 17)
+    assert game.record.prize_pool() == 4 * 1_000 + PRICE
+
+
+async def test_rule_17_an_offer_not_answered_in_its_window_is_final(game: Game) -> None:
+    await game.start("abcd", **_gin())
+    out = await _eliminate(game)
+    game.clock.advance(24)
+    await game.director.rounds.tick()
+    assert game.record.offers
+    game.clock.advance(1)
+    await game.director.rounds.tick()
+    assert not game.record.offers
+    assert out not in {s.player for s in game.record.seats}
+    with pytest.raises(RuleBroken) as refusal:
+        await game.director.answer_rebuy(game.tid, out, accept=True)
+    assert (status_name(refusal.value), refusal.value.reason) == (
+        "failed_precondition",
+        "rebuy_window_closed",
+    )
+    assert game.wallet.balances[out] == FUNDS - 1_100
+
+
+async def test_rule_17_a_declined_offer_ends_the_player_s_tournament(game: Game) -> None:
+    await game.start("abcd", **_gin())
+    out = await _eliminate(game)
+    assert await game.director.answer_rebuy(game.tid, out, accept=False) == 0
+    assert not game.record.offers
+    assert not any(out in r.table for r in game.state.running)
+    assert game.wallet.balances[out] == FUNDS - 1_100
+
+
+async def _play_to_the_end(game: Game, rebuys: int = 1) -> None:
+    """Bots play every round; each eliminated player rebuys while he has `rebuys` left."""
+    entrants = len(game.record.players())
+    for _ in range(500):
+        if game.record.status is not Status.RUNNING:
+            return
+        for offer in game.record.offers:
+            accept = game.state.entrants[offer.player].rebuys < rebuys
+            await game.director.answer_rebuy(game.tid, offer.player, accept=accept)
+        tables = game.tables()
+        if tables:
+            await game.play(tables[0])
+        bought = sum(p.rebuys for p in game.state.entrants.values())
+        assert game.chips_in_play() == 20 * (entrants + bought)  # conserved every round
+    raise AssertionError("the tournament never ended")
+
+
+async def test_rules_2_47_a_tournament_played_to_the_end_pays_its_pool_in_one_batch(
+    game: Game,
+) -> None:
+    await game.start("abcd", **_gin())
+    await _play_to_the_end(game)
+    record = game.record
+    assert record.status is Status.FINISHED
+    state = game.state
+    assert state.finished and sum(p.chips for p in state.entrants.values()) == 20 * (
+        4 + sum(p.rebuys for p in state.entrants.values())
+    )
+    ((payout_id, (tid, prizes)),) = game.wallet.payouts.items()
+    assert (payout_id, tid) == (f"{game.tid}:prizes", game.tid)
+    rebuys = sum(p.rebuys for p in state.entrants.values())
+    assert sum(prizes.values()) == 4 * 1_000 + rebuys * PRICE == record.prize_pool()
+    assert game.wallet.pool(game.tid) == 0
+    winner = next(p.name for p in state.entrants.values() if p.out is None)
+    assert max(prizes, key=prizes.__getitem__) == winner  # 60 % of the pool (4 entrants)
+
+
+async def test_rule_42_tables_close_and_the_final_table_forms_when_all_fit(game: Game) -> None:
+    await game.start("abcdef", **_gin(rebuys=None))
+    seen_final = False
+    for _ in range(200):
+        if game.record.status is not Status.RUNNING:
+            break
+        state = game.state
+        players_in = [p for p in state.entrants.values() if p.out is None]
+        tables = {s.table for s in game.record.seats}
+        # Between rounds the balancer keeps as few tables as hold the players (rule 42).
+        assert len(tables) <= -(-len(players_in) // 2) + len(state.running)
+        seen_final = seen_final or state.final_table is not None
+        await game.play(game.tables()[0])
+    assert game.record.status is Status.FINISHED and seen_final
+
+
+async def test_a_restarted_director_resumes_the_same_rounds_and_moves_no_money_twice(
+    game: Game,
+) -> None:
+    await game.start("abcd", **_gin())
+    tables = game.tables()
+    restarted = game.new_director()
+    await restarted.rounds.resume()
+    assert game.tables() == tables
+    for table_id in tables:  # seated once each: the host's tables are unchanged
+        assert len(game.hosted.table(table_id).seats) == 2
+    await game.hosted.read_results(restarted)
+    game.director = restarted
+    await _play_to_the_end(game)
+    assert game.record.status is Status.FINISHED
+    assert len(game.wallet.payouts) == 1 and game.wallet.pool(game.tid) == 0
+
+
+async def test_rule_44_voiding_a_running_tournament_counts_a_crash_refund(game: Game) -> None:
+    await game.start("abc")
+    before = (
+        REGISTRY.get_sample_value("croupier_tournament_crash_refunds_total", {"game": "rummy"}) or 0
+    )
+    assert await game.director.void(game.tid, "state unreadable") == 3
+    after = REGISTRY.get_sample_value("croupier_tournament_crash_refunds_total", {"game": "rummy"})
+    assert after == before + 1
+    assert all(game.wallet.balances[p] == FUNDS for p in "abc")
+    assert game.wallet.pool(game.tid) == 0
