@@ -19,6 +19,8 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from croupier.gateway.adapters.tables import GrpcTables
+from croupier.gateway.adapters.tournaments import GrpcTournaments
+from croupier.gateway.adapters.wallet import GrpcWallet
 from croupier.gateway.bootstrap import build_gateway
 from croupier.gateway.service.ports import Tournaments, Wallet
 from croupier.gateway.v1 import gateway_pb2_grpc
@@ -41,10 +43,11 @@ def bearer(player: str, *, now: float, ttl_seconds: int = 600) -> tuple[tuple[st
 
 @dataclass
 class ServedGateway:
-    """The gateway's gRPC `stub` (typed Any: the aio stub is typed as the sync one) and the
-    base URL of its HTTP server."""
+    """The gateway's gRPC `stub` (typed Any: the aio stub is typed as the sync one), the
+    gRPC `address` it shares with the services beside it, the base URL of its HTTP server."""
 
     stub: Any
+    address: str
     http: str
 
 
@@ -52,20 +55,27 @@ class ServedGateway:
 async def served_gateway(
     *,
     beside: list[Service],
-    wallet: Wallet,
-    tournaments: Tournaments,
+    wallet: Wallet | None = None,
+    tournaments: Tournaments | None = None,
     clock: Callable[[], float],
     recheck_seconds: float = 0.05,
 ) -> AsyncIterator[ServedGateway]:
     """The gateway and the services `beside` it on one free gRPC port, the gateway's table
-    calls going to that port over gRPC; its HTTP server on another free port."""
+    calls (and wallet and director calls, unless `wallet` and `tournaments` are given) going
+    to that port over gRPC; its HTTP server on another free port."""
     server: ServiceHost | None = None
-    tables = GrpcTables(lambda: f"127.0.0.1:{server.port if server else 0}")
+
+    def own_port() -> str:
+        return f"127.0.0.1:{server.port if server else 0}"
+
+    tables, grpc_wallet = GrpcTables(own_port), GrpcWallet(own_port)
+    grpc_tournaments = GrpcTournaments(own_port)
+    remotes = (tables, grpc_wallet, grpc_tournaments)
     wired = build_gateway(
         key_set=KEYS,
         tables=tables,
-        wallet=wallet,
-        tournaments=tournaments,
+        wallet=wallet or grpc_wallet,
+        tournaments=tournaments or grpc_tournaments,
         http_host="127.0.0.1",
         http_port=0,
         clock=clock,
@@ -74,15 +84,18 @@ async def served_gateway(
     server = ServiceHost(
         settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
         services=[*beside, wired.service],
-        on_stop=[*wired.stop_hooks, tables.close],
+        on_stop=[*wired.stop_hooks, *(remote.close for remote in remotes)],
         serve_metrics_endpoint=False,
     )
     await wired.http.start()
     await server.start()
     try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        address = f"127.0.0.1:{server.port}"
+        async with grpc.aio.insecure_channel(address) as channel:
             yield ServedGateway(
-                gateway_pb2_grpc.GatewayStub(channel), f"http://127.0.0.1:{wired.http.port}"
+                gateway_pb2_grpc.GatewayStub(channel),
+                address,
+                f"http://127.0.0.1:{wired.http.port}",
             )
     finally:
         await server.stop()
