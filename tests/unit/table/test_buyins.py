@@ -25,6 +25,7 @@ from croupier.table.games import load_engines
 from croupier.table.ports import BuyIn
 from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
+from croupier.table.service.requests import CashOut
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2
 from tests.support.refusals import status_name
@@ -284,15 +285,10 @@ def test_virtual_chip_tables_may_go_through_the_wallet_too() -> None:
         Event("player_left", {"player": "p", "stack": 9}),
         Event("player_left", {"player": "q", "stack": 0}),  # busted: nothing to give back
     ]
-    ((topic, envelope),) = desk.cash_outs("t", "poker", {"currency": "CHIP"}, 7, left)
-    request = wallet_pb2.WalletRequest()
-    envelope.payload.Unpack(request)
-    asked = request.cash_out
-    assert topic == WALLET_REQUESTS_TOPIC and envelope.subject == "t"
-    assert (asked.table_id, asked.player_id, asked.amount.amount_minor) == ("t", "p", 9)
-    assert asked.amount.currency == "CHIP"
-    again = desk.cash_outs("t", "poker", {"currency": "CHIP"}, 7, left)
-    assert again[0][1].id == envelope.id  # the same log entry: the same request id
+    (asked,) = desk.cash_outs("t", "poker", {"currency": "CHIP"}, 7, left)
+    assert asked == CashOut("t", "poker", "p", 9, "CHIP", log_index=7)
+    (again,) = desk.cash_outs("t", "poker", {"currency": "CHIP"}, 7, left)
+    assert again.transfer_id == asked.transfer_id  # the same log entry: the same transfer
 
 
 async def test_closing_a_cash_table_gives_every_seated_stack_back(

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.table.core.log_entry import LogEntry, ReplayedTable
+from croupier.table.service.requests import MoneyRequest
 
 
 class PartitionOwner(Protocol):
@@ -72,8 +73,19 @@ class Wallet(Protocol):
         ...
 
 
+class WalletRequests(Protocol):
+    """What the host asks of the wallet once a command is logged (a hand's settlement,
+    stacks given back, a voided table's refund); `adapters.wallet_requests` sends them on
+    the bus."""
+
+    async def send(self, requests: Sequence[MoneyRequest]) -> None:
+        """Deliver the requests in order, or raise (the caller sends the same ones again:
+        the wallet applies each once)."""
+        ...
+
+
 class Publisher(Protocol):
-    """The host's one outgoing port; `croupier.kit.bus.EventBus` satisfies it."""
+    """The host's outgoing bus; `croupier.kit.bus.EventBus` satisfies it."""
 
     async def publish_many(self, messages: Sequence[tuple[str, Envelope]]) -> None: ...
 

@@ -14,7 +14,6 @@ from collections.abc import Callable
 
 import structlog
 
-from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game import JSON, Duplicate, EvaluatesAbandonment, RuleBroken
 from croupier.game.limits import echo
 from croupier.table.adapters import metrics
@@ -26,6 +25,7 @@ from croupier.table.service.background import Background
 from croupier.table.service.deadlines import acquire_by, deadline_after
 from croupier.table.service.money import MoneySender
 from croupier.table.service.outgoing import Outgoing
+from croupier.table.service.requests import MoneyRequest
 from croupier.table.service.tables import (
     HostedTable,
     LogUnavailable,
@@ -172,7 +172,7 @@ class CommandPath:
         self, table: HostedTable, batch: list[tuple[LogEntry, StepOutcome]], deadline: float
     ) -> None:
         await self.append(table, [entry for entry, _ in batch], deadline)
-        money_requests = []
+        money_requests: list[MoneyRequest] = []
         for entry, outcome in batch:
             game = table.state.game
             if outcome.state.closed and not table.state.closed:
@@ -251,7 +251,7 @@ class CommandPath:
 
     def commit(
         self, table: HostedTable, entry: LogEntry, outcome: StepOutcome
-    ) -> list[tuple[str, Envelope]]:
+    ) -> list[MoneyRequest]:
         """Make the entry's outcome the table's state; returns what it asks of the wallet."""
         table.state = outcome.state
         table.log.append(encode(entry))

@@ -33,10 +33,11 @@ from croupier.game.limits import check_amount, echo
 from croupier.kit.seeds import new_seed
 from croupier.table.adapters import metrics
 from croupier.table.adapters.log_codec import decode, encode
+from croupier.table.adapters.wallet_requests import WalletRequestsOnBus
 from croupier.table.core import history
 from croupier.table.core.history import initial_state
 from croupier.table.core.log_entry import LogEntry
-from croupier.table.ports import CallLater, CommandLog, Publisher
+from croupier.table.ports import CallLater, CommandLog, Publisher, WalletRequests
 from croupier.table.service.background import Background
 from croupier.table.service.commands import CommandPath
 from croupier.table.service.deadlines import acquire_by, deadline_after
@@ -74,6 +75,7 @@ class TableHost:
         seeds: Callable[[], bytes] = new_seed,
         currency: str = "CHIP",
         buyins: Buyins | None = None,
+        wallet_requests: WalletRequests | None = None,  # default: on `publisher`
     ) -> None:
         self._engines = dict(engines)
         self._log = command_log
@@ -85,7 +87,12 @@ class TableHost:
         self._background = Background()
         self._views = ViewHub(self._tables, now_ms)
         self._outgoing = Outgoing(publisher, self._background)
-        self._money = MoneySender(self._buyins, publisher, self._background, currency)
+        self._money = MoneySender(
+            self._buyins,
+            wallet_requests or WalletRequestsOnBus(publisher),
+            self._background,
+            currency,
+        )
         self._commands = CommandPath(
             tables=self._tables,
             command_log=command_log,
@@ -112,8 +119,7 @@ class TableHost:
             commands=self._commands,
             presence=self._presence,
             views=self._views,
-            outgoing=self._outgoing,
-            publisher=publisher,
+            money=self._money,
             background=self._background,
         )
 

@@ -14,40 +14,41 @@ is not one of the play currencies (`CHIP`, `PLAY` by default): there
 - hands settle between the seats (the host's settlement requests, unchanged);
 - a player who leaves with chips (an engine's `player_left` event with `stack` > 0), and
   every player still seated when the table closes (the engine's `HoldsStacks`), is paid
-  back: a `WalletRequest.cash_out` (player, table, stack: the wallet names the accounts)
-  on `croupier.wallet.requests`, keyed by the table, after the hand's settlement
-  (same key, same order), with ids derived from the log entry (redelivery applies once).
+  back: a `CashOut` (player, table, stack: the wallet names the accounts), after the
+  hand's settlement, with ids derived from the log entry (redelivery applies once).
 
-Play-chip tables never call the wallet nor ask it to settle, and no table does when no
-wallet is configured at all. Adapters of the `Wallet` port: `croupier.table.adapters.wallets`.
+What follows from the log is asked as typed requests (`service.requests`) through the
+`WalletRequests` port (on the bus: `croupier.table.adapters.wallet_requests`). Play-chip
+tables never call the wallet nor ask it to settle, and no table does when no wallet is
+configured at all. Adapters of the `Wallet` port: `croupier.table.adapters.wallets`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
 import structlog
 
-from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game import JSON, Event, HoldsStacks, implements
-from croupier.table.adapters.sink import cash_out_message, settlement_request
 from croupier.table.core.log_entry import LogEntry
 from croupier.table.core.table_state import StepOutcome
-from croupier.table.ports import BuyIn, Publisher, Wallet
+from croupier.table.ports import BuyIn, Wallet, WalletRequests
 from croupier.table.service.background import Background, pause_before_retry
+from croupier.table.service.requests import (
+    CashOut,
+    MoneyRequest,
+    RefundCrashedTable,
+    SettleHand,
+    short_digest,
+)
 from croupier.table.service.tables import HostedTable
 
 log = structlog.get_logger("croupier.table.host")
 
 PLAY_CURRENCIES = frozenset({"CHIP", "PLAY"})
 TOP_UP = "top_up"
-
-
-def _digest(text: str, length: int = 32) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:length]
 
 
 class Buyins:
@@ -112,7 +113,7 @@ class Buyins:
         if not amount or not self.is_money_table(options):
             return None
         return BuyIn(
-            transfer_id=f"buyin:{table_id}:{_digest(key)}",
+            transfer_id=f"buyin:{table_id}:{short_digest(key)}",
             table_id=table_id,
             game=game,
             player=player,
@@ -128,7 +129,7 @@ class Buyins:
         index: int,
         events: Sequence[Event],
         seated: Mapping[str, int] | None = None,
-    ) -> list[tuple[str, Envelope]]:
+    ) -> list[CashOut]:
         """Cash-out requests for the players a committed log entry (`index`) let go with
         chips (`player_left` events with a `stack`), and, when the entry closed the table
         (`table_closed`), for every stack still seated (`seated`: the engine's
@@ -155,28 +156,25 @@ class Buyins:
                 continue
             owed[player] = owed.get(player, 0) + stack
         return [
-            cash_out_message(
-                table_id,
-                game,
-                currency,
-                player,
-                stack,
-                index,
-                transfer_id=f"cashout:{table_id}:{index}:{_digest(player, 16)}",
-            )
+            CashOut(table_id, game, player, stack, currency, log_index=index)
             for player, stack in sorted(owed.items())
         ]
 
 
 class MoneySender:
     """The money a command moves: the buy-in the wallet confirms before it is logged, and
-    the requests (settlement, stacks given back) sent before its caller is answered."""
+    the requests (settlement, stacks given back) sent before its caller is answered; and
+    what a rebuilt or voided table asks of the wallet."""
 
     def __init__(
-        self, buyins: Buyins, publisher: Publisher, background: Background, currency: str
+        self,
+        buyins: Buyins,
+        wallet_requests: WalletRequests,
+        background: Background,
+        currency: str,
     ) -> None:
         self.buyins = buyins
-        self._publisher = publisher
+        self._wallet_requests = wallet_requests
         self._background = background
         self._currency = currency
 
@@ -204,7 +202,7 @@ class MoneySender:
 
     def requests(
         self, table: HostedTable, entry: LogEntry, outcome: StepOutcome
-    ) -> list[tuple[str, Envelope]]:
+    ) -> list[MoneyRequest]:
         """What a committed entry asks of the wallet: the hand's settlement, then the stacks
         of players who left (or sat at a table that closed)."""
         state = outcome.state
@@ -213,7 +211,23 @@ class MoneySender:
             if implements(table.engine, HoldsStacks)
             else None
         )
-        money_requests = self.buyins.cash_outs(
+        money_requests: list[MoneyRequest] = []
+        settlement = outcome.settlement
+        if settlement is not None and self.buyins.settles(state.options):
+            result = settlement.result
+            currency = result.currency or str(state.options.get("currency", self._currency))
+            money_requests.append(
+                SettleHand(
+                    state.table_id,
+                    state.game,
+                    settlement.hand_number,
+                    currency,
+                    result.deltas,
+                    result.commission,
+                    result.details,
+                )
+            )
+        money_requests += self.buyins.cash_outs(
             state.table_id,
             state.game,
             state.options,
@@ -221,18 +235,10 @@ class MoneySender:
             outcome.events,
             stacks(state.engine_state) if stacks is not None and state.closed else None,
         )
-        settlement = outcome.settlement
-        if settlement is not None and self.buyins.settles(state.options):
-            currency = settlement.result.currency or str(
-                state.options.get("currency", self._currency)
-            )
-            money_requests.insert(
-                0, settlement_request(state.table_id, state.game, currency, settlement)
-            )
         return money_requests
 
     async def ask_wallet(
-        self, table: HostedTable, messages: list[tuple[str, Envelope]], deadline: float
+        self, table: HostedTable, requests: list[MoneyRequest], deadline: float
     ) -> None:
         """Send a command's money requests (settlement, stacks given back) before its caller
         is answered, in the table's order: while earlier ones wait for the bus, these queue
@@ -241,13 +247,13 @@ class MoneySender:
         stands; the backlog is resent in the background (the wallet applies each
         idempotency key once)."""
         if table.money_backlog:
-            table.money_backlog.extend(messages)
+            table.money_backlog.extend(requests)
             return
         try:
             async with asyncio.timeout_at(deadline):
-                await self._publisher.publish_many(messages)
+                await self._wallet_requests.send(requests)
         except BaseException as exc:  # any bus failure, or the caller gone: resent in order
-            table.money_backlog = list(messages)
+            table.money_backlog = list(requests)
             if not self._background.stopping:
                 table.resending = asyncio.create_task(self._resend(table))
             if not isinstance(exc, Exception):
@@ -261,7 +267,7 @@ class MoneySender:
             await pause_before_retry()
             batch = list(table.money_backlog)
             try:
-                await self._publisher.publish_many(batch)
+                await self._wallet_requests.send(batch)
             except Exception as exc:  # noqa: BLE001 - any bus failure is retried
                 log.error(
                     "money requests not sent; retrying",
@@ -270,3 +276,16 @@ class MoneySender:
                 )
                 continue
             del table.money_backlog[: len(batch)]
+
+    async def ask_again(self, label: str, requests: list[MoneyRequest]) -> None:
+        """Send what rebuilt tables ask the wallet again (their latest money requests);
+        retried in the background on a bus failure."""
+        try:
+            await self._wallet_requests.send(requests)
+        except Exception as exc:  # noqa: BLE001 - any bus failure is retried
+            log.error("settlement request failed; retrying", table_id=label, error=str(exc))
+            self._background.retry_later(lambda: self.ask_again(label, requests))
+
+    async def refund_crashed_table(self, table_id: str, game: str, reason: str) -> None:
+        """Ask the wallet to give back the money of a table that could not be rebuilt."""
+        await self._wallet_requests.send([RefundCrashedTable(table_id, game, reason)])

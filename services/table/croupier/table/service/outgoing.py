@@ -7,7 +7,6 @@ import asyncio
 
 import structlog
 
-from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.table.adapters.sink import public_events
 from croupier.table.core.log_entry import LogEntry
 from croupier.table.core.table_state import StepOutcome
@@ -64,12 +63,3 @@ class Outgoing:
                 await pause_before_retry()
                 continue
             del self._queue[: len(batch)]
-
-    async def publish_reliably(self, label: str, messages: list[tuple[str, Envelope]]) -> None:
-        """Send what rebuilt tables ask the wallet again (their latest money requests);
-        retried in the background on a bus failure."""
-        try:
-            await self._publisher.publish_many(messages)
-        except Exception as exc:  # noqa: BLE001 - any bus failure is retried
-            log.error("settlement request failed; retrying", table_id=label, error=str(exc))
-            self._background.retry_later(lambda: self.publish_reliably(label, messages))

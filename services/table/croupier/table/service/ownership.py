@@ -10,19 +10,18 @@ from typing import Any
 
 import structlog
 
-from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game import GameRules, RuleBroken
 from croupier.table.adapters import metrics
 from croupier.table.adapters.log_codec import encode
-from croupier.table.adapters.sink import crash_refund_request
 from croupier.table.core.history import initial_state
 from croupier.table.core.log_entry import LogEntry, ReplayedTable
 from croupier.table.core.table_state import step
-from croupier.table.ports import CommandLog, Publisher
+from croupier.table.ports import CommandLog
 from croupier.table.service.background import Background
 from croupier.table.service.commands import CommandPath
-from croupier.table.service.outgoing import Outgoing
+from croupier.table.service.money import MoneySender
 from croupier.table.service.presence import Presence
+from croupier.table.service.requests import MoneyRequest
 from croupier.table.service.tables import HostedTable, Tables, TableVoided
 from croupier.table.service.views import ViewHub
 
@@ -41,8 +40,7 @@ class Ownership:
         commands: CommandPath,
         presence: Presence,
         views: ViewHub,
-        outgoing: Outgoing,
-        publisher: Publisher,
+        money: MoneySender,
         background: Background,
     ) -> None:
         self._tables = tables
@@ -51,8 +49,7 @@ class Ownership:
         self._commands = commands
         self._presence = presence
         self._views = views
-        self._outgoing = outgoing
-        self._publisher = publisher
+        self._money = money
         self._background = background
 
     async def partitions_revoked(self, partitions: frozenset[int]) -> None:
@@ -94,11 +91,11 @@ class Ownership:
                 self._release(table)
         rebuilt = partitions - kept - tables.owned
         if rebuilt:
-            asked_again: list[tuple[str, Envelope]] = []
+            asked_again: list[MoneyRequest] = []
             async for replayed in self._log.replay(rebuilt):
                 await self._rebuild_table(replayed, asked_again)
             if asked_again:
-                await self._outgoing.publish_reliably(f"partitions {sorted(rebuilt)}", asked_again)
+                await self._money.ask_again(f"partitions {sorted(rebuilt)}", asked_again)
             metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
         tables.owned |= partitions
 
@@ -116,7 +113,7 @@ class Ownership:
         self._views.end_streams(table)
 
     async def _rebuild_table(
-        self, replayed: ReplayedTable, asked_again: list[tuple[str, Envelope]]
+        self, replayed: ReplayedTable, asked_again: list[MoneyRequest]
     ) -> None:
         table_id = replayed.table_id
         game = replayed.entries[0].body.get("game", "") if replayed.entries else ""
@@ -160,4 +157,4 @@ class Ownership:
         log.error("table voided", table_id=table_id, game=game, reason=reason)
         self._tables.voided[table_id] = reason
         metrics.CRASH_REFUNDS.labels(game or "unknown").inc()
-        await self._publisher.publish_many([crash_refund_request(table_id, game, reason)])
+        await self._money.refund_crashed_table(table_id, game, reason)

@@ -7,13 +7,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game import JSON, ClockSettings, GameRules, RuleBroken, Unknown
 from croupier.game.limits import check_seconds, echo, json_int
 from croupier.kit.errors import Unavailable
 from croupier.table.core.log_entry import LogEntry
 from croupier.table.core.table_state import TableState
 from croupier.table.ports import Cancellable, CommandLog
+from croupier.table.service.requests import MoneyRequest
 
 
 class TableVoided(RuleBroken):
@@ -57,12 +57,12 @@ class HostedTable:
     timer: Cancellable | None = None
     # What the latest command that moved money asked of the wallet (a settlement, stacks
     # given back): asked again after a rebuild, in case the host died before it was sent.
-    last_money_requests: list[tuple[str, Envelope]] = field(default_factory=list)
+    last_money_requests: list[MoneyRequest] = field(default_factory=list)
     # Entries whose append failed: they may be in the log, so nothing else is logged for
     # the table until they are appended again and committed.
     unconfirmed: list[LogEntry] = field(default_factory=list)
     # Money requests the bus refused, still to send in order, and the task resending them.
-    money_backlog: list[tuple[str, Envelope]] = field(default_factory=list)
+    money_backlog: list[MoneyRequest] = field(default_factory=list)
     resending: asyncio.Task[None] | None = None
     parked: bool = False  # its partition was revoked: no command until it is taken back
 
