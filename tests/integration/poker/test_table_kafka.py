@@ -194,7 +194,8 @@ async def test_500_naiko_hands_of_bots_rule_59_no_leaks_chips_conserved(
             if shadow.state.hand_number > HANDS:
                 break
             hand_number = shadow.state.hand_number
-            (player,) = [t.player for t in ENGINE.turns(shadow.state)]  # whose turn: public (`to_act`)
+            (turn,) = ENGINE.turns(shadow.state)  # whose turn: public (`to_act`)
+            player = turn.player
             mine = (
                 await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=player))
             ).view

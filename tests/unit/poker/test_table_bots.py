@@ -89,7 +89,7 @@ def test_rule_59_a_bot_sees_only_its_own_view_and_ignores_purchases() -> None:
 
 def test_bots_have_nothing_to_do_out_of_turn() -> None:
     state = _table(b"\x07" * 32)
-    to_act = [t.player for t in ENGINE.turns(state)][0]
+    to_act = ENGINE.turns(state)[0].player
     for i in range(4):
         player = f"p{i}"
         if player != to_act:

@@ -90,7 +90,7 @@ def test_a_top_up_past_the_bound_is_refused_and_the_table_plays_on() -> None:
 
 def test_a_raise_beyond_any_stack_echoes_a_cut_amount() -> None:
     state = ENGINE.apply(seated(), StartHand(hashlib.sha256(b"bounds").digest()))[0]
-    actor = [t.player for t in ENGINE.turns(state)][0]
+    actor = ENGINE.turns(state)[0].player
     with pytest.raises(RuleBroken) as caught:
         ENGINE.apply(state, Act(actor, {"action": "raise", "to": 10**500}))
     assert status_name(caught.value) == "failed_precondition"

@@ -84,7 +84,7 @@ def test_views_hide_other_hole_cards() -> None:
 def test_illegal_actions_are_rejected_and_change_nothing() -> None:
     state = seated({"variant": "nlhe"}, {"ann": 100, "bob": 100, "cat": 100})
     state, _ = ENGINE.apply(state, StartHand(seed(2)))
-    actor = [t.player for t in ENGINE.turns(state)][0]
+    actor = ENGINE.turns(state)[0].player
     snapshot = ENGINE.snapshot(state)
     with pytest.raises(RuleBroken) as exc:
         ENGINE.apply(state, Act(actor, {"action": "raise", "to": 3}))
@@ -144,7 +144,7 @@ def test_naiko_view_message_carries_private_peek_and_result() -> None:
     state = seated({"variant": "naiko"}, {"ann": 100, "bob": 100, "cat": 100})
     for n in range(20):  # find a hand whose Carousel has Sneak Peek
         state, _ = ENGINE.apply(state, StartHand(seed(100 + n)))
-        actor = [t.player for t in ENGINE.turns(state)][0]
+        actor = ENGINE.turns(state)[0].player
         if "peek" in ENGINE.legal_actions(state, actor).get("powers", []):
             break
         while actors := [t.player for t in ENGINE.turns(state)]:

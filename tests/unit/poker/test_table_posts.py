@@ -376,7 +376,8 @@ def test_rule_50_a_top_up_that_lands_over_the_max_buy_in_gives_the_rest_back() -
     won meanwhile keeps only what brings him to `max_buy_in`; the rest is returned."""
     state = start(table({"a": 0, "b": 1, "c": 2}, {"max_buy_in": 600}))
     state = act(state, "a", action="top_up", amount=100)  # 500 + 100 pending: at the cap
-    while actors := [t.player for t in ENGINE.turns(state)]:  # a calls, the others fold: a wins the blinds
+    # a calls, the others fold: a wins the blinds
+    while actors := [t.player for t in ENGINE.turns(state)]:
         legal = ENGINE.legal_actions(state, actors[0])["actions"]
         kind = ("call" if "call" in legal else "check") if actors[0] == "a" else "fold"
         state, events = ENGINE.apply(state, Act(actors[0], {"action": kind}))
@@ -570,7 +571,7 @@ def test_oq_22_rule_50_legal_actions_list_post_blind_and_top_up_when_they_are_le
     assert ENGINE.legal_actions(state, "new")["actions"] == ["sit_out", "post_blind", "top_up"]
     assert ENGINE.legal_actions(state, "full")["actions"] == ["sit_out", "post_blind"]
     assert ENGINE.view(state, "new")["table_actions"] == ["sit_out", "post_blind", "top_up"]
-    actor = [t.player for t in ENGINE.turns(state)][0]
+    actor = ENGINE.turns(state)[0].player
     assert state.hand is not None
     hand_actions = hand_rules.legal_actions(state.hand, actor)["actions"]
     assert ENGINE.legal_actions(state, actor)["actions"] == [*hand_actions, "sit_out", "top_up"]

@@ -247,7 +247,7 @@ def test_oq_17_section_9_4_seal_window_allowance_and_paused_anchorer() -> None:
         state = seat(state, player, number)
     for _ in range(40):
         state = start(state)
-        actor = [t.player for t in ENGINE.turns(state)][0]
+        actor = ENGINE.turns(state)[0].player
         legal = ENGINE.legal_actions(state, actor)
         hand = state.hand
         assert hand is not None and hand.naiko is not None
