@@ -9,9 +9,9 @@ Modules, one concern each:
 - `hand`: one deal as a state machine (trump, bidding, play, timeouts);
 - `scoring`: a hand's points and the ÷100 sheet text; `premia`: a pulka's premia/moshla;
 - `sheet`: the once-only premia ledger and the score sheet; `game`: a whole game;
-- `table`: the four seats around a game; `table_rules`: `JokerRules`, the table's rules
-  as the host runs them (the commands to `table`; turns, views, the settlement answered
-  there); `errors`: why an action is refused.
+- `table`: a table's state (four seats around a game); `table_rules`: `JokerRules`, the
+  table's rules as the host runs them (seats, the game's hands, turns, views, the
+  settlement); `errors`: why an action is refused.
 
 Events (`croupier.game.Event`, public facts, never a hidden card), past tense:
 `player_seated`, `player_left`, `hand_started`, `trump_declared`, `bid_made`,

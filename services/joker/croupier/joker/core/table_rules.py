@@ -1,6 +1,9 @@
 """Georgian Joker's table rules as one object, `JokerRules`, a `croupier.game.GameRules`:
-the host's commands go to `core.table` (four seats, one game), and what is read from a
-table is answered here from `core.game`.
+four seats, one game (`core.game`), points settled with no money (rule 23).
+
+The four seats fill up (a seat number from 0 to 3, each player once); a player may leave
+only before the game starts; the first hand started starts the game (with the seated
+players in seat order as the clockwise order) and every later one deals the next hand.
 
 A finished game settles points, not money: its `HandResult` names every player with a
 delta of 0 (the wallet refuses a result that names nobody, and records nothing when no
@@ -10,11 +13,23 @@ money moves) and carries the totals and the placing. A clock expiry plays what
 
 from __future__ import annotations
 
-from croupier.game import JSON, Event, HandResult, RuleBroken, TableRules, TableTraits, Turn
+from dataclasses import replace
+
+from croupier.game import (
+    JSON,
+    Event,
+    HandResult,
+    Malformed,
+    RuleBroken,
+    TableRules,
+    TableTraits,
+    Turn,
+)
 from croupier.game.commands import Act, SeatPlayer, StartHand, UnseatPlayer
 from croupier.game.fairness import shuffled
-from croupier.joker.core import game, table
+from croupier.joker.core import game
 from croupier.joker.core.cards import DECK
+from croupier.joker.core.hand import SEATS
 from croupier.joker.core.table import JokerTable
 from croupier.joker.core.table_options import table_options
 
@@ -30,19 +45,43 @@ class JokerRules(TableRules[JokerTable]):
         return JokerTable(options=table_options(options))
 
     def seat(self, state: JokerTable, command: SeatPlayer) -> Step:
-        return table.seat(state, command.player, command.seat)
+        player, number = command.player, command.seat
+        if not 0 <= number < SEATS:
+            raise Malformed(f"a Joker table has seats 0 to {SEATS - 1}")
+        if state.game is not None or len(state.seats) >= SEATS:
+            raise RuleBroken("the table is full")
+        if player in state.players:
+            raise RuleBroken(f"{player!r} is already seated")
+        if any(n == number for n, _ in state.seats):
+            raise RuleBroken(f"seat {number} is taken")
+        seated = replace(state, seats=(*state.seats, (number, player)))
+        return seated, [Event("player_seated", {"player": player})]
 
     def unseat(self, state: JokerTable, command: UnseatPlayer) -> Step:
-        return table.unseat(state, command.player)
+        if state.game is not None:
+            raise RuleBroken("a Joker game cannot lose a player")
+        seats = tuple((n, p) for n, p in state.seats if p != command.player)
+        return replace(state, seats=seats), [Event("player_left", {"player": command.player})]
 
     def start_hand(self, state: JokerTable, command: StartHand) -> Step:
-        return table.start_hand(state, command.seed)
+        current = state.game
+        if current is None:
+            if len(state.seats) != SEATS:
+                raise RuleBroken("a Joker game needs 4 seated players")
+            current = game.new_game(game_id="", players=state.players, options=state.options)
+        started, events = game.start_hand(current, command.seed)
+        return replace(state, game=started, hands_started=state.hands_started + 1), events
 
     def act(self, state: JokerTable, command: Act) -> Step:
-        return table.act(state, command.player, command.action)
+        if state.game is None:
+            raise RuleBroken("the game has not started")
+        new_game, events = game.act(state.game, command.player, command.action)
+        return replace(state, game=new_game), events
 
     def can_start_hand(self, state: JokerTable) -> bool:
-        return table.can_start_hand(state)
+        if state.game is None:
+            return len(state.seats) == SEATS
+        return game.can_start_hand(state.game)
 
     def turns(self, state: JokerTable) -> list[Turn]:
         return [] if state.game is None else [Turn(p) for p in game.to_act(state.game)]
