@@ -6,166 +6,23 @@ the real wallet service (its own schema, served on its own port): registration (
 from __future__ import annotations
 
 import asyncio
-import itertools
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 
-import asyncpg  # type: ignore[import-untyped]
 import grpc
 import pytest
-from prometheus_client import CollectorRegistry
 
-from croupier.common.v1 import common_pb2
-from croupier.kit.server import Service, ServiceHost
-from croupier.kit.settings import ServerSettings
 from croupier.tournament import codec
-from croupier.tournament.adapters.wallet import GrpcWallet
-from croupier.tournament.bootstrap import Wired, build_director, open_database
 from croupier.tournament.core.seating import initial_seating
-from croupier.tournament.service.ports import TableHost
 from croupier.tournament.v1 import tournament_pb2 as pb
 from croupier.tournament.v1 import tournament_pb2_grpc
-from croupier.wallet.bootstrap import build_wallet
-from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
-from tests.support.table import Seeds
+from tests.integration.tournament.platform import DEPOSIT, Platform
 from tests.unit.tournament.director_sample import (
     BUY_IN,
     FEE,
     START,
     STARTING_CHIPS,
-    ManualClock,
     fixed_seed,
     sample_settings,
 )
-from tests.unit.tournament.hosted import hosted_tables
-
-DEPOSIT = 5_000
-USD = "USD"
-
-
-def _host(service: Service) -> ServiceHost:
-    settings = ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0)
-    return ServiceHost(settings=settings, services=[service], serve_metrics_endpoint=False)
-
-
-@dataclass
-class Platform:
-    """The wallet and one director instance, each served on its own port."""
-
-    wallet: wallet_pb2_grpc.WalletStub
-    wallet_address: str
-    pool: asyncpg.Pool
-    schema: str
-    clock: ManualClock
-    tables: TableHost
-    wired: Wired | None = None
-    host: ServiceHost | None = None
-    channel: grpc.aio.Channel | None = None
-    wallet_client: GrpcWallet | None = None
-    accounts: dict[str, str] | None = None
-
-    async def start_director(self) -> tournament_pb2_grpc.TournamentDirectorStub:
-        """A fresh director instance on the same database (what a restarted process does)."""
-        self.wallet_client = GrpcWallet(self.wallet_address)
-        seeds = itertools.chain([fixed_seed(7), fixed_seed(8)], iter(Seeds("director"), None))
-        self.wired = build_director(
-            pool=self.pool,
-            schema=self.schema,
-            wallet=self.wallet_client,
-            tables=self.tables,
-            bus=None,
-            clock=self.clock,
-            seeds=lambda: next(seeds),
-            scheduler_seconds=None,
-        )
-        self.host = _host(self.wired.service())
-        await self.host.start()
-        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{self.host.port}")
-        return tournament_pb2_grpc.TournamentDirectorStub(self.channel)
-
-    async def stop_director(self) -> None:
-        assert self.wired and self.host and self.channel and self.wallet_client
-        await self.channel.close()
-        await self.host.stop()
-        await self.wired.stop()
-        await self.wallet_client.close()
-
-    async def open_player(self, player: str) -> None:
-        house = await self.wallet.OpenAccount(
-            wallet_pb2.OpenAccountRequest(
-                kind=wallet_pb2.ACCOUNT_KIND_HOUSE_CLEARING, owner="house", currency=USD
-            )
-        )
-        account = await self.wallet.OpenAccount(
-            wallet_pb2.OpenAccountRequest(
-                kind=wallet_pb2.ACCOUNT_KIND_PLAYER_CASH, owner=player, currency=USD
-            )
-        )
-        await self.wallet.Transfer(
-            wallet_pb2.TransferRequest(
-                transfer=wallet_pb2.NewTransfer(
-                    transfer_id=f"deposit-{player}",
-                    debit_account_id=house.account.account_id,
-                    credit_account_id=account.account.account_id,
-                    amount=common_pb2.Money(amount_minor=DEPOSIT, currency=USD),
-                    kind=wallet_pb2.TRANSFER_KIND_DEPOSIT,
-                )
-            )
-        )
-        assert self.accounts is not None
-        self.accounts[player] = account.account.account_id
-
-    async def balance(self, player: str) -> int:
-        assert self.accounts is not None
-        response = await self.wallet.GetBalance(
-            wallet_pb2.GetBalanceRequest(account_id=self.accounts[player])
-        )
-        return response.balance.amount_minor
-
-    async def outbox_events(self) -> int:
-        count: int = await self.pool.fetchval(
-            f'SELECT count(*) FROM "{self.schema}".outbox WHERE topic = $1', codec.EVENTS_TOPIC
-        )
-        return count
-
-
-@pytest.fixture
-async def platform(
-    wallet_pool: tuple[asyncpg.Pool, str], postgres_dsn: str, unique: Callable[[str], str]
-) -> AsyncIterator[Platform]:
-    wallet_db, wallet_schema = wallet_pool
-    wallet = await build_wallet(
-        pool=wallet_db, schema=wallet_schema, bus=None, registry=CollectorRegistry()
-    )
-    wallet_host = _host(wallet.service())
-    await wallet_host.start()
-    schema = unique("tournament")
-    pool = await open_database(postgres_dsn, schema)
-    address = f"127.0.0.1:{wallet_host.port}"
-    async with grpc.aio.insecure_channel(address) as channel, hosted_tables() as hosted:
-        platform = Platform(
-            wallet=wallet_pb2_grpc.WalletStub(channel),
-            wallet_address=address,
-            pool=pool,
-            schema=schema,
-            clock=ManualClock(START.replace(hour=12)),
-            tables=hosted.tables,
-            accounts={},
-        )
-        for player in "abcdefg":
-            await platform.open_player(player)
-        try:
-            yield platform
-        finally:
-            if platform.host is not None:
-                await platform.stop_director()
-            await pool.close()
-            connection = await asyncpg.connect(postgres_dsn)
-            try:
-                await connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
-            finally:
-                await connection.close()
-    await wallet_host.stop()
 
 
 async def _create(

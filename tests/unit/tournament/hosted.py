@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from croupier.kit.bus.interface import Subscription
+from croupier.kit.bus.interface import EventBus, Subscription
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.rummy.core.knock_game import GinState
 from croupier.rummy.core.rummy_table import RummyTable
@@ -32,7 +32,7 @@ MAX_ACTIONS = 2_000
 @dataclass
 class Hosted:
     host: TableHost
-    bus: InMemoryBus
+    bus: EventBus
     tables: InProcessTableHost
     subscriptions: list[Subscription]
 

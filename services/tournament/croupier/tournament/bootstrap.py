@@ -129,14 +129,16 @@ class Wired:
         for hook in hooks:
             await hook()
 
-    def relay_in_background(self, pool: Any, schema: str, bus: EventBus) -> None:
+    def relay_in_background(
+        self, pool: Any, schema: str, bus: EventBus, group: str = table_events.CONSUMER_GROUP
+    ) -> None:
         """Start the bus and the outbox relay, retrying until the broker answers; then
         resume the running tournaments and read the rounds' results."""
         self.connecting = asyncio.create_task(
-            self._relay(pool, schema, bus), name="tournament:kafka"
+            self._relay(pool, schema, bus, group), name="tournament:kafka"
         )
 
-    async def _relay(self, pool: Any, schema: str, bus: EventBus) -> None:
+    async def _relay(self, pool: Any, schema: str, bus: EventBus, group: str) -> None:
         attempt = 0
         while True:
             attempt += 1
@@ -157,15 +159,15 @@ class Wired:
                 continue
             self.stop_hooks.insert(0, relay.stop)
             break
-        await self._play(bus)
+        await self._play(bus, group)
 
-    async def _play(self, bus: EventBus) -> None:
+    async def _play(self, bus: EventBus, group: str) -> None:
         attempt = 0
         while True:
             attempt += 1
             try:
                 await self.director.rounds.resume()
-                subscription = await table_events.subscribe(bus, self.director)
+                subscription = await table_events.subscribe(bus, self.director, group)
             except Exception as error:  # noqa: BLE001 - the table host or the bus is retried
                 _log.warning(
                     "tournament: resuming the rounds failed (attempt %d), retrying: %s",
@@ -188,10 +190,13 @@ def build_director(
     clock: Clock = utc_now,
     seeds: Seeds = new_seed,
     scheduler_seconds: float | None = 1.0,
+    table_events_group: str = table_events.CONSUMER_GROUP,
 ) -> Wired:
     """The director on `pool`, playing rounds on `tables`; with a bus, its outbox relayed
     there and the rounds' results read from it (started in the background); with
-    `scheduler_seconds`, due tournaments started and running ones advanced on the clock."""
+    `scheduler_seconds`, due tournaments started and running ones advanced on the clock.
+    `table_events_group`: the consumer group reading the rounds' results (tests sharing a
+    broker each use their own)."""
     director = Director(
         repository=PostgresRepository(pool, schema),
         wallet=wallet,
@@ -205,7 +210,7 @@ def build_director(
         scheduler.start()
     wired = Wired(director=director, scheduler=scheduler)
     if bus is not None:
-        wired.relay_in_background(pool, schema, bus)
+        wired.relay_in_background(pool, schema, bus, table_events_group)
     return wired
 
 

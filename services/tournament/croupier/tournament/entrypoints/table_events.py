@@ -46,8 +46,8 @@ def round_result(envelope: Envelope) -> RoundResult | None:
     )
 
 
-async def subscribe(bus: EventBus, director: Director) -> Subscription:
-    """Hand every round's result to `director`, from the oldest event the group has not
+async def subscribe(bus: EventBus, director: Director, group: str = CONSUMER_GROUP) -> Subscription:
+    """Hand every round's result to `director`, from the oldest event `group` has not
     handled."""
 
     async def handle(envelope: Envelope) -> None:
@@ -57,7 +57,7 @@ async def subscribe(bus: EventBus, director: Director) -> Subscription:
 
     return await bus.subscribe(
         TABLE_EVENTS_TOPIC,
-        group=CONSUMER_GROUP,
+        group=group,
         handler=handle,
         deduplicator=InMemoryDeduplicator(),
     )

@@ -11,6 +11,8 @@ time: pure functions, the I/O is `rounds.Rounds`'s.
 - An eliminated player who may rebuy gets an offer open for the tournament's window
   (rule 17, OQ 6: 20-30 s); no round starts while one is open, so the window ends when
   the next round starts.
+- The prizes once one player holds every chip: the payout table's prizes for the entrants
+  and the pool (rule 47, OQ 27), places shared as the ranking says (rule 40, OQ 18).
 - The next rounds: the players out leave their seats, the balancer closes tables and
   moves players (rule 42, OQ 22: never from a table whose round is running), and every
   idle table of two or more starts a round, its players in seat order. The first round
@@ -32,6 +34,8 @@ from croupier.tournament.core.actions import (
     StartRound,
     end_round,
 )
+from croupier.tournament.core.payouts import prizes_for
+from croupier.tournament.core.ranking import ranking, split_prizes
 from croupier.tournament.core.seating import Table, apply_moves, rummy_rebalance
 from croupier.tournament.core.standings import apply
 from croupier.tournament.core.state import Tournament, can_rebuy, round_of
@@ -44,6 +48,7 @@ __all__ = [
     "levels_due",
     "next_rounds",
     "offers_for",
+    "prizes_won",
     "result_action",
     "round_table",
 ]
@@ -144,3 +149,12 @@ def round_table(record: TournamentRecord, state: Tournament, round_id: str) -> R
             for name, paid in zip(running.table, running.paid, strict=True)
         ),
     )
+
+
+def prizes_won(record: TournamentRecord, state: Tournament) -> dict[str, int] | None:
+    """Every entrant's prize once the tournament is over (0 for most), else None."""
+    if not state.finished:
+        return None
+    places = prizes_for(record.settings.payouts, len(record.players()), record.prize_pool())
+    won = split_prizes(ranking(state), places)
+    return {name: won.get(name, 0) for name in state.entrants}

@@ -20,8 +20,6 @@ from croupier.game.limits import echo
 from croupier.tournament.adapters import metrics
 from croupier.tournament.core.actions import Rebuy
 from croupier.tournament.core.errors import NotAllowed, Refused
-from croupier.tournament.core.payouts import prizes_for
-from croupier.tournament.core.ranking import ranking, split_prizes
 from croupier.tournament.core.state import Tournament, entrant, rebuy_refusal
 from croupier.tournament.service.model import (
     HostedRound,
@@ -35,6 +33,7 @@ from croupier.tournament.service.plan import (
     levels_due,
     next_rounds,
     offers_for,
+    prizes_won,
     result_action,
     round_table,
 )
@@ -235,8 +234,8 @@ class Rounds:
         """Rule 47: the prizes of the payout table for the entrants, places shared as the
         ranking says (rule 40, OQ 18), paid in one batch that empties the pool."""
         settings = record.settings
-        prizes = prizes_for(settings.payouts, len(record.players()), record.prize_pool())
-        won = split_prizes(ranking(state), prizes)
+        won = prizes_won(record, state)
+        assert won is not None  # the tournament is over
         await self._wallet.pay_prizes(
             payout_id=f"{record.tournament_id}:prizes",
             tournament_id=record.tournament_id,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from croupier.tournament.core import ranking
 from croupier.tournament.core.payouts import prizes_for
 from croupier.tournament.service.model import Status, TournamentRecord
+from croupier.tournament.service.plan import prizes_won
 
 __all__ = ["LobbyView", "StandingLine", "lobby_view", "standings"]
 
@@ -40,7 +41,7 @@ def standings(record: TournamentRecord) -> tuple[tuple[StandingLine, ...], bool]
     state = record.standings()
     if state is None:
         return (), False
-    won = ranking.prizes(state) or {}
+    won = prizes_won(record, state) or {}
     lines = tuple(
         StandingLine(
             player=name,
@@ -59,7 +60,8 @@ def standings(record: TournamentRecord) -> tuple[tuple[StandingLine, ...], bool]
 
 def lobby_view(record: TournamentRecord) -> LobbyView:
     state = record.standings()
-    pool = record.prize_pool() if record.status in (Status.REGISTERING, Status.RUNNING) else 0
+    refunded = record.status in (Status.CANCELLED, Status.VOIDED)
+    pool = 0 if refunded else record.prize_pool()
     prizes = prizes_for(record.settings.payouts, len(record.players()), pool)
     return LobbyView(
         record=record,
