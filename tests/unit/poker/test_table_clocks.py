@@ -7,7 +7,7 @@
 - OQ 17 / rules 46, 48: during the Seal response window only the target's clock runs (the
   anchoring player's is stopped); its expiry is "no Seal" and the Anchor applies;
 - §10.1: a power does not end the turn, so it does not restart the player's clock
-  (`PokerEngine.turn_key`).
+  (the turn key of `PokerRules.turns`).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ spectator, where a player's view and the public one were two methods. Two parts 
 optional, because only one game has each: `HoldsStacks` (cash tables: poker) and
 `EvaluatesAbandonment` (an outside evaluation before a player leaves: backgammon).
 
-A game writes its rules as one object, a `TableRules` (`croupier.<game>.core.rules`):
+A game writes its rules as one object, a `TableRules` (`croupier.<game>.core.table_rules`):
 its `apply` sends each command to the method named after it (`seat`, `unseat`,
 `start_hand`, `act`), so no game repeats that dispatch. The game's `engine.py` binds
 that object to its adapters and its protobuf codec, and the host registry loads it.
