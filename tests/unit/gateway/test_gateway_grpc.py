@@ -47,13 +47,15 @@ async def test_acting_at_a_table_without_a_seat_is_permission_denied(world: Worl
     assert world.host.digest(world.table_id) == before
 
 
-async def test_the_seated_player_not_to_act_cannot_act_for_the_other(world: World) -> None:
+async def test_the_other_seated_player_gets_the_games_refusal_and_its_reason(world: World) -> None:
     player = world.to_act()
     other = next(p for p in POKER.players if p != player)
     request = _act(world, player)
     before = world.host.digest(world.table_id)
-    code, _ = await status_of(world.gateway.stub.Act(request, metadata=bearer(other, now=NOW)))
-    assert code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.FAILED_PRECONDITION)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await world.gateway.stub.Act(request, metadata=bearer(other, now=NOW))
+    assert caught.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+    assert ("x-error-reason", "not_your_turn") in tuple(caught.value.trailing_metadata() or ())
     assert world.host.digest(world.table_id) == before
 
 
