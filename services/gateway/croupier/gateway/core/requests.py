@@ -18,6 +18,7 @@ __all__ = [
     "MAX_ACTION_JSON",
     "MAX_ID",
     "MAX_PAGE_SIZE",
+    "InvalidRequest",
     "check_action",
     "check_currency",
     "check_id",
