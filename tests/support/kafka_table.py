@@ -3,11 +3,11 @@ reader of the settlements the host asks the wallet for."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 
 import grpc
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.kafka import KafkaBus
@@ -82,7 +82,9 @@ class WalletRequests:
         partitions = [TopicPartition(WALLET_REQUESTS_TOPIC, p) for p in sorted(numbers)]
         return dict(await self._consumer.end_offsets(partitions))
 
-    async def settlements(self, table_id: str) -> list[table_pb2.SettlementRequested]:
+    async def records(self, keys: Collection[str]) -> list[ConsumerRecord[bytes, bytes]]:
+        """The messages keyed by one of `keys` (table ids) since the test began, in each
+        partition's order."""
         ends = await self._ends()
         remaining = {tp for tp, end in ends.items() if end > self._start.get(tp, 0)}
         if not remaining:
@@ -94,15 +96,18 @@ class WalletRequests:
         while remaining:
             batches = await self._consumer.getmany(*remaining, timeout_ms=1000)
             for records in batches.values():
-                for record in records:
-                    if (record.key or b"").decode() != table_id:
-                        continue
-                    envelope = Envelope.FromString(record.value or b"")
-                    if envelope.type == "wallet.settlement_requested":
-                        settlement = table_pb2.SettlementRequested()
-                        assert envelope.payload.Unpack(settlement)
-                        found.append(settlement)
+                found += [record for record in records if (record.key or b"").decode() in keys]
             for tp in list(remaining):
                 if await self._consumer.position(tp) >= ends[tp]:
                     remaining.discard(tp)
+        return found
+
+    async def settlements(self, table_id: str) -> list[table_pb2.SettlementRequested]:
+        found = []
+        for record in await self.records({table_id}):
+            envelope = Envelope.FromString(record.value or b"")
+            if envelope.type == "wallet.settlement_requested":
+                settlement = table_pb2.SettlementRequested()
+                assert envelope.payload.Unpack(settlement)
+                found.append(settlement)
         return found
