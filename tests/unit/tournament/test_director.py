@@ -210,7 +210,7 @@ async def test_rules_1_7_8_the_start_seats_everyone_from_the_recorded_seed(setup
     expected = {(t.number, seat, p) for t in drawn.tables for seat, p in t.seats}
     assert {(s.table, s.seat, s.player) for s in record.seats} == expected
     assert sorted(s.player for s in record.seats) == ["a", "b", "c", "d", "e"]
-    started = setup.events(tid)[-1]
+    started = next(e for e in setup.events(tid) if isinstance(e, Started))
     assert isinstance(started, Started) and started.seating_seed == fixed_seed(7)
     assert started.starting_chips == STARTING_CHIPS
     lines, final = standings(record)

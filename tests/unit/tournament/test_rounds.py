@@ -17,6 +17,14 @@ from croupier.tournament.adapters.memory import InMemoryRepository, InMemoryWall
 from croupier.tournament.core.options import Level
 from croupier.tournament.core.state import Tournament
 from croupier.tournament.service.director import Director
+from croupier.tournament.service.events import (
+    Finished,
+    PlayerEliminated,
+    PlayerRebought,
+    RoundEnded,
+    RoundHosted,
+    RoundStarted,
+)
 from croupier.tournament.service.model import RebuyTerms, Status, TournamentRecord
 from tests.support.refusals import status_name
 from tests.support.table import Seeds, until
@@ -256,6 +264,14 @@ async def test_rules_2_47_a_tournament_played_to_the_end_pays_its_pool_in_one_ba
     assert game.wallet.pool(game.tid) == 0
     winner = next(p.name for p in state.entrants.values() if p.out is None)
     assert max(prizes, key=prizes.__getitem__) == winner  # 60 % of the pool (4 entrants)
+    announced = [e.event for e in game.repository.events[game.tid]]
+    assert announced[-1] == Finished(winner, tuple(sorted(prizes.items())))
+    kinds = {type(event) for event in announced}
+    assert {RoundStarted, RoundHosted, RoundEnded, PlayerEliminated, PlayerRebought} <= kinds
+    hosted = [e.table_id for e in announced if isinstance(e, RoundHosted)]
+    assert len(hosted) == len(set(hosted)) == state.starts  # one table per round
+    offers = [e for e in announced if isinstance(e, PlayerEliminated) and e.offer_until]
+    assert offers  # the eliminated who could rebuy were told until when (rule 17)
 
 
 async def test_rule_42_tables_close_and_the_final_table_forms_when_all_fit(game: Game) -> None:

@@ -17,8 +17,16 @@ from croupier.tournament.core.payouts import PayoutBracket
 from croupier.tournament.service.events import (
     Cancelled,
     Created,
+    Event,
+    Finished,
+    LevelRaised,
+    PlayerEliminated,
+    PlayerRebought,
     Recorded,
     Registered,
+    RoundEnded,
+    RoundHosted,
+    RoundStarted,
     Started,
     Unregistered,
     Voided,
@@ -182,12 +190,53 @@ def event_to_proto(recorded: Recorded) -> pb.TournamentEvent:
             )
         case Voided(reason):
             message.voided.CopyFrom(pb.TournamentVoided(reason=reason))
+        case _:
+            _round_event_to_proto(recorded.event, message)
     return message
+
+
+def _round_event_to_proto(event: Event, message: pb.TournamentEvent) -> None:
+    match event:
+        case RoundStarted(round_id, players, fees, fee, ratio, final):
+            message.round_started.CopyFrom(
+                pb.RoundStarted(
+                    round_id=round_id,
+                    player_ids=players,
+                    fees=fees,
+                    round_fee=fee,
+                    chip_ratio=ratio,
+                    final_table=final,
+                )
+            )
+        case RoundHosted(round_id, table_id):
+            message.round_hosted.CopyFrom(pb.RoundHosted(round_id=round_id, table_id=table_id))
+        case RoundEnded(round_id, winner, pot, payments, points):
+            message.round_ended.CopyFrom(
+                pb.RoundEnded(
+                    round_id=round_id,
+                    winner_player_id=winner,
+                    pot=pot,
+                    payments=dict(payments),
+                    tournament_points=dict(points),
+                )
+            )
+        case LevelRaised(level, bonus_to):
+            message.level_raised.CopyFrom(pb.LevelRaised(level=level, bonus_player_ids=bonus_to))
+        case PlayerEliminated(player, until):
+            message.eliminated.player_id = player
+            if until is not None:
+                message.eliminated.rebuy_offer_until.FromDatetime(until)
+        case PlayerRebought(player, rebuys):
+            message.rebought.CopyFrom(pb.PlayerRebought(player_id=player, rebuys=rebuys))
+        case Finished(winner, prizes):
+            message.finished.CopyFrom(
+                pb.TournamentFinished(winner_player_id=winner, prizes=dict(prizes))
+            )
 
 
 def event_from_proto(message: pb.TournamentEvent) -> Recorded:
     kind = message.WhichOneof("kind")
-    event: Created | Registered | Unregistered | Started | Cancelled | Voided
+    event: Event
     if kind == "created":
         event = Created(settings_from_proto(message.created.settings))
     elif kind == "registered":
@@ -203,10 +252,51 @@ def event_from_proto(message: pb.TournamentEvent) -> Recorded:
     elif kind == "voided":
         event = Voided(message.voided.reason)
     else:
-        raise ValueError(f"a stored tournament event of no known kind: {kind!r}")
+        event = _round_event_from_proto(message, kind)
     return Recorded(
         message.tournament_id, message.sequence, message.time.ToDatetime(tzinfo=UTC), event
     )
+
+
+def _round_event_from_proto(message: pb.TournamentEvent, kind: str | None) -> Event:
+    if kind == "round_started":
+        r = message.round_started
+        return RoundStarted(
+            r.round_id,
+            tuple(r.player_ids),
+            tuple(r.fees),
+            r.round_fee,
+            r.chip_ratio,
+            r.final_table,
+        )
+    if kind == "round_hosted":
+        return RoundHosted(message.round_hosted.round_id, message.round_hosted.table_id)
+    if kind == "round_ended":
+        e = message.round_ended
+        return RoundEnded(
+            e.round_id,
+            e.winner_player_id,
+            e.pot,
+            tuple(sorted(e.payments.items())),
+            tuple(sorted(e.tournament_points.items())),
+        )
+    if kind == "level_raised":
+        raised = message.level_raised
+        return LevelRaised(raised.level, tuple(raised.bonus_player_ids))
+    if kind == "eliminated":
+        out = message.eliminated
+        until = (
+            out.rebuy_offer_until.ToDatetime(tzinfo=UTC)
+            if out.HasField("rebuy_offer_until")
+            else None
+        )
+        return PlayerEliminated(out.player_id, until)
+    if kind == "rebought":
+        return PlayerRebought(message.rebought.player_id, message.rebought.rebuys)
+    if kind == "finished":
+        finished = message.finished
+        return Finished(finished.winner_player_id, tuple(sorted(finished.prizes.items())))
+    raise ValueError(f"a stored tournament event of no known kind: {kind!r}")
 
 
 def envelope(recorded: Recorded) -> Envelope:

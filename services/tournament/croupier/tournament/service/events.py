@@ -1,5 +1,10 @@
 """What the director announces: one `Recorded` event per change, numbered per tournament.
 
+Before the start: created, registered, unregistered, started, cancelled, voided. Once
+started, what the points core did (`plan.announced`: rounds started and ended, levels,
+eliminations with their rebuy offer, rebuys), the table each round is played at, and the
+end with the prizes paid.
+
 They are saved with the record that changed (the PostgreSQL adapter puts them in the
 outbox for `croupier.tournament.events` in the same transaction) and replayed by
 WatchTournament.
@@ -16,8 +21,15 @@ __all__ = [
     "Cancelled",
     "Created",
     "Event",
+    "Finished",
+    "LevelRaised",
+    "PlayerEliminated",
+    "PlayerRebought",
     "Recorded",
     "Registered",
+    "RoundEnded",
+    "RoundHosted",
+    "RoundStarted",
     "Started",
     "Unregistered",
     "Voided",
@@ -60,7 +72,78 @@ class Voided:
     reason: str
 
 
-Event = Created | Registered | Unregistered | Started | Cancelled | Voided
+@dataclass(frozen=True)
+class RoundStarted:
+    """Rules 19, 20: the players in seat order, each one's fee, the level's terms."""
+
+    round_id: str
+    players: tuple[str, ...]
+    fees: tuple[int, ...]
+    round_fee: int
+    chip_ratio: int
+    final_table: bool
+
+
+@dataclass(frozen=True)
+class RoundHosted:
+    round_id: str
+    table_id: str
+
+
+@dataclass(frozen=True)
+class RoundEnded:
+    """Rules 21-23, 33; `winner` "" when nobody won and the fees went back (OQ 24)."""
+
+    round_id: str
+    winner: str
+    pot: int
+    payments: tuple[tuple[str, int], ...]
+    points: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class LevelRaised:
+    level: int
+    bonus_to: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlayerEliminated:
+    """Rule 9; `offer_until`: his rebuy offer's end (rule 17), None without one."""
+
+    player: str
+    offer_until: datetime | None
+
+
+@dataclass(frozen=True)
+class PlayerRebought:
+    player: str
+    rebuys: int
+
+
+@dataclass(frozen=True)
+class Finished:
+    """Rules 2, 47: the winner, and each prize paid (players without one not listed)."""
+
+    winner: str
+    prizes: tuple[tuple[str, int], ...]
+
+
+Event = (
+    Created
+    | Registered
+    | Unregistered
+    | Started
+    | Cancelled
+    | Voided
+    | RoundStarted
+    | RoundHosted
+    | RoundEnded
+    | LevelRaised
+    | PlayerEliminated
+    | PlayerRebought
+    | Finished
+)
 
 
 @dataclass(frozen=True)

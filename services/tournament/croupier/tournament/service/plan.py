@@ -22,9 +22,10 @@ time: pure functions, the I/O is `rounds.Rounds`'s.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from croupier.tournament.core import actions as core
 from croupier.tournament.core.actions import (
     Action,
     CancelRound,
@@ -39,11 +40,13 @@ from croupier.tournament.core.ranking import ranking, split_prizes
 from croupier.tournament.core.seating import Table, apply_moves, rummy_rebalance
 from croupier.tournament.core.standings import apply
 from croupier.tournament.core.state import Tournament, can_rebuy, round_of
+from croupier.tournament.service import events as announced
 from croupier.tournament.service.model import RebuyOffer, SeatAt, TournamentRecord
 from croupier.tournament.service.ports import RoundTable
 
 __all__ = [
     "RoundResult",
+    "announcements",
     "apply_all",
     "levels_due",
     "next_rounds",
@@ -158,3 +161,47 @@ def prizes_won(record: TournamentRecord, state: Tournament) -> dict[str, int] | 
     places = prizes_for(record.settings.payouts, len(record.players()), record.prize_pool())
     won = split_prizes(ranking(state), places)
     return {name: won.get(name, 0) for name in state.entrants}
+
+
+def announcements(
+    state: Tournament, events: Sequence[Event], offers: Sequence[RebuyOffer] = ()
+) -> list[announced.Event]:
+    """What the director announces of the core's `events` (`state`: the state after them;
+    `offers`: the rebuy offers open now). The end is announced with its prizes, apart."""
+    until = {offer.player: offer.until for offer in offers}
+    said: list[announced.Event] = []
+    for event in events:
+        if isinstance(event, core.RoundStarted):
+            said.append(
+                announced.RoundStarted(
+                    event.round_id,
+                    event.table,
+                    event.fees,
+                    event.round_fee,
+                    event.chip_ratio,
+                    final_table=False,
+                )
+            )
+        elif isinstance(event, core.FinalTableStarted):
+            last = said[-1]
+            assert isinstance(last, announced.RoundStarted)  # the core says it right after
+            said[-1] = replace(last, final_table=True)
+        elif isinstance(event, core.RoundSettled):
+            said.append(
+                announced.RoundEnded(
+                    event.round_id,
+                    event.winner,
+                    event.pot,
+                    tuple(sorted(event.payments)),
+                    tuple(sorted(event.points)),
+                )
+            )
+        elif isinstance(event, core.RoundCancelled):
+            said.append(announced.RoundEnded(event.round_id, "", 0, (), ()))
+        elif isinstance(event, core.LevelRaised):
+            said.append(announced.LevelRaised(event.level, event.bonus_to))
+        elif isinstance(event, PlayerEliminated):
+            said.append(announced.PlayerEliminated(event.player, until.get(event.player)))
+        elif isinstance(event, core.RebuyAccepted):
+            said.append(announced.PlayerRebought(event.player, state.entrants[event.player].rebuys))
+    return said

@@ -21,6 +21,7 @@ from croupier.tournament.adapters import metrics
 from croupier.tournament.core.actions import Rebuy
 from croupier.tournament.core.errors import NotAllowed, Refused
 from croupier.tournament.core.state import Tournament, entrant, rebuy_refusal
+from croupier.tournament.service.events import Finished, RoundHosted
 from croupier.tournament.service.model import (
     HostedRound,
     RebuyOffer,
@@ -29,6 +30,7 @@ from croupier.tournament.service.model import (
 )
 from croupier.tournament.service.plan import (
     RoundResult,
+    announcements,
     apply_all,
     levels_due,
     next_rounds,
@@ -82,7 +84,7 @@ class Rounds:
             state = _state(record)
             now = self._store.clock()
             raised = levels_due(record, state, now)
-            state, _ = apply_all(state, raised)
+            state, events = apply_all(state, raised)
             offers = tuple(
                 offer
                 for offer in record.offers
@@ -95,7 +97,8 @@ class Rounds:
                 return
             if not offers:
                 seats, starts = next_rounds(record, state, self._seeds())
-                state, _ = apply_all(state, starts)
+                state, started = apply_all(state, starts)
+                events += started
                 hosted = tuple(HostedRound(start.round_id) for start in starts)
                 changed = changed or bool(starts) or seats != record.seats
                 record = replace(
@@ -105,7 +108,7 @@ class Rounds:
                     hosted=record.hosted + hosted,
                 )
             if changed:
-                record = await self._store.save(record)
+                record = await self._store.save(record, *announcements(state, events))
             await self._host(record, state)
 
     async def _host(self, record: TournamentRecord, state: Tournament) -> None:
@@ -129,7 +132,8 @@ class Rounds:
                         replace(h, table_id=opened.get(h.round_id, h.table_id))
                         for h in record.hosted
                     ),
-                )
+                ),
+                *(RoundHosted(round_id, table_id) for round_id, table_id in opened.items()),
             )
 
     async def round_ended(self, result: RoundResult) -> None:
@@ -150,13 +154,15 @@ class Rounds:
             except Refused as refusal:  # the host's result does not fit the round: a bug
                 _log.error("round %s: result refused: %s", hosted.round_id, refusal.message)
                 return
+            offers = offers_for(record, state, events, self._store.clock())
             await self._store.save(
                 replace(
                     record,
                     actions=(*record.actions, action),
                     hosted=tuple(h for h in record.hosted if h is not hosted),
-                    offers=offers_for(record, state, events, self._store.clock()),
-                )
+                    offers=offers,
+                ),
+                *announcements(state, events, offers),
             )
         self._by_table.pop(result.table_id, None)
         await self.advance(tournament_id)
@@ -225,8 +231,10 @@ class Rounds:
             fee=terms.fee,
             rebuy=True,
         )
+        state, events = apply_all(state, [Rebuy(player)])
         await self._store.save(
-            replace(record, actions=(*record.actions, Rebuy(player)), offers=offers)
+            replace(record, actions=(*record.actions, Rebuy(player)), offers=offers),
+            *announcements(state, events),
         )
         return settings.starting_chips
 
@@ -243,5 +251,9 @@ class Rounds:
             currency=settings.currency,
             prizes={player: amount for player, amount in won.items() if amount},
         )
-        await self._store.save(replace(record, status=Status.FINISHED, offers=()))
+        (winner,) = (p.name for p in state.entrants.values() if p.out is None)
+        paid = tuple(sorted((player, amount) for player, amount in won.items() if amount))
+        await self._store.save(
+            replace(record, status=Status.FINISHED, offers=()), Finished(winner, paid)
+        )
         metrics.FINISHED.labels(settings.game).inc()
