@@ -31,7 +31,7 @@ class BackgammonRules(TableRules[BackgammonTable]):
     # 2: a single game's successor waits for both players' `ready` (version 1 dealt it at
     # once; its logs are not replayed under these rules).
     version = "2"
-    # Seed defaults for the host (not applied by it yet): the 3-minute reconnection
+    # The clocks of a table whose options state none: the seed's 3-minute reconnection
     # window (¶9, rule 11). The seed gives no turn or main clock durations (OQ 6); these
     # are proposals, tables set `turn_seconds` / `main_clock_seconds`.
     # OQ 6: every game starts with a full main clock (the host refills reserves per deal).
