@@ -23,6 +23,10 @@ from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.support.infra import unique_name
 from tests.support.table import Seeds
 
+# The partitions of a command topic the ownership and log tests create: several, so that
+# replicas can split them.
+PARTITIONS = 4
+
 
 @asynccontextmanager
 async def kafka_service(

@@ -5,23 +5,31 @@ at when the host's log is Kafka."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.ports import CommandLog
-from tests.support.infra import unique_name
-from tests.unit.table.test_hostile_properties import (  # collected here, on this log
+from tests.support.hostile_table import (
+    HOSTILE_SETTINGS,
+    Served,
+    one_hostile_request,
     served,
     table_ids,
-    test_no_request_gets_internal_or_changes_a_table_when_refused,
 )
+from tests.support.infra import unique_name
 
-__all__ = [
-    "served",
-    "table_ids",
-    "test_no_request_gets_internal_or_changes_a_table_when_refused",
-]
+__all__ = ["served", "table_ids"]  # the fixtures, used here
 
 
 @pytest.fixture
 def command_log(kafka_bootstrap: str) -> CommandLog:
     return KafkaCommandLog(kafka_bootstrap, unique_name("table_commands"), unique_name("owners"))
+
+
+@HOSTILE_SETTINGS
+@given(data=st.data())
+async def test_no_request_gets_internal_or_changes_a_table_when_refused(
+    served: Served, table_ids: dict[str, str], data: st.DataObject
+) -> None:
+    await one_hostile_request(served, table_ids, data)

@@ -13,8 +13,8 @@ from croupier.kit.bus.kafka import KafkaBus
 from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.adapters.log_codec import encode
 from croupier.table.core.log_entry import LogEntry
-from tests.integration.table.test_ownership_kafka import PARTITIONS
 from tests.support.infra import create_topic, unique_name
+from tests.support.kafka_table import PARTITIONS
 
 pytestmark = pytest.mark.timeout(120)
 

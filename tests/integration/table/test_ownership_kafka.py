@@ -21,12 +21,12 @@ from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.bootstrap import build_host
 from croupier.table.service.host import TableHost
 from tests.support.infra import create_topic, unique_name
+from tests.support.kafka_table import PARTITIONS
 from tests.support.refusals import status_name
 from tests.support.table import random_joker_action
 
 pytestmark = pytest.mark.timeout(120)
 
-PARTITIONS = 4
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
 HOUR = ClockSettings(turn_ms=3_600_000)
 
