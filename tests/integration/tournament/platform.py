@@ -1,10 +1,13 @@
 """The director's integration tests' platform: the real wallet service on PostgreSQL (its
 own schema, served on its own port) and director instances on their own schema, served
-over gRPC, playing rounds on a table host given by the test."""
+over gRPC, playing rounds on a table host given by the test; and a table host in this
+process on a Kafka command log of its own."""
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import asyncpg  # type: ignore[import-untyped]
@@ -12,17 +15,24 @@ import grpc
 
 from croupier.common.v1 import common_pb2
 from croupier.kit.bus.interface import EventBus
+from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.server import Service, ServiceHost
 from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.kafka_log import KafkaCommandLog
+from croupier.table.games import load_engines
+from croupier.table.service.host import TableHost as HostService
 from croupier.tournament import codec
+from croupier.tournament.adapters.tables import InProcessTableHost
 from croupier.tournament.adapters.wallet import GrpcWallet
 from croupier.tournament.bootstrap import Wired, build_director
 from croupier.tournament.entrypoints.table_events import CONSUMER_GROUP
 from croupier.tournament.service.ports import TableHost
 from croupier.tournament.v1 import tournament_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
+from tests.support.infra import unique_name
 from tests.support.table import Seeds
 from tests.unit.tournament.director_sample import ManualClock, fixed_seed
+from tests.unit.tournament.hosted import Hosted
 
 DEPOSIT = 5_000
 USD = "USD"
@@ -116,3 +126,23 @@ class Platform:
             f'SELECT count(*) FROM "{self.schema}".outbox WHERE topic = $1', codec.EVENTS_TOPIC
         )
         return count
+
+
+@asynccontextmanager
+async def kafka_tables(kafka_bootstrap: str, seeds: str) -> AsyncIterator[Hosted]:
+    """The table host in this process on a Kafka command log of its own, publishing its
+    events on the broker (the bots read its rounds' state, the director drives it)."""
+    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
+    await bus.start()
+    host = HostService(
+        engines=load_engines(),
+        command_log=KafkaCommandLog(kafka_bootstrap, unique_name("table_commands")),
+        publisher=bus,
+        seeds=Seeds(seeds),
+    )
+    await host.start()
+    try:
+        yield Hosted(host, bus, InProcessTableHost(host), [])
+    finally:
+        await host.stop()
+        await bus.stop()

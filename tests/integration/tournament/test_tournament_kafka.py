@@ -8,52 +8,24 @@ to the pool and the ledger stays balanced."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from croupier.kit.bus.kafka import KafkaBus
-from croupier.table.adapters.kafka_log import KafkaCommandLog
-from croupier.table.games import load_engines
-from croupier.table.service.host import TableHost
 from croupier.tournament import codec
-from croupier.tournament.adapters.tables import InProcessTableHost
 from croupier.tournament.core.options import Level
 from croupier.tournament.core.payouts import PayoutBracket
 from croupier.tournament.service.director import Director
 from croupier.tournament.service.model import RebuyTerms, Status, TournamentRecord
 from croupier.tournament.v1 import tournament_pb2 as pb
 from croupier.wallet.v1 import wallet_pb2
-from tests.integration.tournament.platform import DEPOSIT, USD, Platform
+from tests.integration.tournament.platform import DEPOSIT, USD, Platform, kafka_tables
 from tests.support.infra import unique_name
-from tests.support.table import Seeds
 from tests.unit.tournament.director_sample import BUY_IN, FEE, START, sample_settings
-from tests.unit.tournament.hosted import Hosted
 
 PLAYERS = [f"p{number:02d}" for number in range(1, 17)]
 STACK = 20
 REBUYS_SOLD = 4
 """The first four players eliminated rebuy once; everyone else declines."""
 RESULT_SECONDS = 60.0
-
-
-@asynccontextmanager
-async def kafka_tables(kafka_bootstrap: str) -> AsyncIterator[Hosted]:
-    """The table host in this process on a Kafka command log of its own, publishing its
-    events on the broker (the bots read its rounds' state, the director drives it)."""
-    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
-    await bus.start()
-    host = TableHost(
-        engines=load_engines(),
-        command_log=KafkaCommandLog(kafka_bootstrap, unique_name("table_commands")),
-        publisher=bus,
-        seeds=Seeds("gin-16"),
-    )
-    await host.start()
-    try:
-        yield Hosted(host, bus, InProcessTableHost(host), [])
-    finally:
-        await host.stop()
-        await bus.stop()
 
 
 async def _settled(director: Director, tid: str, table_id: str) -> None:
@@ -77,7 +49,7 @@ async def test_a_16_player_gin_tournament_with_bots_plays_to_the_end(
     for player in PLAYERS:
         await platform.open_player(player)
     director_bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
-    async with kafka_tables(kafka_bootstrap) as hosted:
+    async with kafka_tables(kafka_bootstrap, "gin-16") as hosted:
         platform.tables = hosted.tables
         stub = await platform.start_director(director_bus, unique_name("director"))
         assert platform.wired is not None

@@ -73,6 +73,12 @@ class DirectorSettings:
     kafka_bootstrap: str = env(
         "CROUPIER_KAFKA_BOOTSTRAP", str, "127.0.0.1:9092", doc="Kafka bootstrap servers"
     )
+    table_events_group: str = env(
+        "CROUPIER_TOURNAMENT_TABLE_EVENTS_GROUP",
+        str,
+        table_events.CONSUMER_GROUP,
+        doc="the consumer group reading the rounds' results from croupier.table.events",
+    )
     scheduler_seconds: float = env(
         "CROUPIER_TOURNAMENT_SCHEDULER_SECONDS",
         positive_float,
@@ -235,5 +241,6 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         tables=tables,
         bus=bus,
         scheduler_seconds=settings.scheduler_seconds,
+        table_events_group=settings.table_events_group,
     )
     return [wired.service()], [wired.stop, wallet.close, tables.close, bus.stop, pool.close]

@@ -1,0 +1,217 @@
+"""Rule 44's other half: a director process killed (SIGKILL) in the middle of a tournament
+and started again over the same PostgreSQL schema and Kafka consumer group finishes it
+without losing or repeating a round, a rebuy or a payment. The director runs as
+`croupier serve tournament`; the table host (a Kafka command log, served over gRPC) and
+the wallet service run in the test process, the bots play the rounds."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from croupier.kit.server import ServiceHost
+from croupier.kit.settings import ServerSettings
+from croupier.table.bootstrap import table_service
+from croupier.tournament import codec
+from croupier.tournament.adapters.postgres import PostgresRepository
+from croupier.tournament.core.options import Level
+from croupier.tournament.core.payouts import PayoutBracket
+from croupier.tournament.service.events import Finished
+from croupier.tournament.service.model import RebuyTerms, Status, TournamentRecord
+from croupier.tournament.v1 import tournament_pb2 as pb
+from croupier.tournament.v1 import tournament_pb2_grpc
+from croupier.wallet.v1 import wallet_pb2
+from tests.integration.tournament.platform import DEPOSIT, USD, Platform, kafka_tables
+from tests.support.cli import serving_port
+from tests.support.infra import unique_name
+from tests.unit.tournament.director_sample import BUY_IN, FEE, sample_settings
+from tests.unit.tournament.hosted import Hosted
+
+CROUPIER = Path(sys.executable).parent / "croupier"
+PLAYERS = [f"k{number}" for number in range(1, 9)]
+KILL_AFTER_ROUNDS = (2, 5)
+"""Each kill comes right after a round was played, its result on its way to the director."""
+REBUYS_SOLD = 2
+WAIT_SECONDS = 60.0
+
+
+class Director:
+    """`croupier serve tournament` over the test's schema, wallet, table host and group."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.process: asyncio.subprocess.Process | None = None
+        self.channel: grpc.aio.Channel | None = None
+        self._drain: asyncio.Task[None] | None = None
+
+    async def start(self) -> Any:
+        """Start the process; a stub of its gRPC service (typed Any: the generated aio
+        stub is typed as the sync one)."""
+        self.process = await asyncio.create_subprocess_exec(
+            str(CROUPIER), "serve", "tournament", env=self.env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        port = await serving_port(self.process, "the director")
+        self._drain = asyncio.create_task(self._drain_output(self.process))
+        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        return tournament_pb2_grpc.TournamentDirectorStub(self.channel)
+
+    @staticmethod
+    async def _drain_output(process: asyncio.subprocess.Process) -> None:
+        """Read the logs, so that a full pipe never blocks the process."""
+        assert process.stdout is not None and process.stderr is not None
+        await asyncio.gather(process.stdout.read(), process.stderr.read())
+
+    async def stop(self, sig: signal.Signals) -> None:
+        assert self.process is not None and self.channel is not None
+        self.process.send_signal(sig)
+        async with asyncio.timeout(30):
+            await self.process.wait()
+        await self.channel.close()
+        if self._drain is not None:
+            with contextlib.suppress(Exception):
+                await self._drain
+
+
+@asynccontextmanager
+async def served(hosted: Hosted) -> AsyncIterator[str]:
+    """The table host's gRPC API in this process; its address."""
+    server = ServiceHost(
+        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
+        services=[table_service(hosted.host)],
+        serve_metrics_endpoint=False,
+    )
+    await server.start()
+    try:
+        yield f"127.0.0.1:{server.port}"
+    finally:
+        await server.stop()
+
+
+async def _record(repository: PostgresRepository, tid: str) -> TournamentRecord:
+    record = await repository.get(tid)
+    assert record is not None
+    return record
+
+
+async def _until(
+    repository: PostgresRepository, tid: str, done: Callable[[TournamentRecord], object]
+) -> TournamentRecord:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_SECONDS
+    while True:
+        record = await _record(repository, tid)
+        if done(record):
+            return record
+        assert loop.time() < deadline, "the director did not get there in time"
+        await asyncio.sleep(0.05)
+
+
+def _settled(table_id: str) -> Callable[[TournamentRecord], bool]:
+    """Whether the director applied the round played at `table_id`."""
+    return lambda record: all(h.table_id != table_id for h in record.hosted)
+
+
+async def test_a_director_killed_twice_mid_tournament_finishes_it_moving_money_once(
+    platform: Platform, kafka_bootstrap: str, postgres_dsn: str
+) -> None:
+    for player in PLAYERS:
+        await platform.open_player(player)
+    repository = PostgresRepository(platform.pool, platform.schema)
+    async with kafka_tables(kafka_bootstrap, "sigkill") as hosted, served(hosted) as tables:
+        director = Director(
+            dict(
+                os.environ,
+                CROUPIER_GRPC_HOST="127.0.0.1",
+                CROUPIER_GRPC_PORT="0",
+                CROUPIER_METRICS_PORT="0",
+                CROUPIER_POSTGRES_DSN=postgres_dsn,
+                CROUPIER_KAFKA_BOOTSTRAP=kafka_bootstrap,
+                CROUPIER_TOURNAMENT_SCHEMA=platform.schema,
+                CROUPIER_WALLET_ADDRESS=platform.wallet_address,
+                CROUPIER_TABLE_ADDRESS=tables,
+                CROUPIER_TOURNAMENT_TABLE_EVENTS_GROUP=unique_name("director"),
+                CROUPIER_TOURNAMENT_SCHEDULER_SECONDS="0.2",
+            )
+        )
+        stub = await director.start()
+        settings = sample_settings(
+            variant="gin",
+            start_time=datetime.now(UTC) + timedelta(seconds=4),
+            min_players=2,
+            max_players=8,
+            table_size=2,
+            starting_chips=20,
+            levels=(Level(10, 5),),
+            rebuys=RebuyTerms(
+                max_per_player=1, max_level=5, price=BUY_IN, fee=FEE, window_seconds=25
+            ),
+            payouts=(PayoutBracket(2, 3, (10_000,)), PayoutBracket(4, 8, (7_000, 3_000))),
+        )
+        created = await stub.CreateTournament(
+            pb.CreateTournamentRequest(
+                request_key=unique_name("sigkill"), settings=codec.settings_to_proto(settings)
+            )
+        )
+        tid = created.tournament_id
+        for player in PLAYERS:
+            await stub.Register(pb.RegisterRequest(tournament_id=tid, player_id=player))
+        await _until(repository, tid, lambda r: r.status is Status.RUNNING)
+        played = sold = 0
+        try:
+            for _ in range(300):
+                record = await _until(
+                    repository,
+                    tid,
+                    lambda r: (
+                        r.status is not Status.RUNNING
+                        or r.offers
+                        or any(h.table_id for h in r.hosted)
+                    ),
+                )
+                if record.status is not Status.RUNNING:
+                    break
+                for offer in record.offers:
+                    accept = sold < REBUYS_SOLD
+                    await stub.Rebuy(
+                        pb.RebuyRequest(tournament_id=tid, player_id=offer.player, accept=accept)
+                    )
+                    sold += accept
+                table_id = next((h.table_id for h in record.hosted if h.table_id), "")
+                if not table_id:
+                    continue
+                await hosted.play(table_id)
+                played += 1
+                if played in KILL_AFTER_ROUNDS:
+                    await director.stop(signal.SIGKILL)
+                    stub = await director.start()
+                else:
+                    await _until(repository, tid, _settled(table_id))
+            record = await _until(repository, tid, lambda r: r.status is Status.FINISHED)
+        finally:
+            await director.stop(signal.SIGTERM)
+    assert played > max(KILL_AFTER_ROUNDS)
+    state = record.standings()
+    assert state is not None and state.finished
+    rebuys = {name: p.rebuys for name, p in state.entrants.items()}
+    assert sum(rebuys.values()) == sold  # each accepted rebuy counted once
+    events = [e.event for e in await repository.events_after(tid, 0)]
+    finished = [event for event in events if isinstance(event, Finished)]
+    assert len(finished) == 1  # the prizes were paid once
+    prizes = dict(finished[0].prizes)
+    assert sum(prizes.values()) == BUY_IN * (len(PLAYERS) + sold)
+    for player in PLAYERS:
+        paid = (1 + rebuys[player]) * (BUY_IN + FEE)
+        assert await platform.balance(player) == DEPOSIT - paid + prizes.get(player, 0)
+    trial = await platform.wallet.GetTrialBalance(wallet_pb2.GetTrialBalanceRequest(currency=USD))
+    assert trial.balanced
