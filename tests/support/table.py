@@ -1,6 +1,6 @@
 """Helpers the table tests share: a deterministic clock and seeds, a random joker bot, a
 table host served over gRPC in process, waiting for a condition, a refused call's status,
-the entries of an in-memory log."""
+the entries of an in-memory log, the settlement requests published on a bus."""
 
 from __future__ import annotations
 
@@ -15,15 +15,17 @@ from typing import Any
 import grpc
 import pytest
 
+from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
 from croupier.table.bootstrap import table_service
 from croupier.table.core.log_entry import LogEntry
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
-from croupier.table.v1 import table_pb2_grpc
+from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 
 class FakeClock:
@@ -172,3 +174,16 @@ async def status_of(call: Any) -> tuple[grpc.StatusCode, str]:
 async def logged_entries(log: InMemoryCommandLog) -> list[LogEntry]:
     """Every entry of every table in `log`, in order."""
     return [entry async for table in log.replay() for entry in table.entries]
+
+
+def settlements(bus: InMemoryBus, table_id: str) -> list[table_pb2.SettlementRequested]:
+    """The settlement requests the host published for `table_id`, in order."""
+    found = []
+    for message in bus.messages(WALLET_REQUESTS_TOPIC):
+        envelope = Envelope.FromString(message.value or b"")
+        if envelope.subject != table_id or envelope.type != "wallet.settlement_requested":
+            continue
+        settlement = table_pb2.SettlementRequested()
+        assert envelope.payload.Unpack(settlement)
+        found.append(settlement)
+    return found

@@ -1,9 +1,10 @@
 """Wallet test fixtures: a fresh schema per test on the real PostgreSQL, the service wired to it
-(registered for every test by tests/conftest.py)."""
+(registered for every test by tests/conftest.py); a dead-letter sink that keeps what it is
+given."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import asyncpg  # type: ignore[import-untyped]
@@ -104,3 +105,15 @@ async def wallet_channel(
     async with grpc.aio.insecure_channel(f"127.0.0.1:{host.port}", options=options) as channel:
         yield channel
     await host.stop()
+
+
+class Sink:
+    """A dead-letter publisher for the wallet's request handler: keeps every message sent
+    (topic, value, headers)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, bytes | None, dict[str, bytes]]] = []
+
+    async def publish_raw(self, topic: str, *, key: bytes | None, value: bytes | None,
+                          headers: Sequence[tuple[str, bytes]] = ()) -> None:  # fmt: skip
+        self.sent.append((topic, value, dict(headers)))

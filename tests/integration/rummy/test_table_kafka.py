@@ -45,12 +45,9 @@ from croupier.wallet.adapters.requests_pg import PostgresRequestLog
 from croupier.wallet.bootstrap import build_wallet
 from croupier.wallet.core.model import AccountKind, TransferKind, TransferSpec
 from croupier.wallet.entrypoints.consumer import WalletRequestHandler
-from tests.integration.wallet.test_wallet_consumer_pg import Sink
 from tests.support.infra import unique_name
 from tests.support.kafka_table import WalletRequests
-from tests.support.table import Seeds
-from tests.support.wallet import SteppingClock
-from tests.unit.rummy.test_table_service import (
+from tests.support.rummy import (
     PLAYERS,
     TABLES,
     Table,
@@ -60,6 +57,8 @@ from tests.unit.rummy.test_table_service import (
     open_table,
     scan_log,
 )
+from tests.support.table import Seeds
+from tests.support.wallet import Sink, SteppingClock
 
 pytestmark = pytest.mark.timeout(240)
 

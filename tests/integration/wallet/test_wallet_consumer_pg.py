@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import asyncpg  # type: ignore[import-untyped]
 from google.protobuf import wrappers_pb2
 from google.protobuf.message import Message
@@ -18,17 +16,8 @@ from croupier.wallet.bootstrap import build_wallet
 from croupier.wallet.core.model import AccountKind, TransferKind, TransferSpec
 from croupier.wallet.entrypoints.consumer import WalletRequestHandler
 from croupier.wallet.v1 import wallet_pb2
-from tests.support.wallet import SteppingClock
+from tests.support.wallet import Sink, SteppingClock
 from tests.unit.wallet.test_wallet_service_memory import table_cash_outs_name_no_account
-
-
-class Sink:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, bytes | None, dict[str, bytes]]] = []
-
-    async def publish_raw(self, topic: str, *, key: bytes | None, value: bytes | None,
-                          headers: Sequence[tuple[str, bytes]] = ()) -> None:  # fmt: skip
-        self.sent.append((topic, value, dict(headers)))
 
 
 def request(envelope_id: str, payload: Message) -> Envelope:

@@ -35,16 +35,17 @@ from croupier.backgammon.engine import ENGINE
 from croupier.game import Act, ClockSettings, HandResult, RuleBroken, SeatPlayer, StartHand
 from croupier.game.commission import backgammon_commission
 from croupier.game.money import CURRENCIES
-from tests.support.backgammon import board, side
-from tests.support.table import FakeClock
-from tests.unit.backgammon.test_table_clock import (
+from tests.support.backgammon import (
     PLAYERS,
     USD_SINGLE,
+    board,
     full_table,
     play_first_move,
-    public,
+    public_of,
+    side,
     started_host,
 )
+from tests.support.table import FakeClock
 
 # ---- builders ----------------------------------------------------------------------
 
@@ -414,7 +415,7 @@ async def test_rule_8_past_the_turn_clock_the_main_clock_counts_down() -> None:
     now = FakeClock()
     host, _, _ = await started_host("rule8", now)
     table_id = await full_table(host, USD_SINGLE, CLOCK)
-    first = public(host, table_id)["to_act"]
+    first = public_of(host, table_id)["to_act"]
     left = host.view(table_id, first).turn_seconds_left  # turn clock + main clock
     assert left == 50.0
     now.now += 6_000
@@ -432,7 +433,7 @@ async def test_rule_9_the_main_clock_runs_only_past_the_turn_clock_and_lasts_the
     now = FakeClock()
     host, _, _ = await started_host("rule9", now)
     table_id = await full_table(host, USD_SINGLE, CLOCK)
-    first = public(host, table_id)["to_act"]
+    first = public_of(host, table_id)["to_act"]
     other = next(p for p in PLAYERS if p != first)
     now.now += 9_000  # within the 10 s turn clock
     await play_first_move(host, table_id)
@@ -459,7 +460,7 @@ async def test_rule_9_each_game_starts_with_a_full_main_clock() -> None:
     host, _, _ = await started_host("rule9-next-game", now)
     table_id = await full_table(host, USD_SINGLE, CLOCK)
     try:
-        first = public(host, table_id)["to_act"]
+        first = public_of(host, table_id)["to_act"]
         other = next(p for p in PLAYERS if p != first)
         now.now += 25_000  # 15 s past the turn clock
         await play_first_move(host, table_id)
@@ -467,7 +468,7 @@ async def test_rule_9_each_game_starts_with_a_full_main_clock() -> None:
         await host.act(table_id, first, "x", {"action": "drop"})
         for player in PLAYERS:  # both ready for the next money game
             await host.act(table_id, player, f"ready-{player}", {"action": "ready"})
-        view = public(host, table_id)
+        view = public_of(host, table_id)
         assert view["game"] == 2 and view["phase"] == "moving"
         if view["to_act"] != first:  # let the other player open the second game
             plays = host.view(table_id, other).view["legal"]["plays"]

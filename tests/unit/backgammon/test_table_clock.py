@@ -15,84 +15,26 @@ from __future__ import annotations
 import asyncio
 import json
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
 
 import pytest
 
 from croupier.backgammon import engine as backgammon_engine
-from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game import Act, ClockSettings, SeatPlayer, StartHand
 from croupier.kit.bus.memory import InMemoryBus
-from croupier.table.adapters.memory_log import InMemoryCommandLog
-from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
-from croupier.table.core.log_entry import LogEntry
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
-from croupier.table.service.money import Buyins
-from croupier.table.v1 import table_pb2
-from tests.support.table import FakeClock, Seeds, until
+from tests.support.backgammon import (
+    PLAYERS,
+    USD_SINGLE,
+    full_table,
+    logged,
+    play_first_move,
+    public_of,
+    started_host,
+)
+from tests.support.table import FakeClock, Seeds, settlements, until
 
 pytestmark = pytest.mark.timeout(60)
-
-PLAYERS = ("ann", "bob")
-USD_SINGLE = {"mode": "single", "stake": 100, "currency": "USD"}
-
-
-async def logged(log: InMemoryCommandLog) -> list[LogEntry]:
-    return [entry async for table in log.replay() for entry in table.entries]
-
-
-def settlements(bus: InMemoryBus, table_id: str) -> list[table_pb2.SettlementRequested]:
-    found = []
-    for stored in bus.messages(WALLET_REQUESTS_TOPIC):
-        envelope = Envelope.FromString(stored.value or b"")
-        message = table_pb2.SettlementRequested()
-        if (
-            envelope.type == "wallet.settlement_requested"
-            and envelope.payload.Unpack(message)
-            and message.table_id == table_id
-        ):
-            found.append(message)
-    return found
-
-
-async def started_host(
-    label: str, now: FakeClock | None = None
-) -> tuple[TableHost, InMemoryCommandLog, InMemoryBus]:
-    """A host on `now` (its clocks run only when the test advances it), or on real time."""
-    bus = InMemoryBus()
-    await bus.start()
-    log = InMemoryCommandLog()
-    extra: dict[str, Any] = {} if now is None else {"now_ms": now, "call_later": now.call_later}
-    host = TableHost(
-        engines=load_engines(),
-        command_log=log,
-        publisher=bus,
-        seeds=Seeds(label),
-        buyins=Buyins(play_currencies=()),  # CHIP kept in the wallet: hands settle
-        **extra,
-    )
-    await host.start()
-    return host, log, bus
-
-
-async def full_table(host: TableHost, options: dict[str, Any], clock: ClockSettings) -> str:
-    table_id = await host.open_table("backgammon", options, clock)
-    for seat, player in enumerate(PLAYERS):
-        await host.seat(table_id, player, seat, 0)
-    return table_id
-
-
-def public(host: TableHost, table_id: str) -> dict[str, Any]:
-    return host.view(table_id, "").view
-
-
-async def play_first_move(host: TableHost, table_id: str) -> str:
-    mover = public(host, table_id)["to_act"]
-    legal = host.view(table_id, mover).view["legal"]
-    await host.act(table_id, mover, "first", {"action": "move", "play": legal["plays"][0]})
-    return str(mover)
-
 
 # ---- clocks ------------------------------------------------------------------------
 
@@ -109,7 +51,7 @@ async def test_rule_10_oq_5_clocks_run_out_and_the_player_loses_at_the_cube() ->
     await host.act(table_id, first, "t", {"action": "take"})
     now.advance(499)
     await asyncio.sleep(0.05)
-    assert settlements(bus, table_id) == [] and public(host, table_id)["to_act"] == other
+    assert settlements(bus, table_id) == [] and public_of(host, table_id)["to_act"] == other
     now.advance(1)
     await until(lambda: bool(settlements(bus, table_id)))
     await host.stop()
@@ -138,7 +80,7 @@ async def test_oq_5_a_series_player_whose_clocks_run_out_loses_the_series() -> N
     host, log, bus = await started_host("series-clock", now)
     options = {"mode": "series", "stake": 1000, "points": 7, "currency": "EUR"}
     table_id = await full_table(host, options, ClockSettings(turn_ms=100, reserve_ms=100))
-    mover = public(host, table_id)["to_act"]
+    mover = public_of(host, table_id)["to_act"]
     now.advance(200)
     await until(lambda: bool(settlements(bus, table_id)))
     now.advance(60_000)  # long after: no clock of a next game runs out
@@ -161,7 +103,7 @@ async def test_vector_25_the_main_clock_runs_only_after_the_turn_clock_and_carri
     table_id = await full_table(
         host, USD_SINGLE, ClockSettings(turn_ms=10_000, reserve_ms=40_000, reconnect_ms=60_000)
     )
-    first = public(host, table_id)["to_act"]
+    first = public_of(host, table_id)["to_act"]
     other = next(p for p in PLAYERS if p != first)
     assert host.view(table_id, first).turn_seconds_left == 50.0
     now.now += 25_000  # the turn clock ran out 15 s ago
@@ -188,7 +130,7 @@ async def test_rule_7_rolling_does_not_restart_the_turn_clock() -> None:
         host, USD_SINGLE, ClockSettings(turn_ms=10_000, reserve_ms=40_000, reconnect_ms=60_000)
     )
     await play_first_move(host, table_id)
-    player = public(host, table_id)["to_act"]
+    player = public_of(host, table_id)["to_act"]
     now.now += 8_000
     await host.act(table_id, player, "r", {"action": "roll"})
     # 8 s of the 10 s turn are gone: 2 s of turn clock + 40 s main clock remain.
@@ -263,7 +205,7 @@ async def test_rule_12_no_return_in_time_settles_from_gnubg_and_replays_without_
         host, {**USD_SINGLE, "stake": 500}, ClockSettings(turn_ms=3_600_000, reconnect_ms=180_000)
     )
     await play_first_move(host, table_id)
-    leaver = public(host, table_id)["to_act"]
+    leaver = public_of(host, table_id)["to_act"]
     connected = next(p for p in PLAYERS if p != leaver)
     await host.act(table_id, leaver, "d", {"action": "double"})
     await host.act(table_id, connected, "t", {"action": "take"})

@@ -14,105 +14,27 @@ from __future__ import annotations
 
 import json
 import random
-from contextlib import AbstractAsyncContextManager
-from typing import Any
 
 import grpc
 import pytest
 
 from croupier.backgammon.v1 import backgammon_pb2
-from croupier.events.v1.envelope_pb2 import Envelope
-from croupier.kit.bus.memory import InMemoryBus
-from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
 from croupier.table.v1 import table_pb2
-from tests.support.table import ServedHost, served_memory_host
+from tests.support.backgammon import (
+    KIND,
+    PLAYERS,
+    act,
+    first_play,
+    open_table,
+    public,
+    refused,
+    roll_and_play,
+    running_service,
+    table_view,
+)
+from tests.support.table import settlements
 
 pytestmark = pytest.mark.timeout(60)
-
-PLAYERS = ("ann", "bob")
-Stub = Any  # table_pb2_grpc.TableEngineAsyncStub exists only in the stubs
-KIND = dict(backgammon_pb2.ActionKind.items())
-
-
-def running_service(seeds: str = "bg") -> AbstractAsyncContextManager[ServedHost]:
-    """The TableEngine gRPC service in this process, on the in-memory log and bus."""
-    return served_memory_host(seeds)
-
-
-async def open_table(stub: Stub, options: backgammon_pb2.Options, turn_seconds: int = 3600) -> str:
-    request = table_pb2.OpenTableRequest(options=table_pb2.GameOptions(backgammon=options))
-    request.clock.turn_seconds = turn_seconds
-    table_id = (await stub.OpenTable(request)).table_id
-    for seat, player in enumerate(PLAYERS):
-        await stub.SeatPlayer(
-            table_pb2.SeatPlayerRequest(table_id=table_id, player_id=player, seat=seat)
-        )
-    return table_id
-
-
-async def table_view(stub: Stub, table_id: str, player: str = "") -> table_pb2.TableView:
-    return (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=player))).view
-
-
-async def public(stub: Stub, table_id: str) -> dict[str, Any]:
-    view: dict[str, Any] = json.loads((await table_view(stub, table_id)).view_json)
-    return view
-
-
-_counter = iter(range(10**9))
-
-
-def act_request(table_id: str, player: str, action: dict[str, Any] | backgammon_pb2.Action) -> Any:
-    request = table_pb2.ActRequest(
-        table_id=table_id, player_id=player, command_id=f"c{next(_counter)}"
-    )
-    if isinstance(action, backgammon_pb2.Action):
-        request.action.backgammon.CopyFrom(action)
-    else:
-        request.action_json = json.dumps(action)
-    return request
-
-
-async def act(
-    stub: Stub, table_id: str, player: str, action: dict[str, Any] | backgammon_pb2.Action
-) -> table_pb2.TableView:
-    return (await stub.Act(act_request(table_id, player, action))).view
-
-
-async def snapshot(stub: Stub, table_id: str) -> list[tuple[int, str]]:
-    views = [await table_view(stub, table_id, p) for p in ("", *PLAYERS)]
-    return [(v.version, v.view_json) for v in views]
-
-
-async def refused(
-    stub: Stub, table_id: str, player: str, action: dict[str, Any] | backgammon_pb2.Action
-) -> tuple[grpc.StatusCode, str]:
-    """The refusal's status and message; the table must be exactly as before."""
-    before = await snapshot(stub, table_id)
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await stub.Act(act_request(table_id, player, action))
-    assert await snapshot(stub, table_id) == before
-    return caught.value.code(), caught.value.details() or ""
-
-
-async def roll_and_play(stub: Stub, table_id: str, rng: random.Random) -> None:
-    """The player to act (at the start of a turn) rolls, then plays a legal play."""
-    player = (await public(stub, table_id))["to_act"]
-    mine = json.loads((await act(stub, table_id, player, {"action": "roll"})).view_json)
-    if mine["phase"] == "moving" and mine["to_act"] == player:
-        await act(
-            stub, table_id, player, {"action": "move", "play": rng.choice(mine["legal"]["plays"])}
-        )
-
-
-async def first_play(stub: Stub, table_id: str) -> None:
-    """The opening mover plays his first legal play."""
-    view = await public(stub, table_id)
-    assert view["phase"] == "moving"  # the opening roll is the first mover's
-    player = view["to_act"]
-    legal = json.loads((await table_view(stub, table_id, player)).view_json)["legal"]
-    await act(stub, table_id, player, {"action": "move", "play": legal["plays"][0]})
-
 
 FAILED, INVALID = grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT
 
@@ -212,20 +134,6 @@ async def test_rule_19_no_beaver_in_a_series() -> None:
                 table_pb2.OpenTableRequest(options=table_pb2.GameOptions(backgammon=bad))
             )
         assert caught.value.code() == INVALID and "rule 19" in (caught.value.details() or "")
-
-
-def settlements(bus: InMemoryBus, table_id: str) -> list[table_pb2.SettlementRequested]:
-    found = []
-    for stored in bus.messages(WALLET_REQUESTS_TOPIC):
-        envelope = Envelope.FromString(stored.value or b"")
-        message = table_pb2.SettlementRequested()
-        if (
-            envelope.type == "wallet.settlement_requested"
-            and envelope.payload.Unpack(message)
-            and message.table_id == table_id
-        ):
-            found.append(message)
-    return found
 
 
 def commission_rule(amount: int) -> int:

@@ -22,16 +22,15 @@ from croupier.backgammon.engine import ENGINE
 from croupier.backgammon.v1 import backgammon_pb2
 from croupier.game import Act, RuleBroken, SeatPlayer, StartHand, UnseatPlayer
 from croupier.table.v1 import table_pb2
-from tests.support.refusals import status_name
-from tests.unit.backgammon.test_table_grpc import (
+from tests.support.backgammon import (
+    PLAYERS,
     first_play,
     open_table,
     public,
     running_service,
-    settlements,
 )
-
-PLAYERS = ("ann", "bob")
+from tests.support.refusals import status_name
+from tests.support.table import settlements
 
 
 def seated(options: dict[str, Any]) -> BackgammonTable:

@@ -25,10 +25,10 @@ from croupier.table.core.history import initial_state
 from croupier.table.core.table_state import step
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
+from tests.support.games import GAMES
 from tests.support.table import FakeClock, Seeds, logged_entries, until
-from tests.unit.joker.test_table_service import (
-    PLAYERS,
-)
+
+PLAYERS = list(GAMES["joker"].players)
 
 RANKS = "6789TJQKA"
 SUITS = "cdhs"

@@ -32,14 +32,13 @@ from croupier.table.core.table_state import step
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
-from tests.support.table import FakeClock, Seeds, until
-from tests.unit.rummy.test_table_service import (
+from tests.support.rummy import (
     PLAYERS,
     check_settlements,
     log_entries,
     running_service,
-    settlements,
 )
+from tests.support.table import FakeClock, Seeds, settlements, until
 
 
 async def run_clock(

@@ -18,7 +18,7 @@ from croupier.rummy.v1 import rummy_pb2
 from croupier.table.entrypoints.grpc_api import ProtoCodec
 from croupier.table.v1 import table_pb2
 from tests.support.refusals import status_name
-from tests.unit.rummy.test_table_service import (
+from tests.support.rummy import (
     PLAYERS,
     Table,
     as_proto,
