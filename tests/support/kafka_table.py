@@ -6,22 +6,18 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 
-import grpc
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.kafka import KafkaBus
-from croupier.kit.server import ServiceHost
-from croupier.kit.settings import ServerSettings
 from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
-from croupier.table.bootstrap import table_service
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.support.infra import unique_name
-from tests.support.table import Seeds
+from tests.support.table import Seeds, ServedHost, serve_host
 
 # The partitions of a command topic the ownership and log tests create: several, so that
 # replicas can split them.
@@ -29,32 +25,30 @@ PARTITIONS = 4
 
 
 @asynccontextmanager
-async def kafka_service(
-    kafka_bootstrap: str, seeds: str
-) -> AsyncIterator[table_pb2_grpc.TableEngineAsyncStub]:
-    """The TableEngine service in this process on the real broker, with known seeds."""
+async def kafka_served_host(kafka_bootstrap: str, seeds: str) -> AsyncIterator[ServedHost]:
+    """Every game's host in this process on the real broker (a command topic of its own,
+    `KafkaBus`), with known seeds, served over gRPC."""
     bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
     await bus.start()
+    log = KafkaCommandLog(kafka_bootstrap, unique_name("table_commands"))
     host = TableHost(
         engines=load_engines(),
-        command_log=KafkaCommandLog(kafka_bootstrap, unique_name("table_commands")),
+        command_log=log,
         publisher=bus,
         seeds=Seeds(seeds),
         buyins=Buyins(play_currencies=()),  # CHIP kept in the wallet: hands settle
     )
-    await host.start()
-    server = ServiceHost(
-        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
-        services=[table_service(host)],
-        on_stop=[host.stop, bus.stop],
-        serve_metrics_endpoint=False,
-    )
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-            yield table_pb2_grpc.TableEngineStub(channel)
-    finally:
-        await server.stop()
+    async with serve_host(host, log, bus) as served:
+        yield served
+
+
+@asynccontextmanager
+async def kafka_service(
+    kafka_bootstrap: str, seeds: str
+) -> AsyncIterator[table_pb2_grpc.TableEngineAsyncStub]:
+    """`kafka_served_host`'s stub alone."""
+    async with kafka_served_host(kafka_bootstrap, seeds) as served:
+        yield served.stub
 
 
 class WalletRequests:

@@ -13,60 +13,23 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-import grpc
 import pytest
 
 from croupier.backgammon.v1 import backgammon_pb2
 from croupier.common.v1 import common_pb2
 from croupier.game.commission import backgammon_commission
 from croupier.game.money import CURRENCIES
-from croupier.kit.bus.kafka import KafkaBus
-from croupier.kit.server import ServiceHost
-from croupier.kit.settings import ServerSettings
-from croupier.table.adapters.kafka_log import KafkaCommandLog
-from croupier.table.bootstrap import table_service
-from croupier.table.games import load_engines
-from croupier.table.service.host import TableHost
-from croupier.table.v1 import table_pb2, table_pb2_grpc
+from croupier.table.v1 import table_pb2
 from croupier.wallet.core.settlement import backgammon_rule, check_engine_result
-from tests.support.infra import unique_name
-from tests.support.kafka_table import WalletRequests
-from tests.support.table import Seeds
+from tests.support.kafka_table import WalletRequests, kafka_service
 
 pytestmark = pytest.mark.timeout(180)
 
 PLAYERS = ("ann", "bob")
 Stub = Any
-
-
-@asynccontextmanager
-async def kafka_service(kafka_bootstrap: str, seeds: str) -> AsyncIterator[Stub]:
-    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
-    await bus.start()
-    host = TableHost(
-        engines=load_engines(),
-        command_log=KafkaCommandLog(kafka_bootstrap, unique_name("table_commands")),
-        publisher=bus,
-        seeds=Seeds(seeds),
-    )
-    await host.start()
-    server = ServiceHost(
-        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
-        services=[table_service(host)],
-        on_stop=[host.stop, bus.stop],
-        serve_metrics_endpoint=False,
-    )
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-            yield table_pb2_grpc.TableEngineStub(channel)
-    finally:
-        await server.stop()
 
 
 async def open_table(

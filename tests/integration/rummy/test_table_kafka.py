@@ -21,21 +21,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import asyncpg  # type: ignore[import-untyped]
-import grpc
 import pytest
 from prometheus_client import CollectorRegistry
 
 from croupier.game import ClockSettings
 from croupier.kit.bus import make_envelope
 from croupier.kit.bus.kafka import KafkaBus
-from croupier.kit.server import ServiceHost
-from croupier.kit.settings import ServerSettings
 from croupier.table.adapters.kafka_log import KafkaCommandLog
-from croupier.table.bootstrap import table_service
 from croupier.table.core import history
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
@@ -46,7 +40,7 @@ from croupier.wallet.bootstrap import build_wallet
 from croupier.wallet.core.model import AccountKind, TransferKind, TransferSpec
 from croupier.wallet.entrypoints.consumer import WalletRequestHandler
 from tests.support.infra import unique_name
-from tests.support.kafka_table import WalletRequests
+from tests.support.kafka_table import WalletRequests, kafka_served_host
 from tests.support.rummy import (
     PLAYERS,
     TABLES,
@@ -61,36 +55,6 @@ from tests.support.table import Seeds
 from tests.support.wallet import Sink, SteppingClock
 
 pytestmark = pytest.mark.timeout(240)
-
-
-@asynccontextmanager
-async def kafka_service(
-    kafka_bootstrap: str, seeds: str
-) -> AsyncIterator[tuple[TableHost, KafkaCommandLog, table_pb2_grpc.TableEngineAsyncStub]]:
-    """The TableEngine service in this process on the real broker, with known seeds."""
-    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
-    await bus.start()
-    log = KafkaCommandLog(kafka_bootstrap, unique_name("rummy_table_commands"))
-    host = TableHost(
-        engines=load_engines(),
-        command_log=log,
-        publisher=bus,
-        seeds=Seeds(seeds),
-        buyins=Buyins(play_currencies=()),  # CHIP kept in the wallet: hands settle
-    )
-    await host.start()
-    server = ServiceHost(
-        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
-        services=[table_service(host)],
-        on_stop=[host.stop, bus.stop],
-        serve_metrics_endpoint=False,
-    )
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-            yield host, log, table_pb2_grpc.TableEngineStub(channel)
-    finally:
-        await server.stop()
 
 
 async def verified_histories(
@@ -114,8 +78,9 @@ async def test_variant_plays_rounds_and_each_settlement_arrives_once(
     seated = PLAYERS[:players]
     async with (
         WalletRequests(kafka_bootstrap) as wallet,
-        kafka_service(kafka_bootstrap, f"e2e-{variant}") as (_host, log, stub),
+        kafka_served_host(kafka_bootstrap, f"e2e-{variant}") as served,
     ):
+        log, stub = served.log, served.stub
         table_id = await open_table(stub, variant, players, round_fee=20, chip_ratio=3)
         table = Table(stub, table_id)
         await table.seat(seated, stack=2000)
@@ -133,8 +98,9 @@ async def test_variant_plays_rounds_and_each_settlement_arrives_once(
 async def test_rule_45_gin_rounds_finish_by_timeouts_alone(kafka_bootstrap: str) -> None:
     async with (
         WalletRequests(kafka_bootstrap) as wallet,
-        kafka_service(kafka_bootstrap, "e2e-timeouts") as (host, log, stub),
+        kafka_served_host(kafka_bootstrap, "e2e-timeouts") as served,
     ):
+        host, log, stub = served.host, served.log, served.stub
         # A sub-second clock is set on the host (OpenTableRequest.clock counts seconds).
         options = {"variant": "gin", "players": 2, "round_fee": "20", "chip_ratio": "2"}
         table_id = await host.open_table("rummy", options, ClockSettings(turn_ms=20))
@@ -164,8 +130,9 @@ async def test_the_wallet_consumer_applies_every_round(
     seated, stack = PLAYERS[:4], 150  # small stacks: the at-risk limits come into play
     async with (
         WalletRequests(kafka_bootstrap) as wallet_topic,
-        kafka_service(kafka_bootstrap, "e2e-wallet") as (_host, _log, stub),
+        kafka_served_host(kafka_bootstrap, "e2e-wallet") as served,
     ):
+        stub = served.stub
         table_id = await open_table(stub, "rummy51", 4, round_fee=30, chip_ratio=3)
         table = Table(stub, table_id)
         await table.seat(seated, stack=stack)
