@@ -67,17 +67,6 @@ async def test_seat_taken_and_seat_out_of_range(stub: table_pb2_grpc.TableEngine
     assert (code, details) == (grpc.StatusCode.INVALID_ARGUMENT, "a Joker table has seats 0 to 3")
 
 
-async def test_action_of_another_game_is_invalid_argument(
-    stub: table_pb2_grpc.TableEngineStub,
-) -> None:
-    table_id = await open_table(stub)
-    request = table_pb2.ActRequest(table_id=table_id, player_id="giorgi", command_id="c")
-    request.action.poker.to = 5
-    code, details = await status_of(stub.Act(request))
-    assert code == grpc.StatusCode.INVALID_ARGUMENT
-    assert details == "this is a joker table; got a poker action"
-
-
 async def test_unreadable_values_are_invalid_argument_never_internal(
     stub: table_pb2_grpc.TableEngineStub,
 ) -> None:

@@ -1,8 +1,9 @@
 """The TableEngine gRPC service's contract, the same for every game (each test runs once per
-game): a bad `Act` answers its status with a clear message and changes nothing; a view
-comes in the asked format (the game's protobuf message, JSON, or both) with the same
-content; nobody, spectator or other player, sees a player's hidden cards; `CloseTable`
-lets the hand in play end, deals no other and ends the view streams.
+game): a bad `Act` (malformed, another game's, out of turn, for an unknown table or player)
+answers its status with a clear message and changes nothing; a view comes in the asked
+format (the game's protobuf message, JSON, or both) with the same content; nobody,
+spectator or other player, sees a player's hidden cards; `CloseTable` lets the hand in
+play end, deals no other and ends the view streams.
 
 The host is served over real gRPC in this process on the in-memory log and bus, on the
 test's clock (`FakeClock`: no clock runs out unless the test moves it).
@@ -62,6 +63,20 @@ async def test_a_bad_act_answers_its_status_with_a_clear_message_and_changes_not
         after = [await get_view(stub, table_id, p) for p in viewers]
         assert after == before
         assert len(await logged_entries(served.log)) == logged
+
+
+async def test_another_games_action_is_invalid_argument(game: GameAtTable) -> None:
+    other = "joker" if game.name == "poker" else "poker"
+    async with served_table(game) as table:
+        before = await get_view(table.stub, table.table_id)
+        request = table_pb2.ActRequest(
+            table_id=table.table_id, player_id=to_act(game, before), command_id="c"
+        )
+        getattr(request.action, other).SetInParent()
+        code, details = await status_of(table.stub.Act(request))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+        assert details == f"this is a {game.name} table; got a {other} action"
+        assert await get_view(table.stub, table.table_id) == before
 
 
 async def test_each_view_format_carries_its_form_only_and_the_same_content(
