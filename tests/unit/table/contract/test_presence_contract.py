@@ -1,7 +1,9 @@
-"""A disconnected player, the same for every game (each test runs once per game): others see
-him away; his seat is kept for the reconnection window and `Reconnect` gives him back his
-current view (his own cards, nobody else's); his clock is not reset by the disconnection
-and times him out like anybody; after the window the game decides whether he leaves
+"""A disconnected player, the same for every game (each test runs once per game): presence
+comes from the player's own calls (`Disconnect`, `Reconnect`, an action of his), never from
+somebody watching as him, and only a seated player can be away; others see him away; his
+seat is kept for the reconnection window and `Reconnect` gives him back his current view
+(his own cards, nobody else's); his clock is not reset by the disconnection and times him
+out like anybody; after the window the game decides whether he leaves
 (tests/support/games.py `leaves_after_window`).
 
 The host is served over real gRPC in this process on the in-memory log and bus, on the
@@ -13,12 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
+
+import grpc
 
 from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
 from croupier.table.v1 import table_pb2
 from tests.support.contract import Table, act_at_random, get_view, served_table, to_act
 from tests.support.games import GameAtTable, strings_in
-from tests.support.table import logged_entries, until
+from tests.support.table import logged_entries, status_of, until
 
 
 async def settle() -> None:
@@ -139,3 +144,56 @@ async def test_after_the_window_the_game_decides_whether_he_leaves(game: GameAtT
                 await settle()
             assert leaver in (await get_view(stub, table_id)).seated
             assert "unseat" not in await logged_kinds(table, leaver)
+
+
+async def test_a_closed_watch_stream_is_no_disconnection(game: GameAtTable) -> None:
+    """Anybody may watch as any player (a spectator, a second tab): only `Disconnect`, the
+    player's session ending, starts the window."""
+    async with served_table(game, reconnect_seconds=1) as table:
+        watcher = game.players[-1]
+        stream = table.stub.WatchView(
+            table_pb2.WatchViewRequest(table_id=table.table_id, player_id=watcher)
+        )
+        assert list((await stream.read()).view.seated) == list(game.players)
+        stream.cancel()  # somebody watching as him goes away
+        await settle()
+        table.clock.advance(5_000)  # well past his window
+        await settle()
+        view = await get_view(table.stub, table.table_id)
+        assert list(view.seated) == list(game.players) and list(view.disconnected) == []
+
+
+async def test_reconnecting_or_acting_ends_the_absence(game: GameAtTable) -> None:
+    async with served_table(game, reconnect_seconds=1) as table:
+        stub, table_id = table.stub, table.table_id
+        player = to_act(game, await get_view(stub, table_id))
+        other = next(p for p in game.players if p != player)
+        for away in (player, other):
+            await stub.Disconnect(table_pb2.DisconnectRequest(table_id=table_id, player_id=away))
+        await settle()
+        await stub.Reconnect(table_pb2.ReconnectRequest(table_id=table_id, player_id=other))
+        mine = json.loads((await get_view(stub, table_id, player)).view_json)
+        await stub.Act(
+            table_pb2.ActRequest(
+                table_id=table_id,
+                player_id=player,
+                command_id="back",
+                action_json=json.dumps(game.legal_action(mine, random.Random(1))),
+            )
+        )
+        table.clock.advance(5_000)  # past both windows
+        await settle()
+        view = await get_view(stub, table_id)
+        assert list(view.seated) == list(game.players) and list(view.disconnected) == []
+        assert await logged_kinds(table, other) == []
+
+
+async def test_only_a_seated_player_can_be_away(game: GameAtTable) -> None:
+    async with served_table(game) as table:
+        code, _ = await status_of(
+            table.stub.Disconnect(
+                table_pb2.DisconnectRequest(table_id=table.table_id, player_id="mallory")
+            )
+        )
+        assert code == grpc.StatusCode.NOT_FOUND
+        assert list((await get_view(table.stub, table.table_id)).disconnected) == []
