@@ -91,7 +91,7 @@ def test_auto_player_alone_finishes_a_round(rules: VariantRules) -> None:
     """Rule 45: with every seat on the auto-player the round goes on and nobody melds. Gin
     and Rummy 500 end when the stock runs out; Rummy 51/40 turn the discard pile over and
     are still running after 400 turns (at a table, rule 46 cancels such a round: its tests
-    are test_rule_46_* in test_table_engine.py and test_table_clock.py)."""
+    are test_rule_46_* in test_rounds_and_stacks.py and test_auto_player.py)."""
     state = table.start(rules, ["a", "b"], "b", _seed("auto", rules.name))
     for _ in range(400):
         if state.result is not None:
