@@ -1,5 +1,6 @@
-"""A table of each game on a table host served over gRPC in process (in-memory log and
-bus, the test's clock), as the contract tests in tests/unit/table/contract/ use it."""
+"""A table of each game on a table host the test holds (in-memory log and bus, the test's
+clock), directly or served over gRPC in process, as the contract tests in
+tests/unit/table/contract/ (and the Joker host tests) use it."""
 
 from __future__ import annotations
 
@@ -11,9 +12,14 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from croupier.game import ClockSettings
+from croupier.kit.bus.memory import InMemoryBus
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.games import load_engines
+from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2
 from tests.support.games import GameAtTable, open_over_grpc
-from tests.support.table import FakeClock, ServedHost, served_memory_host
+from tests.support.table import FakeClock, Seeds, ServedHost, served_memory_host
 
 BOTH = table_pb2.VIEW_FORMAT_UNSPECIFIED
 
@@ -76,3 +82,38 @@ async def act_at_random(table: Table, game: GameAtTable, n: int) -> None:
             action_json=json.dumps(action),
         )
     )
+
+
+LONG_TURN = ClockSettings(turn_ms=3_600_000)
+
+
+def make_host(
+    log: InMemoryCommandLog, bus: InMemoryBus, clock: FakeClock, label: str = "t"
+) -> TableHost:
+    return TableHost(
+        engines=load_engines(), command_log=log, publisher=bus, now_ms=clock, seeds=Seeds(label)
+    )
+
+
+async def open_full_table(
+    host: TableHost, game: GameAtTable, clock: ClockSettings = LONG_TURN
+) -> str:
+    table_id = await host.open_table(game.name, game.options, clock, request_key="k1")
+    for seat, player in enumerate(game.players):
+        await host.seat(table_id, player, seat, game.stack)
+    return table_id
+
+
+def waiting_for(host: TableHost, game: GameAtTable, table_id: str) -> str:
+    to_act = game.to_act(host.view(table_id, "").view)
+    assert to_act is not None, f"the {game.name} table waits for nobody"
+    return to_act
+
+
+async def play_random(
+    host: TableHost, game: GameAtTable, table_id: str, actions: int, rng: random.Random
+) -> None:
+    for n in range(actions):
+        to_act = waiting_for(host, game, table_id)
+        action = game.legal_action(host.view(table_id, to_act).view, rng)
+        await host.act(table_id, to_act, f"cmd-{rng.random()}-{n}", action)

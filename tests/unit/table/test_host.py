@@ -27,10 +27,11 @@ from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.service.tables import LogUnavailable, TableVoided
 from croupier.table.v1 import table_pb2
+from tests.support.contract import LONG_TURN, make_host, open_full_table
+from tests.support.games import GAMES
 from tests.support.table import FakeClock, Seeds, logged_entries, random_joker_action
 
-PLAYERS = ["giorgi", "nika", "ana", "levan"]
-LONG_TURN = ClockSettings(turn_ms=3_600_000)
+JOKER = GAMES["joker"]
 
 
 def published(bus: InMemoryBus, topic: str, event_type: str) -> list[Envelope]:
@@ -38,30 +39,11 @@ def published(bus: InMemoryBus, topic: str, event_type: str) -> list[Envelope]:
     return [e for e in envelopes if e.type == event_type]
 
 
-def make_host(
-    log: InMemoryCommandLog, bus: InMemoryBus, clock: FakeClock, label: str = "t"
-) -> TableHost:
-    return TableHost(
-        engines=load_engines(),
-        command_log=log,
-        publisher=bus,
-        now_ms=clock,
-        seeds=Seeds(label),
-    )
-
-
-async def open_full_table(host: TableHost, clock: ClockSettings = LONG_TURN) -> str:
-    table_id = await host.open_table("joker", {}, clock, request_key="k1")
-    for seat, player in enumerate(PLAYERS):
-        await host.seat(table_id, player, seat, 0)
-    return table_id
-
-
 async def test_first_hand_is_dealt_with_a_published_commitment(bus: InMemoryBus) -> None:
     log = InMemoryCommandLog()
     host = make_host(log, bus, FakeClock())
     await host.start()
-    table_id = await open_full_table(host)
+    table_id = await open_full_table(host, JOKER)
     await host.flush()
     started = published(bus, EVENTS_TOPIC, "table.hand_started")
     assert len(started) >= 1
@@ -77,7 +59,7 @@ async def test_table_with_unreadable_log_is_voided_and_refunded(bus: InMemoryBus
     log = InMemoryCommandLog()
     host = make_host(log, bus, FakeClock())
     await host.start()
-    table_id = await open_full_table(host)
+    table_id = await open_full_table(host, JOKER)
     await host.stop()
     log.append_raw(table_id, b"\x00garbage")
 
@@ -185,7 +167,7 @@ async def test_a_command_stored_twice_after_a_lost_acknowledgement_is_replayed_o
     log = AckLostOnce()
     host = make_host(log, bus, FakeClock())
     await host.start()
-    table_id = await open_full_table(host)
+    table_id = await open_full_table(host, JOKER)
     to_act = host.view(table_id, "").view["hand"]["to_act"]
     action = random_joker_action(host.view(table_id, to_act).view["legal"], random.Random(2))
     with pytest.raises(LogUnavailable):
@@ -209,7 +191,7 @@ async def test_after_an_ambiguous_append_nothing_else_is_logged_before_it_is_con
     log = AckLostOnce()
     host = make_host(log, bus, FakeClock())
     await host.start()
-    table_id = await open_full_table(host)
+    table_id = await open_full_table(host, JOKER)
     before = host.view(table_id, "")
     to_act = before.view["hand"]["to_act"]
     rng = random.Random(3)
@@ -266,7 +248,7 @@ async def test_a_failed_publish_after_commit_neither_fails_the_command_nor_stall
         seeds=Seeds("flaky"),
     )
     await host.start()
-    table_id = await open_full_table(host)  # the 4th seat's events fail to publish
+    table_id = await open_full_table(host, JOKER)  # the 4th seat's events fail to publish
     assert host.view(table_id, "").view["hand"] is not None  # the hand was dealt anyway
     await asyncio.sleep(0.2)
     assert published(bus, EVENTS_TOPIC, "table.hand_started")  # delivered on a retry
@@ -289,7 +271,7 @@ async def test_a_timeout_the_log_refused_is_tried_again(
     log = RefusesTimeoutsOnce()
     host = TableHost(engines=load_engines(), command_log=log, publisher=bus, seeds=Seeds("r"))
     await host.start()
-    table_id = await open_full_table(host, ClockSettings(turn_ms=30))
+    table_id = await open_full_table(host, JOKER, ClockSettings(turn_ms=30))
     await asyncio.sleep(0.3)
     await host.stop()
     assert log.refused
@@ -349,7 +331,7 @@ async def test_a_caller_that_goes_away_mid_append_leaves_a_table_equal_to_its_re
     log = SlowAckOnce()
     host = make_host(log, bus, FakeClock())
     await host.start()
-    table_id = await open_full_table(host)
+    table_id = await open_full_table(host, JOKER)
     to_act = host.view(table_id, "").view["hand"]["to_act"]
     rng = random.Random(5)
     legal = host.view(table_id, to_act).view["legal"]

@@ -19,43 +19,10 @@ from croupier.kit.bus.memory import InMemoryBus
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
+from tests.support.contract import make_host, open_full_table, play_random, waiting_for
 from tests.support.games import GameAtTable
 from tests.support.refusals import status_name
 from tests.support.table import FakeClock, Seeds, logged_entries
-
-LONG_TURN = ClockSettings(turn_ms=3_600_000)
-
-
-def make_host(
-    log: InMemoryCommandLog, bus: InMemoryBus, clock: FakeClock, label: str = "t"
-) -> TableHost:
-    return TableHost(
-        engines=load_engines(), command_log=log, publisher=bus, now_ms=clock, seeds=Seeds(label)
-    )
-
-
-async def open_full_table(
-    host: TableHost, game: GameAtTable, clock: ClockSettings = LONG_TURN
-) -> str:
-    table_id = await host.open_table(game.name, game.options, clock, request_key="k1")
-    for seat, player in enumerate(game.players):
-        await host.seat(table_id, player, seat, game.stack)
-    return table_id
-
-
-def waiting_for(host: TableHost, game: GameAtTable, table_id: str) -> str:
-    to_act = game.to_act(host.view(table_id, "").view)
-    assert to_act is not None, f"the {game.name} table waits for nobody"
-    return to_act
-
-
-async def play_random(
-    host: TableHost, game: GameAtTable, table_id: str, actions: int, rng: random.Random
-) -> None:
-    for n in range(actions):
-        to_act = waiting_for(host, game, table_id)
-        action = game.legal_action(host.view(table_id, to_act).view, rng)
-        await host.act(table_id, to_act, f"cmd-{rng.random()}-{n}", action)
 
 
 async def test_rejected_command_is_not_logged_and_changes_nothing(
