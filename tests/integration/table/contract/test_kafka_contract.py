@@ -12,6 +12,7 @@ from croupier.kit.bus.kafka import KafkaBus
 from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.bootstrap import build_host
 from croupier.table.service.host import TableHost
+from tests.support.contract import waiting_for
 from tests.support.games import GameAtTable
 from tests.support.infra import unique_name
 
@@ -19,8 +20,7 @@ from tests.support.infra import unique_name
 def legal_action(
     host: TableHost, game: GameAtTable, table_id: str, rng: random.Random
 ) -> tuple[str, dict[str, Any]]:
-    to_act = game.to_act(host.view(table_id, "").view)
-    assert to_act is not None, f"the {game.name} table waits for nobody"
+    to_act = waiting_for(host, game, table_id)
     return to_act, game.legal_action(host.view(table_id, to_act).view, rng)
 
 
