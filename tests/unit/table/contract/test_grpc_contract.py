@@ -15,7 +15,6 @@ import json
 import random
 
 import grpc
-import pytest
 
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.table.adapters.sink import EVENTS_TOPIC
@@ -226,12 +225,8 @@ async def test_a_table_closed_with_no_hand_in_play_closes_at_once_and_ends_strea
 
 
 async def test_close_table_lets_the_hand_in_play_end_and_deals_no_other(
-    game: GameAtTable, request: pytest.FixtureRequest
+    game: GameAtTable,
 ) -> None:
-    if game.name == "joker":
-        # The host deals no deal while closing, but a Joker game's result (what closes
-        # the table) comes after its last deal: the table stays closing for ever.
-        request.applymarker(pytest.mark.xfail(strict=True, reason="host bug: see report"))
     async with served_table(game) as table:
         stub, table_id = table.stub, table.table_id
         await stub.CloseTable(table_pb2.CloseTableRequest(table_id=table_id))
@@ -241,9 +236,10 @@ async def test_close_table_lets_the_hand_in_play_end_and_deals_no_other(
             await act_at_random(table, game, n)
             n += 1
             assert n < 5_000, f"the {game.name} hand never ended"
-        assert view.last_finished_hand == 1
+        assert view.last_finished_hand >= 1  # a Joker game settles after its last deal
         assert game.to_act(json.loads(view.view_json)) is None  # no other hand is dealt
         await table.served.host.flush()
+        assert published(table.served, "table.hand_ended") == 1  # one settlement, then closed
         assert published(table.served, "table.table_closing") == 1
         assert published(table.served, "table.table_closed") == 1
         code, details = await status_of(

@@ -190,8 +190,15 @@ class CommandPath:
     def _deal_after(
         self, table: HostedTable, state: TableState
     ) -> tuple[LogEntry, StepOutcome] | None:
-        """The next hand's deal, when `state` allows one to start."""
-        if state.closed or state.closing or not table.engine.can_start_hand(state.engine_state):
+        """The next hand's deal, when `state` allows one to start.
+
+        A closing table deals only while its settlement is still to come: a Joker game's
+        result (what settles, and so closes, the table) follows its last deal, so the game
+        in play is dealt to its end; a poker hand or a backgammon game settles as it ends,
+        and the table is closed before another could be dealt."""
+        if state.closed or (state.closing and not state.hand_open):
+            return None
+        if not table.engine.can_start_hand(state.engine_state):
             return None
         entry = self.entry(
             table,
