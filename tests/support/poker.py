@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 from croupier.poker.core import cards as C
 from croupier.poker.core.hand import apply
 from croupier.poker.core.state import HandState
 from croupier.poker.tools.conformance import run_scenario, setup
+from tests.support.paths import ROOT
 
 
 def doc(
@@ -82,3 +86,14 @@ def state_after(*args: Any, **kwargs: Any) -> HandState:
     for a in d["actions"]:
         state, _ = apply(state, a["player"], a)
     return state
+
+
+def pokerkit_script() -> ModuleType:
+    """scripts/poker_vs_pokerkit.py, the cross-check against PokerKit, as a module."""
+    path = ROOT / "scripts" / "poker_vs_pokerkit.py"
+    spec = importlib.util.spec_from_file_location("poker_vs_pokerkit", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["poker_vs_pokerkit"] = module  # dataclasses need the module registered
+    spec.loader.exec_module(module)
+    return module

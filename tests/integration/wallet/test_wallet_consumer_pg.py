@@ -17,7 +17,7 @@ from croupier.wallet.core.model import AccountKind, TransferKind, TransferSpec
 from croupier.wallet.entrypoints.consumer import WalletRequestHandler
 from croupier.wallet.v1 import wallet_pb2
 from tests.support.wallet import Sink, SteppingClock
-from tests.unit.wallet.test_wallet_service_memory import table_cash_outs_name_no_account
+from tests.support.wallet_stories import table_cash_outs_name_no_account
 
 
 def request(envelope_id: str, payload: Message) -> Envelope:

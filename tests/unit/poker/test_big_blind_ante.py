@@ -35,11 +35,10 @@ from croupier.poker.engine import ENGINE
 from croupier.poker.tools.conformance import run_scenario, setup
 from croupier.poker.v1 import poker_pb2
 from tests.support.paths import DATA
-from tests.support.poker import doc
+from tests.support.poker import doc, pokerkit_script
 from tests.support.refusals import status_name
-from tests.unit.poker.test_vs_pokerkit import _script
 
-SCRIPT = _script()
+SCRIPT = pokerkit_script()
 
 
 def bba_doc(

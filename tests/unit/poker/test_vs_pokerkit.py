@@ -5,25 +5,11 @@ the lone matched player's extra check (rule 21) and the short big blind (OQ 2)."
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from types import ModuleType
-
-from tests.support.paths import ROOT
-
-
-def _script() -> ModuleType:
-    path = ROOT / "scripts" / "poker_vs_pokerkit.py"
-    spec = importlib.util.spec_from_file_location("poker_vs_pokerkit", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["poker_vs_pokerkit"] = module  # dataclasses need the module registered
-    spec.loader.exec_module(module)
-    return module
+from tests.support.poker import pokerkit_script
 
 
 def test_rules_6_to_24_final_stacks_match_pokerkit_on_500_hands() -> None:
-    script = _script()
+    script = pokerkit_script()
     counts, failures = script.run(500, seed=11)
     assert failures == [], [f"{f.category}: {f.detail}" for f in failures[:3]]
     assert sum(counts.values()) == 500
