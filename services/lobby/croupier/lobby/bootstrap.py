@@ -133,12 +133,16 @@ class Wired:
         for hook in hooks:
             await hook()
 
-    def connect_in_background(self, pool: Any, schema: str, bus: EventBus) -> None:
+    def connect_in_background(
+        self, pool: Any, schema: str, bus: EventBus, consumer_group: str = CONSUMER_GROUP
+    ) -> None:
         """Start the bus, the outbox relay and the table events' consumer, retrying until
         the broker answers."""
-        self.connecting = asyncio.create_task(self._connect(pool, schema, bus), name="lobby:kafka")
+        self.connecting = asyncio.create_task(
+            self._connect(pool, schema, bus, consumer_group), name="lobby:kafka"
+        )
 
-    async def _connect(self, pool: Any, schema: str, bus: EventBus) -> None:
+    async def _connect(self, pool: Any, schema: str, bus: EventBus, consumer_group: str) -> None:
         attempt = 0
         while True:
             attempt += 1
@@ -153,7 +157,7 @@ class Wired:
                 await relay.start()
                 subscription = await bus.subscribe(
                     TABLE_EVENTS_TOPIC,
-                    group=CONSUMER_GROUP,
+                    group=consumer_group,
                     handler=TableEvents(self.tables).handle,
                     max_attempts=None,
                 )
@@ -164,6 +168,9 @@ class Wired:
                 )
                 await asyncio.sleep(_RECONNECT_SECONDS)
                 continue
+            except BaseException:  # stopped while joining: the relay stops too
+                await relay.stop()
+                raise
             self.stop_hooks[:0] = [subscription.stop, relay.stop]
             return
 
@@ -179,6 +186,7 @@ def build_lobby(
     hold_for: timedelta = timedelta(seconds=30),
     matchmaker: MatchmakerSettings | None = None,
     tick_seconds: float | None = 0.5,
+    consumer_group: str = CONSUMER_GROUP,
 ) -> Wired:
     """The lobby on `pool`, driving `host`; with a bus, its outbox relayed there and the
     host's events followed (started in the background); with `tick_seconds`, tickets
@@ -197,7 +205,7 @@ def build_lobby(
         ticker.start()
     wired = Wired(tables, matchmaking, Accounts(repository), ticker)
     if bus is not None:
-        wired.connect_in_background(pool, schema, bus)
+        wired.connect_in_background(pool, schema, bus, consumer_group)
     return wired
 
 
