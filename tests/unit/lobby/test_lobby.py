@@ -239,3 +239,17 @@ async def _until(setup: Lobby, condition: Callable[[TableRecord], bool], table_i
             return
         await asyncio.sleep(0.01)
     raise AssertionError("the listing did not follow the host's events")
+
+
+async def test_an_opener_whose_seat_is_refused_leaves_no_table_behind() -> None:
+    async with lobby() as setup:
+        options = {"variant": "nlhe", "small_blind": 1, "big_blind": 2, "min_buy_in": 40,
+                   "max_buy_in": 200}  # fmt: skip
+        with pytest.raises(RuleBroken):
+            await setup.tables.open(
+                player="ann", request_key="k", game="poker", options=options, stack=5_000
+            )
+        (record,) = setup.repository.tables.values()
+        assert record.table.closed and record.table.holds == ()
+        assert setup.host.view(record.table.table_id, "").closed
+        assert await setup.tables.listed("", TableFilter()) == []
