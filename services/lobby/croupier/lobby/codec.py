@@ -101,6 +101,11 @@ def listing(record: TableRecord) -> pb.TableListing:
         private=table.private,
         owner_id=table.owner,
         bots_allowed=terms.bots_allowed,
+        clock=table_pb2.TableClock(
+            turn_seconds=table.clock_seconds[0],
+            reserve_seconds=table.clock_seconds[1],
+            reconnect_seconds=table.clock_seconds[2],
+        ),
         status=status,
         options=_options_to_proto(terms.game, table.options_json),
     )

@@ -37,6 +37,7 @@ def table_to_json(table: LobbyTable) -> str:
             "seated": [list(seat) for seat in table.seated],
             "holds": [[h.player, h.seat, h.until.isoformat()] for h in table.holds],
             "closed": table.closed,
+            "clock_seconds": list(table.clock_seconds),
         }
     )
 
@@ -54,6 +55,7 @@ def table_from_json(text: str) -> LobbyTable:
         seated=tuple((seat, player) for seat, player in raw["seated"]),
         holds=tuple(Hold(p, s, datetime.fromisoformat(u)) for p, s, u in raw["holds"]),
         closed=raw["closed"],
+        clock_seconds=tuple(raw["clock_seconds"]),
     )
 
 

@@ -41,6 +41,8 @@ class LobbyTable:
     seated: tuple[tuple[int, str], ...] = ()
     holds: tuple[Hold, ...] = ()
     closed: bool = False
+    clock_seconds: tuple[int, int, int] = (0, 0, 0)
+    """Turn, reserve and reconnect seconds the table was opened with (0: the game's)."""
 
     # ---- reading ----------------------------------------------------------------------
 

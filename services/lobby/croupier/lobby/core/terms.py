@@ -65,6 +65,13 @@ def _seats(game: str, options: JSON) -> int:
     return check_int(given, f"options.{field}", 2, high)
 
 
+def _variant(game: str, options: JSON) -> str:
+    """The variant as the game's notation names it ("single", "nlhe", "gin"), also when
+    it comes as a protobuf enum's name ("MODE_SINGLE", "VARIANT_NLHE")."""
+    field = _VARIANT_FIELDS[game]
+    return str(options.get(field, "") or "").lower().removeprefix(f"{field}_")
+
+
 def terms_of(game: str, options: JSON) -> Terms:
     """The terms of a table of `game` opened with `options`; `InvalidInput` for an unknown
     game or a malformed amount (a negative stake). The game's own checks run on the host."""
@@ -79,7 +86,7 @@ def terms_of(game: str, options: JSON) -> Terms:
     shape = {k: v for k, v in options.items() if k != stake_field}
     return Terms(
         game=game,
-        variant=str(options.get(_VARIANT_FIELDS[game], "") or "").lower(),
+        variant=_variant(game, options),
         currency=str(options.get("currency") or DEFAULT_CURRENCY),
         stake=stake,
         max_win=max_win,

@@ -143,6 +143,7 @@ class Tables:
             table_id=table_id,
             options_json=json.dumps(dict(options), sort_keys=True),
             terms=terms_of(game, options),
+            clock_seconds=(clock.turn_seconds, clock.reserve_seconds, clock.reconnect_seconds),
             **fields,
         )
         record, created = await self._repository.add_table(TableRecord(table, request_key))
