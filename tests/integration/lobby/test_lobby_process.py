@@ -126,7 +126,7 @@ async def test_a_killed_lobby_loses_no_open_game_or_ticket_and_seats_nobody_twic
                 ]
                 ticket = pb.GetTicketRequest(player_id="cid", ticket_id=queued.ticket.ticket_id)
                 assert (await lobby.GetTicket(ticket)).ticket.status == pb.TICKET_STATUS_WAITING
-                await lobby.FindGame(
+                dan = await lobby.FindGame(
                     pb.FindGameRequest(
                         player_id="dan",
                         request_key="q",
@@ -136,6 +136,9 @@ async def test_a_killed_lobby_loses_no_open_game_or_ticket_and_seats_nobody_twic
                     )
                 )
                 found = await placed(lobby, ticket)
+                # Both placed: the match seats its players one after the other.
+                other = pb.GetTicketRequest(player_id="dan", ticket_id=dan.ticket.ticket_id)
+                assert (await placed(lobby, other)).table_id == found.table_id
                 assert found.status == pb.TICKET_STATUS_SEATED and found.stake.amount_minor == 150
                 view = await host.GetView(
                     table_pb2.GetViewRequest(table_id=found.table_id, player_id="cid")
