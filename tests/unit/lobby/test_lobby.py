@@ -12,9 +12,13 @@ import pytest
 
 from croupier.game import Duplicate, Malformed, NotYours, RuleBroken, Unknown
 from croupier.kit.errors import status_of
+from croupier.lobby.adapters.host_local import LocalTableHost
+from croupier.lobby.core.seats import LobbyTable
+from croupier.lobby.core.terms import terms_of
 from croupier.lobby.entrypoints.table_events import TABLE_EVENTS_TOPIC, TableEvents
 from croupier.lobby.service.listing import TableFilter
 from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
+from croupier.lobby.service.tables import NO_CLOCK
 from tests.unit.lobby.lobby_setup import HOLD, Lobby, lobby
 
 BACKGAMMON = {"mode": "single"}
@@ -253,3 +257,21 @@ async def test_an_opener_whose_seat_is_refused_leaves_no_table_behind() -> None:
         assert record.table.closed and record.table.holds == ()
         assert setup.host.view(record.table.table_id, "").closed
         assert await setup.tables.listed("", TableFilter()) == []
+
+
+async def test_a_retried_open_seats_an_opener_a_dead_lobby_never_seated() -> None:
+    async with lobby() as setup:
+        options = {**BACKGAMMON, "stake": 10}
+        # What a lobby that died after storing the table, before seating its opener, left.
+        table_id = await LocalTableHost(setup.host).open_table(
+            game="backgammon", options=options, clock=NO_CLOCK, request_key="lobby:ann/k"
+        )
+        terms = terms_of("backgammon", options)
+        await setup.repository.add_table(
+            TableRecord(LobbyTable(table_id, "{}", terms, owner="ann"), "ann/k")
+        )
+        record = await setup.tables.open(
+            player="ann", request_key="k", game="backgammon", options=options
+        )
+        assert record.table.table_id == table_id and record.table.players() == ("ann",)
+        assert list(setup.host.view(table_id, "ann").seated) == ["ann"]

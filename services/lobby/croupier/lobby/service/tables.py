@@ -108,7 +108,9 @@ class Tables:
             invite_code=self._codes() if with_code else "",
         )
         table_id = record.table.table_id
-        if created:
+        # A retry after a lobby died between opening and seating seats the opener then.
+        unfinished = not (record.table.seated or record.table.holds or record.table.closed)
+        if created or unfinished:
             try:
                 await self.join(table_id, player, stack)
             except Exception:
