@@ -6,14 +6,18 @@ state: the test may look, a player may not)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from croupier.game import RuleBroken
 from croupier.kit.bus.interface import EventBus, Subscription
 from croupier.kit.bus.memory import InMemoryBus
+from croupier.rummy.core.cards import card_names
 from croupier.rummy.core.knock_game import GinState
 from croupier.rummy.core.rummy_table import RummyTable
 from croupier.rummy.tools.bots import gin_bot_action, laydown_bot_action
@@ -26,7 +30,11 @@ from croupier.tournament.service.director import Director
 from tests.support.table import FakeClock, Seeds
 
 #: More actions than any round takes: a round still running after them is a bug.
-MAX_ACTIONS = 2_000
+MAX_ACTIONS = 10_000
+#: After this many actions the bots discard at random: the simple laydown bot can cycle
+#: for ever in a Rummy 51 round whose discard pile is turned over (two players who have
+#: laid down cannot go out, two who have not cannot reach 51), as no person would.
+SHAKE_AFTER = 1_000
 
 
 @dataclass
@@ -54,6 +62,7 @@ class Hosted:
 
     async def play(self, table_id: str) -> None:
         """Bots play the table's round to its end."""
+        rng = random.Random(table_id)
         for count in itertools.count():
             assert count < MAX_ACTIONS, "the round never ended"
             round_state: Any = self.table(table_id).round
@@ -64,7 +73,14 @@ class Hosted:
                 if isinstance(round_state, GinState)
                 else laydown_bot_action(round_state)
             )
-            await self.host.act(table_id, round_state.to_act, f"bot-{count}", action)
+            player = round_state.to_act
+            if count >= SHAKE_AFTER and action.get("action") == "discard":
+                hand = card_names(round_state.hands[round_state.players.index(player)])
+                shaken = {"action": "discard", "card": rng.choice(hand)}
+                with contextlib.suppress(RuleBroken):  # a card it may not discard
+                    await self.host.act(table_id, player, f"bot-{count}", shaken)
+                    continue
+            await self.host.act(table_id, player, f"bot-{count}", action)
 
 
 @asynccontextmanager

@@ -220,6 +220,18 @@ async def test_rule_17_an_offer_not_answered_in_its_window_is_final(game: Game) 
     assert game.wallet.balances[out] == FUNDS - 1_100
 
 
+async def test_rule_17_an_answer_after_the_window_is_refused_before_any_tick(
+    game: Game,
+) -> None:
+    await game.start("abcd", **_gin())
+    out = await _eliminate(game)
+    game.clock.advance(25)
+    with pytest.raises(RuleBroken) as refusal:
+        await game.director.answer_rebuy(game.tid, out, accept=True)
+    assert refusal.value.reason == "rebuy_window_closed"
+    assert game.wallet.balances[out] == FUNDS - 1_100
+
+
 async def test_rule_17_a_declined_offer_ends_the_player_s_tournament(game: Game) -> None:
     await game.start("abcd", **_gin())
     out = await _eliminate(game)

@@ -191,7 +191,8 @@ class Rounds:
                 )
             state = _state(record)
             player_state = entrant(state, player)
-            offer = next((o for o in record.offers if o.player == player), None)
+            now = self._store.clock()
+            offer = next((o for o in record.offers if o.player == player and o.until > now), None)
             if player_state.out is not None and offer is None:
                 raise NotAllowed(
                     "rebuy_window_closed", f"{echo(player)} has no rebuy offer open now"
