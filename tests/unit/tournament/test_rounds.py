@@ -329,3 +329,23 @@ async def test_rule_44_voiding_a_running_tournament_counts_a_crash_refund(game: 
     assert after == before + 1
     assert all(game.wallet.balances[p] == FUNDS for p in "abc")
     assert game.wallet.pool(game.tid) == 0
+
+
+async def test_rule_16_a_player_in_a_round_rebuys_and_gets_the_chips_when_it_ends(
+    game: Game,
+) -> None:
+    await game.start("abcde")  # 1,500 each, 10 paid into the first round: 1,490 + 10
+    table_id = game.tables()[0]
+    player = game.hosted.table(table_id).seats[0]
+    assert await game.director.answer_rebuy(game.tid, player, accept=True) == 1_500
+    assert game.wallet.balances[player] == FUNDS - 2 * 1_100  # the sample's price and fee
+    assert game.state.entrants[player].pending == 1  # not at risk in this round (OQ 3)
+    await game.play(table_id)
+    stack = game.hosted.table(table_id).stacks[0]
+    state = game.state
+    running = next((r for r in state.running if player in r.table), None)
+    paid = 0 if running is None else running.paid[running.table.index(player)]
+    assert state.entrants[player].chips + paid == stack + 1_500  # credited once it ended
+    with pytest.raises(RuleBroken) as refusal:  # now above the starting stack
+        await game.director.answer_rebuy(game.tid, player, accept=True)
+    assert refusal.value.reason in {"stack_above_start", "rebuy_limit"}
