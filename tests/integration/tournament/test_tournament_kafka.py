@@ -99,7 +99,7 @@ async def _play_to_the_end(
             await hosted.play(tables[0])
             await _settled(director, tid, tables[0])
             platform.clock.advance(SECONDS_PER_ROUND)
-            await director.rounds.tick()
+            await director.rounds.advance_running()
     record = await director.get(tid)
     assert record.status is Status.FINISHED
     state = record.standings()

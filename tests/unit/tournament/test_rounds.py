@@ -134,7 +134,7 @@ async def test_rule_19_each_round_s_table_gets_the_terms_of_the_level_at_its_sta
         assert (table.round_fee, table.chip_ratio, table.limit_to_winner_risk) == (10, 1, True)
         assert set(table.stacks) == {1_500}
     game.clock.advance(600)  # level 2 takes effect while the rounds run (OQ 17)
-    await game.director.rounds.tick()
+    await game.director.rounds.advance_running()
     assert game.state.level == 2
     assert {game.hosted.table(t).round_fee for t in first} == {10}
     await game.play(first[0])
@@ -160,10 +160,10 @@ async def test_rules_20_23_the_director_settles_chips_as_the_table_did(game: Gam
 async def test_rule_18_levels_rise_on_the_clock_with_the_level_up_bonus(game: Game) -> None:
     await game.start("abc")
     game.clock.advance(1_199)
-    await game.director.rounds.tick()
+    await game.director.rounds.advance_running()
     assert game.state.level == 2
     game.clock.advance(1)
-    await game.director.rounds.tick()
+    await game.director.rounds.advance_running()
     state = game.state
     assert state.level == 3
     assert {p.points for p in state.entrants.values()} == {4}  # rule 34: +2 per level
@@ -189,7 +189,7 @@ async def test_rules_9_17_an_eliminated_player_is_offered_a_rebuy_and_may_accept
     idle = [t for t in game.tables()]
     starts = state.starts
     # OQ 6: no round starts while the offer is open.
-    await game.director.rounds.tick()
+    await game.director.rounds.advance_running()
     assert game.state.starts == starts and game.tables() == idle
     balance = game.wallet.balances[out]
     assert await game.director.answer_rebuy(game.tid, out, accept=True) == 20
@@ -205,10 +205,10 @@ async def test_rule_17_an_offer_not_answered_in_its_window_is_final(game: Game) 
     await game.start("abcd", **_gin())
     out = await _eliminate(game)
     game.clock.advance(24)
-    await game.director.rounds.tick()
+    await game.director.rounds.advance_running()
     assert game.record.offers
     game.clock.advance(1)
-    await game.director.rounds.tick()
+    await game.director.rounds.advance_running()
     assert not game.record.offers
     assert out not in {s.player for s in game.record.seats}
     with pytest.raises(RuleBroken) as refusal:
@@ -308,7 +308,7 @@ async def test_a_restarted_director_resumes_the_same_rounds_and_moves_no_money_t
     await game.start("abcd", **_gin())
     tables = game.tables()
     restarted = game.new_director()
-    await restarted.rounds.resume()
+    await restarted.rounds.advance_running()
     assert game.tables() == tables
     for table_id in tables:  # seated once each: the host's tables are unchanged
         assert len(game.hosted.table(table_id).seats) == 2

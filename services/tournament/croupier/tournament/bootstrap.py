@@ -172,7 +172,7 @@ class Wired:
         while True:
             attempt += 1
             try:
-                await self.director.rounds.resume()
+                await self.director.rounds.advance_running()
                 subscription = await table_events.subscribe(bus, self.director, group)
             except Exception as error:  # noqa: BLE001 - the table host or the bus is retried
                 _log.warning(

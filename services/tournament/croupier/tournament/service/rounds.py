@@ -6,9 +6,10 @@ and pays the prizes when one player holds every chip (rules 2, 9-19, 33-42, 47).
 Crash safety: each decision is saved (the record and its core actions) before the table
 host is asked to act on it, and every request to the host and the wallet may be repeated
 (a round's table is opened by the round's id; a rebuy's and the prizes' wallet keys derive
-from the tournament, the player and the purpose). A restarted director `resume`s: it
-drives the saved rounds' tables again (nothing changes the second time), then reads the
-results it has not applied (a result for a round no longer running changes nothing).
+from the tournament, the player and the purpose). A restarted director advances every
+running tournament (`advance_running`): it drives the saved rounds' tables again (nothing
+changes the second time), then reads the results it has not applied (a result for a round
+no longer running changes nothing).
 """
 
 from __future__ import annotations
@@ -62,14 +63,10 @@ class Rounds:
         self._by_table: dict[str, str] = {}
         """The host's table id → the tournament whose round it plays."""
 
-    async def resume(self) -> None:
-        """After a (re)start: drive every running tournament on (its saved rounds' tables
-        again, then what is due)."""
-        for tournament_id in await self._store.repository.running():
-            await self.advance(tournament_id)
-
-    async def tick(self) -> None:
-        """What the clock makes due: levels, rebuy offers running out (the scheduler)."""
+    async def advance_running(self) -> None:
+        """Advance every running tournament: after a (re)start, its saved rounds' tables
+        are driven again; on the scheduler's ticks, what the clock made due (levels,
+        rebuy offers running out)."""
         for tournament_id in await self._store.repository.running():
             await self.advance(tournament_id)
 

@@ -1,6 +1,6 @@
 """Start tournaments at their time (rule 1) and keep running ones on the clock (levels,
 rebuy windows, rules 17-18): a background task asks the director every `interval`
-seconds. Tests call `Director.start_due` and `Rounds.tick` themselves with a clock they
+seconds. Tests call `Director.start_due` and `Rounds.advance_running` themselves with a clock they
 step, and never run this loop."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class Scheduler:
         while True:
             try:
                 await self._director.start_due()
-                await self._director.rounds.tick()
+                await self._director.rounds.advance_running()
             except Exception:  # noqa: BLE001 - the next tick retries; every step is idempotent
                 _log.exception("tournament scheduler: starting or advancing tournaments failed")
             await asyncio.sleep(self._interval)
