@@ -11,7 +11,6 @@ catches up with the host's events once the consumer joins (in the background).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 from dataclasses import dataclass, field
@@ -20,11 +19,12 @@ from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 
-from croupier.kit.bus.interface import EventBus
+from croupier.kit.bus.interface import EventBus, Subscription
 from croupier.kit.migrations import migrate
-from croupier.kit.outbox import Outbox, OutboxRelay
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load, positive_float, positive_int
+from croupier.kit.tasks import Periodic, cancel, keep_trying
+from croupier.kit.wiring import bus_from_settings, start_relaying
 from croupier.lobby.adapters.host_grpc import GrpcTableHost
 from croupier.lobby.adapters.postgres import PostgresRepository, create_pool
 from croupier.lobby.core.matchmaker import MatchmakerSettings
@@ -34,14 +34,12 @@ from croupier.lobby.service.accounts import Accounts
 from croupier.lobby.service.matchmaking import Matchmaking
 from croupier.lobby.service.ports import Clock, Codes, TableHost
 from croupier.lobby.service.tables import Tables
-from croupier.lobby.service.ticker import Ticker
+from croupier.lobby.service.ticker import ticker as lobby_ticker
 from croupier.lobby.v1 import lobby_pb2_grpc
 
 __all__ = ["LobbySettings", "Wired", "build_lobby", "create_services", "open_database"]
 
 _log = logging.getLogger(__name__)
-_RELAY_POLL_SECONDS = 0.1
-_RECONNECT_SECONDS = 1.0
 MIGRATION_LOCK = 0x10BB7  # the advisory lock id of "lobby migrations"
 CONSUMER_GROUP = "croupier-lobby"
 
@@ -109,7 +107,7 @@ class Wired:
     tables: Tables
     matchmaking: Matchmaking
     accounts: Accounts
-    ticker: Ticker | None
+    ticker: Periodic | None
     stop_hooks: list[StopHook] = field(default_factory=list)
     connecting: asyncio.Task[None] | None = None
 
@@ -124,11 +122,8 @@ class Wired:
         """Stop the ticker, connecting, consuming and relaying. Safe to call twice."""
         if self.ticker is not None:
             await self.ticker.stop()
-        if self.connecting is not None:
-            connecting, self.connecting = self.connecting, None
-            connecting.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await connecting
+        connecting, self.connecting = self.connecting, None
+        await cancel(connecting)
         hooks, self.stop_hooks = self.stop_hooks, []
         for hook in hooks:
             await hook()
@@ -143,36 +138,20 @@ class Wired:
         )
 
     async def _connect(self, pool: Any, schema: str, bus: EventBus, consumer_group: str) -> None:
-        attempt = 0
-        while True:
-            attempt += 1
-            relay = OutboxRelay(
-                pool=pool,
-                outbox=Outbox(schema=schema),
-                bus=bus,
-                poll_interval_seconds=_RELAY_POLL_SECONDS,
+        async def subscribe() -> Subscription:
+            return await bus.subscribe(
+                TABLE_EVENTS_TOPIC,
+                group=consumer_group,
+                handler=TableEvents(self.tables).handle,
+                max_attempts=None,
             )
-            try:
-                await bus.start()
-                await relay.start()
-                subscription = await bus.subscribe(
-                    TABLE_EVENTS_TOPIC,
-                    group=consumer_group,
-                    handler=TableEvents(self.tables).handle,
-                    max_attempts=None,
-                )
-            except Exception as error:  # noqa: BLE001 - any failure to connect is retried
-                await relay.stop()
-                _log.warning(
-                    "lobby: Kafka not reachable (attempt %d), retrying: %s", attempt, error
-                )
-                await asyncio.sleep(_RECONNECT_SECONDS)
-                continue
-            except BaseException:  # stopped while joining: the relay stops too
-                await relay.stop()
-                raise
-            self.stop_hooks[:0] = [subscription.stop, relay.stop]
-            return
+
+        relaying = await keep_trying(
+            lambda: start_relaying(bus, pool=pool, schema=schema, subscribe=subscribe),
+            failure="lobby: Kafka not reachable",
+            log=_log,
+        )
+        self.stop_hooks[:0] = relaying.stop_hooks()
 
 
 def build_lobby(
@@ -201,7 +180,7 @@ def build_lobby(
     )
     ticker = None
     if tick_seconds is not None:
-        ticker = Ticker(matchmaking, tables, tick_seconds)
+        ticker = lobby_ticker(matchmaking, tables, tick_seconds)
         ticker.start()
     wired = Wired(tables, matchmaking, Accounts(repository), ticker)
     if bus is not None:
@@ -212,15 +191,9 @@ def build_lobby(
 async def create_services() -> tuple[list[Service], list[StopHook]]:
     settings = load(LobbySettings)
     pool = await open_database(settings.postgres_dsn, settings.schema, pool_size=settings.pool_size)
-    bus: Any
-    if settings.bus == "memory":
-        from croupier.kit.bus.memory import InMemoryBus
-
-        bus = InMemoryBus()
-    else:
-        from croupier.kit.bus.kafka import KafkaBus
-
-        bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-lobby")
+    bus = bus_from_settings(
+        settings.bus, bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-lobby"
+    )
     host = GrpcTableHost(settings.table_address)
     wired = build_lobby(
         pool=pool,

@@ -14,7 +14,6 @@ from `croupier.table.events`, so no result arrives for a table the director forg
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,12 +21,13 @@ from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 
-from croupier.kit.bus.interface import EventBus
+from croupier.kit.bus.interface import EventBus, Subscription
 from croupier.kit.migrations import migrate
-from croupier.kit.outbox import Outbox, OutboxRelay
 from croupier.kit.seeds import new_seed
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load, positive_float, positive_int
+from croupier.kit.tasks import Periodic, cancel, keep_trying
+from croupier.kit.wiring import bus_from_settings, start_relaying
 from croupier.tournament.adapters.postgres import PostgresRepository, create_pool
 from croupier.tournament.adapters.tables import GrpcTableHost
 from croupier.tournament.adapters.wallet import GrpcWallet
@@ -35,7 +35,7 @@ from croupier.tournament.entrypoints import table_events
 from croupier.tournament.entrypoints.grpc_api import SERVICE_NAME, TournamentDirectorService
 from croupier.tournament.service.director import Director
 from croupier.tournament.service.ports import Clock, Seeds, TableHost, Wallet
-from croupier.tournament.service.scheduler import Scheduler
+from croupier.tournament.service.scheduler import scheduler as director_scheduler
 from croupier.tournament.v1 import tournament_pb2_grpc
 
 __all__ = [
@@ -48,8 +48,6 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
-_RELAY_POLL_SECONDS = 0.1
-_RECONNECT_SECONDS = 1.0
 
 
 def _schema(text: str) -> str:
@@ -109,7 +107,7 @@ class Wired:
     """The wired director and what must be stopped, in order."""
 
     director: Director
-    scheduler: Scheduler | None
+    scheduler: Periodic | None
     stop_hooks: list[StopHook] = field(default_factory=list)
     connecting: asyncio.Task[None] | None = None
 
@@ -126,11 +124,8 @@ class Wired:
         """Stop the scheduler, connecting and relaying. Safe to call twice."""
         if self.scheduler is not None:
             await self.scheduler.stop()
-        if self.connecting is not None:
-            connecting, self.connecting = self.connecting, None
-            connecting.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await connecting
+        connecting, self.connecting = self.connecting, None
+        await cancel(connecting)
         hooks, self.stop_hooks = self.stop_hooks, []
         for hook in hooks:
             await hook()
@@ -145,45 +140,22 @@ class Wired:
         )
 
     async def _relay(self, pool: Any, schema: str, bus: EventBus, group: str) -> None:
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                await bus.start()
-                relay = OutboxRelay(
-                    pool=pool,
-                    outbox=Outbox(schema=schema),
-                    bus=bus,
-                    poll_interval_seconds=_RELAY_POLL_SECONDS,
-                )
-                await relay.start()
-            except Exception as error:  # noqa: BLE001 - any failure to connect is retried
-                _log.warning(
-                    "tournament: Kafka not reachable (attempt %d), retrying: %s", attempt, error
-                )
-                await asyncio.sleep(_RECONNECT_SECONDS)
-                continue
-            self.stop_hooks.insert(0, relay.stop)
-            break
-        await self._play(bus, group)
+        relaying = await keep_trying(
+            lambda: start_relaying(bus, pool=pool, schema=schema),
+            failure="tournament: Kafka not reachable",
+            log=_log,
+        )
+        self.stop_hooks[:0] = relaying.stop_hooks()
+        subscription = await keep_trying(
+            lambda: self._play(bus, group),
+            failure="tournament: resuming the rounds failed",
+            log=_log,
+        )
+        self.stop_hooks.insert(0, subscription.stop)
 
-    async def _play(self, bus: EventBus, group: str) -> None:
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                await self.director.rounds.advance_running()
-                subscription = await table_events.subscribe(bus, self.director, group)
-            except Exception as error:  # noqa: BLE001 - the table host or the bus is retried
-                _log.warning(
-                    "tournament: resuming the rounds failed (attempt %d), retrying: %s",
-                    attempt,
-                    error,
-                )
-                await asyncio.sleep(_RECONNECT_SECONDS)
-                continue
-            self.stop_hooks.insert(0, subscription.stop)
-            return
+    async def _play(self, bus: EventBus, group: str) -> Subscription:
+        await self.director.rounds.advance_running()
+        return await table_events.subscribe(bus, self.director, group)
 
 
 def build_director(
@@ -212,7 +184,7 @@ def build_director(
     )
     scheduler = None
     if scheduler_seconds is not None:
-        scheduler = Scheduler(director, scheduler_seconds)
+        scheduler = director_scheduler(director, scheduler_seconds)
         scheduler.start()
     wired = Wired(director=director, scheduler=scheduler)
     if bus is not None:
@@ -223,15 +195,9 @@ def build_director(
 async def create_services() -> tuple[list[Service], list[StopHook]]:
     settings = load(DirectorSettings)
     pool = await open_database(settings.postgres_dsn, settings.schema, pool_size=settings.pool_size)
-    bus: Any
-    if settings.bus == "memory":
-        from croupier.kit.bus.memory import InMemoryBus
-
-        bus = InMemoryBus()
-    else:
-        from croupier.kit.bus.kafka import KafkaBus
-
-        bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-tournament")
+    bus = bus_from_settings(
+        settings.bus, bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-tournament"
+    )
     wallet = GrpcWallet(settings.wallet_address)
     tables = GrpcTableHost(settings.table_address)
     wired = build_director(

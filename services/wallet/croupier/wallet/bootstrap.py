@@ -16,7 +16,6 @@ back at once instead of after the dead process's session timeout.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 from collections.abc import Callable, Sequence
@@ -29,9 +28,11 @@ from prometheus_client import REGISTRY, CollectorRegistry
 
 from croupier.kit.bus.interface import EventBus, Subscription
 from croupier.kit.migrations import migrate
-from croupier.kit.outbox import Outbox, OutboxRelay
+from croupier.kit.outbox import OutboxRelay
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load, positive_float, positive_int
+from croupier.kit.tasks import cancel, keep_trying
+from croupier.kit.wiring import bus_from_settings, start_relaying
 from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
 from croupier.wallet.adapters.postgres import PostgresUnitOfWork, create_pool
 from croupier.wallet.adapters.reports_pg import PostgresReportSource
@@ -55,9 +56,6 @@ def _schema(text: str) -> str:
 
 _log = logging.getLogger(__name__)
 
-_RELAY_POLL_SECONDS = 0.1
-#: Pause between two attempts to reach the broker at start-up (after a failed one).
-_RECONNECT_SECONDS = 1.0
 #: Concurrent single transfers share transactions, at most this many at a time (grouping.py).
 DEFAULT_GROUP_COMMITS = 4
 
@@ -118,11 +116,8 @@ class Wallet:
 
     async def stop(self) -> None:
         """Stop connecting or consuming, flush the outbox relay. Safe to call twice."""
-        if self.connecting is not None:
-            connecting, self.connecting = self.connecting, None
-            connecting.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await connecting
+        connecting, self.connecting = self.connecting, None
+        await cancel(connecting)
         hooks, self.stop_hooks = self.stop_hooks, []
         for hook in hooks:
             await hook()
@@ -130,47 +125,30 @@ class Wallet:
     async def attach(
         self, bus: EventBus, *, schema: str, requests_topic: str, consumer_group: str, consume: bool
     ) -> None:
-        """Relay the outbox to the started `bus` and (with `consume`) consume requests."""
-        relay = OutboxRelay(
-            pool=self.pool, outbox=Outbox(schema=schema), bus=bus,
-            poll_interval_seconds=_RELAY_POLL_SECONDS,
-        )  # fmt: skip
-        await relay.start()
-        self.relay = relay
-        if consume:
-            try:
-                self.subscription = await bus.subscribe(
-                    requests_topic, group=consumer_group, handler=self.handler, max_attempts=None
-                )
-            except BaseException:
-                await relay.stop()
-                self.relay = None
-                raise
-            self.stop_hooks.append(self.subscription.stop)
-        self.stop_hooks.append(relay.stop)
+        """Start `bus`, relay the outbox to it and (with `consume`) consume requests."""
+
+        async def subscribe() -> Subscription:
+            return await bus.subscribe(
+                requests_topic, group=consumer_group, handler=self.handler, max_attempts=None
+            )
+
+        relaying = await start_relaying(
+            bus, pool=self.pool, schema=schema, subscribe=subscribe if consume else None
+        )
+        self.relay, self.subscription = relaying.relay, relaying.subscription
+        self.stop_hooks.extend(relaying.stop_hooks())
         self.metrics.kafka_connected.set(1)
 
     def attach_in_background(self, bus: EventBus, **options: Any) -> None:
-        """`start` the bus and `attach`, retrying until the broker answers; returns at once."""
+        """`attach`, retrying until the broker answers; returns at once."""
         self.metrics.kafka_connected.set(0)
         self.connecting = asyncio.create_task(self._connect(bus, options), name="wallet:kafka")
 
     async def _connect(self, bus: EventBus, options: dict[str, Any]) -> None:
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                await bus.start()
-                await self.attach(bus, **options)
-            except Exception as error:  # noqa: BLE001 - any failure to connect is retried
-                _log.warning(
-                    "wallet: Kafka not reachable (attempt %d), retrying in %.0f s: %s",
-                    attempt, _RECONNECT_SECONDS, error,
-                )  # fmt: skip
-                await asyncio.sleep(_RECONNECT_SECONDS)
-                continue
-            _log.info("wallet: Kafka connected, consuming requests (attempt %d)", attempt)
-            return
+        await keep_trying(
+            lambda: self.attach(bus, **options), failure="wallet: Kafka not reachable", log=_log
+        )
+        _log.info("wallet: Kafka connected, consuming requests")
 
 
 MIGRATION_LOCK = 0x57A11E7  # the advisory lock id of "wallet migrations"
@@ -222,7 +200,7 @@ async def build_wallet(
     encoder = functools.partial(encode_transfer_posted, topic=transfers_topic)
     # No NOTIFY per transfer: PostgreSQL serializes the commits of notifying transactions
     # on one global lock (measured: single transfers stopped scaling with clients at
-    # ~345/s). The relay polls instead, every `_RELAY_POLL_SECONDS`.
+    # ~345/s). The relay polls instead, every `croupier.kit.wiring.RELAY_POLL_SECONDS`.
     uow = PostgresUnitOfWork.factory(pool, outbox_encoder=encoder)
     ledger = LedgerService(
         unit_of_work=uow, clock=clock, metrics=metrics, group_commits=group_commits
@@ -265,24 +243,15 @@ async def build_wallet(
 async def create_services() -> tuple[list[Service], list[StopHook]]:
     settings = load(WalletSettings)
     pool = await open_database(settings.postgres_dsn, settings.schema, pool_size=settings.pool_size)
-    bus: Any
-    if settings.bus == "memory":
-        from croupier.kit.bus.memory import InMemoryBus
-
-        bus = InMemoryBus()
-    else:
-        from croupier.kit.bus.kafka import KafkaBus
-
-        # Static membership: a restart under the same name rejoins with its partitions.
-        consumer_options = (
-            {"group_instance_id": settings.instance_id} if settings.instance_id else {}
-        )
-        bus = KafkaBus(
-            bootstrap_servers=settings.kafka_bootstrap,
-            client_id="croupier-wallet",
-            consumer_options=consumer_options,
-            connect_timeout_seconds=settings.kafka_connect_seconds,
-        )
+    # Static membership: a restart under the same name rejoins with its partitions.
+    consumer_options = {"group_instance_id": settings.instance_id} if settings.instance_id else {}
+    bus = bus_from_settings(
+        settings.bus,
+        bootstrap_servers=settings.kafka_bootstrap,
+        client_id="croupier-wallet",
+        consumer_options=consumer_options,
+        connect_timeout_seconds=settings.kafka_connect_seconds,
+    )
     wallet = await build_wallet(
         pool=pool,
         schema=settings.schema,

@@ -8,21 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
 
-import grpc
-
-from croupier.game import RuleBroken
-from croupier.kit.errors import STATUS_BY_ROOT, Unavailable
 from croupier.lobby.service.ports import TableClock
-from croupier.table.v1 import table_pb2, table_pb2_grpc
+from croupier.table.client import TableHostClient
+from croupier.table.v1 import table_pb2
 
 __all__ = ["HOST_TIMEOUT_SECONDS", "GrpcTableHost"]
 
 HOST_TIMEOUT_SECONDS = 10.0
-_REFUSALS: dict[grpc.StatusCode, type[RuleBroken]] = {
-    status: kind for kind, status in STATUS_BY_ROOT.items() if issubclass(kind, RuleBroken)
-}
 
 
 class GrpcTableHost:
@@ -31,28 +24,7 @@ class GrpcTableHost:
     ) -> None:
         """`target`: the host's address, or how to find it once known (the embedded
         platform's own port)."""
-        self._target = target
-        self._timeout = timeout
-        self._channel: grpc.aio.Channel | None = None
-        self._stub: Any = None
-
-    def _host(self) -> Any:
-        if self._stub is None:
-            target = self._target if isinstance(self._target, str) else self._target()
-            self._channel = grpc.aio.insecure_channel(target)
-            self._stub = table_pb2_grpc.TableEngineStub(self._channel)
-        return self._stub
-
-    async def _call(self, method: str, request: Any) -> Any:
-        try:
-            return await getattr(self._host(), method)(request, timeout=self._timeout)
-        except grpc.aio.AioRpcError as error:
-            refusal = _REFUSALS.get(error.code())
-            if refusal is None:
-                raise Unavailable(
-                    f"the table host did not answer {method} ({error.code().name}); retry"
-                ) from error
-            raise refusal(f"the table host refused: {error.details()}") from error
+        self._client = TableHostClient(target, timeout)
 
     async def open_table(
         self, *, game: str, options: Mapping[str, object], clock: TableClock, request_key: str
@@ -67,11 +39,11 @@ class GrpcTableHost:
                 reconnect_seconds=clock.reconnect_seconds,
             ),
         )
-        response = await self._call("OpenTable", request)
+        response = await self._client.call("OpenTable", request)
         return str(response.table_id)
 
     async def seat(self, *, table_id: str, player: str, seat: int, stack: int) -> None:
-        await self._call(
+        await self._client.call(
             "SeatPlayer",
             table_pb2.SeatPlayerRequest(
                 table_id=table_id,
@@ -83,9 +55,7 @@ class GrpcTableHost:
         )
 
     async def close_table(self, table_id: str) -> None:
-        await self._call("CloseTable", table_pb2.CloseTableRequest(table_id=table_id))
+        await self._client.call("CloseTable", table_pb2.CloseTableRequest(table_id=table_id))
 
     async def close(self) -> None:
-        if self._channel is not None:
-            await self._channel.close()
-            self._channel, self._stub = None, None
+        await self._client.close()

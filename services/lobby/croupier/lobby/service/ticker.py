@@ -5,40 +5,28 @@ never run this loop."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 
+from croupier.kit.tasks import Periodic
 from croupier.lobby.service.matchmaking import Matchmaking
 from croupier.lobby.service.tables import Tables
 
-__all__ = ["Ticker"]
+__all__ = ["ticker"]
 
 _log = logging.getLogger(__name__)
 
 
-class Ticker:
-    def __init__(self, matchmaking: Matchmaking, tables: Tables, interval_seconds: float) -> None:
-        self._matchmaking = matchmaking
-        self._tables = tables
-        self._interval = interval_seconds
-        self._task: asyncio.Task[None] | None = None
+def ticker(matchmaking: Matchmaking, tables: Tables, interval_seconds: float) -> Periodic:
+    """The lobby's ticker, not yet started."""
 
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="lobby:ticker")
+    async def tick() -> None:
+        await matchmaking.process()
+        await tables.expire_holds()
 
-    async def stop(self) -> None:
-        if self._task is not None:
-            task, self._task = self._task, None
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self._matchmaking.process()
-                await self._tables.expire_holds()
-            except Exception:  # noqa: BLE001 - the next tick retries; every step is idempotent
-                _log.exception("lobby ticker: matching or releasing holds failed")
-            await asyncio.sleep(self._interval)
+    return Periodic(
+        tick,
+        interval_seconds,
+        name="lobby:ticker",
+        failure="lobby ticker: matching or releasing holds failed",
+        log=_log,
+    )

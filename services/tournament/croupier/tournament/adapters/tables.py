@@ -15,10 +15,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import grpc
-
 from croupier.game import JSON
 from croupier.kit.errors import Unavailable
+from croupier.table.client import TableHostClient
 from croupier.tournament.service.ports import RoundTable
 
 __all__ = ["GrpcTableHost", "InProcessTableHost", "TableHostUnavailable", "table_options"]
@@ -66,27 +65,13 @@ class GrpcTableHost:
     """The table host's gRPC API, on a lazily opened channel."""
 
     def __init__(self, target: str, timeout: float = TABLE_TIMEOUT_SECONDS) -> None:
-        self._target = target
-        self._timeout = timeout
-        self._channel: grpc.aio.Channel | None = None
-        self._stub: Any = None
-
-    def _tables(self) -> Any:
-        if self._stub is None:
-            from croupier.table.v1 import table_pb2_grpc
-
-            self._channel = grpc.aio.insecure_channel(self._target)
-            self._stub = table_pb2_grpc.TableEngineStub(self._channel)
-        return self._stub
+        # Every status, a refusal too, leaves the round to be driven again later.
+        self._client = TableHostClient(
+            target, timeout, refusals={}, unavailable=TableHostUnavailable, details=True
+        )
 
     async def _call(self, method: str, request: Any) -> Any:
-        try:
-            return await getattr(self._tables(), method)(request, timeout=self._timeout)
-        except grpc.aio.AioRpcError as error:
-            raise TableHostUnavailable(
-                f"the table host did not answer {method} ({error.code().name}: "
-                f"{error.details()}); the round is driven again"
-            ) from error
+        return await self._client.call(method, request, retry="the round is driven again")
 
     async def play_round(self, round_table: RoundTable) -> str:
         from croupier.table.v1 import table_pb2
@@ -121,6 +106,4 @@ class GrpcTableHost:
         return table_id
 
     async def close(self) -> None:
-        if self._channel is not None:
-            await self._channel.close()
-            self._channel, self._stub = None, None
+        await self._client.close()

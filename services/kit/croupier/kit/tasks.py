@@ -1,0 +1,86 @@
+"""Background work a service runs beside its gRPC server: a step repeated on an interval
+(`Periodic`), an attempt repeated until it succeeds (`keep_trying`), and stopping either
+(`cancel`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+__all__ = ["Periodic", "cancel", "keep_trying"]
+
+_T = TypeVar("_T")
+
+#: Pause between two failed attempts of `keep_trying`.
+RETRY_SECONDS = 1.0
+
+
+async def cancel(task: asyncio.Task[Any] | None) -> None:
+    """Cancel `task` (if any) and wait until it has stopped."""
+    if task is None:
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def keep_trying(
+    attempt: Callable[[], Awaitable[_T]],
+    *,
+    failure: str,
+    log: logging.Logger,
+    pause_seconds: float = RETRY_SECONDS,
+) -> _T:
+    """Await `attempt()` until it returns, pausing `pause_seconds` after each failure, which
+    is logged as `failure` with the attempt's number. Cancelling stops the retries."""
+    number = 0
+    while True:
+        number += 1
+        try:
+            return await attempt()
+        except Exception as error:  # noqa: BLE001 - any failure is retried
+            log.warning(
+                "%s (attempt %d), retrying in %.1f s: %s", failure, number, pause_seconds, error
+            )
+            await asyncio.sleep(pause_seconds)
+
+
+class Periodic:
+    """Await `step()` every `interval_seconds` in a background task, from `start` until
+    `stop`. A failed step is logged as `failure` and the next tick tries again (steps are
+    idempotent); tests call the step themselves with a clock they step."""
+
+    def __init__(
+        self,
+        step: Callable[[], Awaitable[None]],
+        interval_seconds: float,
+        *,
+        name: str,
+        failure: str,
+        log: logging.Logger,
+    ) -> None:
+        self._step = step
+        self._interval = interval_seconds
+        self._name = name
+        self._failure = failure
+        self._log = log
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=self._name)
+
+    async def stop(self) -> None:
+        """Cancel the loop, waiting for it to end. Safe to call twice."""
+        task, self._task = self._task, None
+        await cancel(task)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self._step()
+            except Exception:  # noqa: BLE001 - the next tick retries; every step is idempotent
+                self._log.exception("%s", self._failure)
+            await asyncio.sleep(self._interval)

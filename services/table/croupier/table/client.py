@@ -1,0 +1,83 @@
+"""The table host as other services call it over gRPC (`croupier.table.v1.TableEngine`):
+one lazily opened channel, one answer to a refusal, one answer to silence.
+
+The lobby (tables it opens and seats) and the tournament director (its rounds) drive the
+host through a `TableHostClient`. The host's refusals come back as the `croupier.game`
+kinds the kit's error table maps to those statuses (`REFUSALS`), so the caller's own
+client sees the host's status and message; any other status means the host did not
+answer (`Unavailable`, or the caller's subclass of it): the caller may retry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import grpc
+
+from croupier.game import RuleBroken
+from croupier.kit.errors import STATUS_BY_ROOT, Unavailable
+
+__all__ = ["REFUSALS", "TABLE_TIMEOUT_SECONDS", "TableHostClient"]
+
+TABLE_TIMEOUT_SECONDS = 10.0
+
+REFUSALS: Mapping[grpc.StatusCode, type[RuleBroken]] = {
+    status: kind for kind, status in STATUS_BY_ROOT.items() if issubclass(kind, RuleBroken)
+}
+
+
+class TableHostClient:
+    """A lazily opened channel to the table host and its stub."""
+
+    def __init__(
+        self,
+        target: str | Callable[[], str],
+        timeout: float = TABLE_TIMEOUT_SECONDS,
+        *,
+        refusals: Mapping[grpc.StatusCode, type[RuleBroken]] = REFUSALS,
+        unavailable: type[Unavailable] = Unavailable,
+        details: bool = False,
+    ) -> None:
+        """`target`: the host's address, or how to find it once known (the embedded
+        platform's own port). `refusals`: the statuses passed on as refusals (the others
+        raise `unavailable`). `details`: the host's status details in an unavailability's
+        message, for operators' logs; off where the message reaches a player, since it
+        may name internal addresses."""
+        self._target = target
+        self._timeout = timeout
+        self._refusals = refusals
+        self._unavailable = unavailable
+        self._details = details
+        self._channel: grpc.aio.Channel | None = None
+        self._stub: Any = None
+
+    def _host(self) -> Any:
+        if self._stub is None:
+            from croupier.table.v1 import table_pb2_grpc
+
+            target = self._target if isinstance(self._target, str) else self._target()
+            self._channel = grpc.aio.insecure_channel(target)
+            self._stub = table_pb2_grpc.TableEngineStub(self._channel)
+        return self._stub
+
+    async def call(self, method: str, request: Any, retry: str = "retry") -> Any:
+        """`TableEngine/<method>(request)`; `retry` tells the caller's client how to try
+        again when the host did not answer."""
+        try:
+            return await getattr(self._host(), method)(request, timeout=self._timeout)
+        except grpc.aio.AioRpcError as error:
+            refusal = self._refusals.get(error.code())
+            if refusal is not None:
+                raise refusal(f"the table host refused: {error.details()}") from error
+            status = error.code().name
+            if self._details:
+                status = f"{status}: {error.details()}"
+            raise self._unavailable(
+                f"the table host did not answer {method} ({status}); {retry}"
+            ) from error
+
+    async def close(self) -> None:
+        if self._channel is not None:
+            await self._channel.close()
+            self._channel, self._stub = None, None

@@ -1,0 +1,96 @@
+"""The kit's background work: a periodic step that outlives its failures, retries until
+an attempt succeeds, and stopping either."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import pytest
+
+from croupier.kit.tasks import Periodic, cancel, keep_trying
+
+_log = logging.getLogger("tests.kit.tasks")
+
+
+async def until(condition: Callable[[], bool], within: float = 2.0) -> None:
+    async with asyncio.timeout(within):
+        while not condition():  # noqa: ASYNC110 - polling a plain condition is the point
+            await asyncio.sleep(0.001)
+
+
+async def test_a_periodic_step_runs_again_after_it_failed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    calls: list[int] = []
+
+    async def step() -> None:
+        calls.append(len(calls))
+        if len(calls) == 1:
+            raise RuntimeError("the first tick fails")
+
+    periodic = Periodic(step, 0.001, name="test:periodic", failure="the step failed", log=_log)
+    periodic.start()
+    try:
+        await until(lambda: len(calls) >= 3)
+    finally:
+        await periodic.stop()
+    assert "the step failed" in caplog.text
+    assert "the first tick fails" in caplog.text
+
+
+async def test_a_stopped_periodic_runs_no_more_and_stops_twice_safely() -> None:
+    calls: list[int] = []
+
+    async def step() -> None:
+        calls.append(1)
+
+    periodic = Periodic(step, 0.001, name="test:periodic", failure="failed", log=_log)
+    periodic.start()
+    await until(lambda: len(calls) >= 1)
+    await periodic.stop()
+    await periodic.stop()
+    seen = len(calls)
+    await asyncio.sleep(0.02)
+    assert len(calls) == seen
+
+
+async def test_keep_trying_returns_the_first_success_and_logs_each_failure(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    attempts: list[int] = []
+
+    async def attempt() -> str:
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise ConnectionError(f"refused #{len(attempts)}")
+        return "connected"
+
+    with caplog.at_level(logging.WARNING):
+        result = await keep_trying(attempt, failure="broker down", log=_log, pause_seconds=0)
+    assert result == "connected"
+    assert len(attempts) == 3
+    assert "broker down (attempt 1)" in caplog.text
+    assert "broker down (attempt 2)" in caplog.text
+    assert "refused #2" in caplog.text
+
+
+async def test_cancelling_keep_trying_stops_the_retries() -> None:
+    attempts: list[int] = []
+
+    async def attempt() -> None:
+        attempts.append(1)
+        raise ConnectionError("refused")
+
+    task = asyncio.create_task(keep_trying(attempt, failure="down", log=_log, pause_seconds=0.001))
+    await until(lambda: len(attempts) >= 2)
+    await cancel(task)
+    assert task.cancelled()
+    seen = len(attempts)
+    await asyncio.sleep(0.02)
+    assert len(attempts) == seen
+
+
+async def test_cancel_accepts_no_task() -> None:
+    await cancel(None)
