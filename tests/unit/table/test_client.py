@@ -36,14 +36,11 @@ async def address() -> AsyncIterator[str]:
     await server.stop(grace=None)
 
 
-CLOSE = table_pb2.CloseTableRequest(table_id="t1")
-
-
 async def test_a_refusal_comes_back_as_its_kind_with_the_hosts_message(address: str) -> None:
     client = TableHostClient(address)
     try:
         with pytest.raises(RuleBroken, match="the table host refused: the table is in play"):
-            await client.call("CloseTable", CLOSE)
+            await client.close_table("t1")
     finally:
         await client.close()
 
@@ -58,12 +55,14 @@ async def test_any_other_status_means_unavailable_and_names_the_method(address: 
 
 
 async def test_without_refusals_every_status_is_the_callers_unavailable(address: str) -> None:
-    client = TableHostClient(address, refusals={}, unavailable=_HostDown, details=True)
+    client = TableHostClient(
+        address, refusals={}, unavailable=_HostDown, details=True, retry="later"
+    )
     try:
         with pytest.raises(
             _HostDown,
             match=r"CloseTable \(FAILED_PRECONDITION: the table is in play\); later",
         ):
-            await client.call("CloseTable", CLOSE, retry="later")
+            await client.close_table("t1")
     finally:
         await client.close()

@@ -38,17 +38,20 @@ class TableHostClient:
         refusals: Mapping[grpc.StatusCode, type[RuleBroken]] = REFUSALS,
         unavailable: type[Unavailable] = Unavailable,
         details: bool = False,
+        retry: str = "retry",
     ) -> None:
         """`target`: the host's address, or how to find it once known (the embedded
         platform's own port). `refusals`: the statuses passed on as refusals (the others
         raise `unavailable`). `details`: the host's status details in an unavailability's
         message, for operators' logs; off where the message reaches a player, since it
-        may name internal addresses."""
+        may name internal addresses. `retry`: how the caller's client tries again when the
+        host did not answer."""
         self._target = target
         self._timeout = timeout
         self._refusals = refusals
         self._unavailable = unavailable
         self._details = details
+        self._retry = retry
         self._channel: grpc.aio.Channel | None = None
         self._stub: Any = None
 
@@ -61,9 +64,8 @@ class TableHostClient:
             self._stub = table_pb2_grpc.TableEngineStub(self._channel)
         return self._stub
 
-    async def call(self, method: str, request: Any, retry: str = "retry") -> Any:
-        """`TableEngine/<method>(request)`; `retry` tells the caller's client how to try
-        again when the host did not answer."""
+    async def call(self, method: str, request: Any) -> Any:
+        """`TableEngine/<method>(request)`."""
         try:
             return await getattr(self._host(), method)(request, timeout=self._timeout)
         except grpc.aio.AioRpcError as error:
@@ -74,8 +76,28 @@ class TableHostClient:
             if self._details:
                 status = f"{status}: {error.details()}"
             raise self._unavailable(
-                f"the table host did not answer {method} ({status}); {retry}"
+                f"the table host did not answer {method} ({status}); {self._retry}"
             ) from error
+
+    async def seat(self, *, table_id: str, player: str, seat: int, stack: int) -> None:
+        """Seat `player` at `seat` with `stack` chips (the views in JSON)."""
+        from croupier.table.v1 import table_pb2
+
+        await self.call(
+            "SeatPlayer",
+            table_pb2.SeatPlayerRequest(
+                table_id=table_id,
+                player_id=player,
+                seat=seat,
+                stack=stack,
+                view_format=table_pb2.VIEW_FORMAT_JSON,
+            ),
+        )
+
+    async def close_table(self, table_id: str) -> None:
+        from croupier.table.v1 import table_pb2
+
+        await self.call("CloseTable", table_pb2.CloseTableRequest(table_id=table_id))
 
     async def close(self) -> None:
         if self._channel is not None:

@@ -43,19 +43,10 @@ class GrpcTableHost:
         return str(response.table_id)
 
     async def seat(self, *, table_id: str, player: str, seat: int, stack: int) -> None:
-        await self._client.call(
-            "SeatPlayer",
-            table_pb2.SeatPlayerRequest(
-                table_id=table_id,
-                player_id=player,
-                seat=seat,
-                stack=stack,
-                view_format=table_pb2.VIEW_FORMAT_JSON,
-            ),
-        )
+        await self._client.seat(table_id=table_id, player=player, seat=seat, stack=stack)
 
     async def close_table(self, table_id: str) -> None:
-        await self._client.call("CloseTable", table_pb2.CloseTableRequest(table_id=table_id))
+        await self._client.close_table(table_id)
 
     async def close(self) -> None:
         await self._client.close()

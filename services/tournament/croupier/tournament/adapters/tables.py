@@ -67,16 +67,18 @@ class GrpcTableHost:
     def __init__(self, target: str, timeout: float = TABLE_TIMEOUT_SECONDS) -> None:
         # Every status, a refusal too, leaves the round to be driven again later.
         self._client = TableHostClient(
-            target, timeout, refusals={}, unavailable=TableHostUnavailable, details=True
+            target,
+            timeout,
+            refusals={},
+            unavailable=TableHostUnavailable,
+            details=True,
+            retry="the round is driven again",
         )
-
-    async def _call(self, method: str, request: Any) -> Any:
-        return await self._client.call(method, request, retry="the round is driven again")
 
     async def play_round(self, round_table: RoundTable) -> str:
         from croupier.table.v1 import table_pb2
 
-        opened = await self._call(
+        opened = await self._client.call(
             "OpenTable",
             table_pb2.OpenTableRequest(
                 game=GAME,
@@ -85,24 +87,15 @@ class GrpcTableHost:
             ),
         )
         table_id: str = opened.table_id
-        view = await self._call(
+        view = await self._client.call(
             "GetView",
             table_pb2.GetViewRequest(table_id=table_id, view_format=table_pb2.VIEW_FORMAT_JSON),
         )
         seated = set(view.view.seated)
         for seat, (player, stack) in enumerate(round_table.stacks):
             if player not in seated:
-                await self._call(
-                    "SeatPlayer",
-                    table_pb2.SeatPlayerRequest(
-                        table_id=table_id,
-                        player_id=player,
-                        seat=seat,
-                        stack=stack,
-                        view_format=table_pb2.VIEW_FORMAT_JSON,
-                    ),
-                )
-        await self._call("CloseTable", table_pb2.CloseTableRequest(table_id=table_id))
+                await self._client.seat(table_id=table_id, player=player, seat=seat, stack=stack)
+        await self._client.close_table(table_id)
         return table_id
 
     async def close(self) -> None:
