@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from croupier.kit.settings import ServerSettings, SettingsError, load
+from croupier.kit.settings import ServerSettings, SettingsError, load, sql_identifier
 
 
 def test_defaults_apply_when_variables_are_absent() -> None:
@@ -30,3 +30,10 @@ def test_every_bad_variable_is_named_in_one_error() -> None:
     message = str(caught.value)
     assert "CROUPIER_GRPC_PORT='70000'" in message
     assert "CROUPIER_SHUTDOWN_GRACE_SECONDS='-1'" in message
+
+
+def test_a_schema_name_must_be_a_lower_case_sql_identifier() -> None:
+    assert sql_identifier("lobby_2") == "lobby_2"
+    for bad in ["Lobby", "2lobby", "lobby; DROP", "lob-by"]:
+        with pytest.raises(ValueError, match="lower-case SQL identifier"):
+            sql_identifier(bad)

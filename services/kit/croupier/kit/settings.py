@@ -95,6 +95,13 @@ def positive_int(text: str) -> int:
     return value
 
 
+def sql_identifier(text: str) -> str:
+    """A schema name that goes into SQL unquoted: lower-case letters, digits, underscores."""
+    if not text.replace("_", "a").isalnum() or not text.islower() or text[0].isdigit():
+        raise ValueError("a lower-case SQL identifier (letters, digits, underscore)")
+    return text
+
+
 def log_level(text: str) -> str:
     value = text.upper()
     if value not in {"DEBUG", "INFO", "WARNING", "ERROR"}:

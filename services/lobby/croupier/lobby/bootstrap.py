@@ -22,7 +22,7 @@ import asyncpg  # type: ignore[import-untyped]
 from croupier.kit.bus.interface import EventBus, Subscription
 from croupier.kit.migrations import migrate
 from croupier.kit.server import Service, StopHook
-from croupier.kit.settings import choice, env, load, positive_float, positive_int
+from croupier.kit.settings import choice, env, load, positive_float, positive_int, sql_identifier
 from croupier.kit.tasks import Periodic, cancel, keep_trying
 from croupier.kit.wiring import bus_from_settings, start_relaying
 from croupier.lobby.adapters.host_grpc import GrpcTableHost
@@ -44,16 +44,10 @@ MIGRATION_LOCK = 0x10BB7  # the advisory lock id of "lobby migrations"
 CONSUMER_GROUP = "croupier-lobby"
 
 
-def _schema(text: str) -> str:
-    if not text.replace("_", "a").isalnum() or not text.islower() or text[0].isdigit():
-        raise ValueError("a lower-case SQL identifier (letters, digits, underscore)")
-    return text
-
-
 @dataclass(frozen=True)
 class LobbySettings:
     postgres_dsn: str = env("CROUPIER_POSTGRES_DSN", str, doc="the lobby's PostgreSQL")
-    schema: str = env("CROUPIER_LOBBY_SCHEMA", _schema, "lobby", doc="its schema")
+    schema: str = env("CROUPIER_LOBBY_SCHEMA", sql_identifier, "lobby", doc="its schema")
     pool_size: int = env("CROUPIER_LOBBY_POOL_SIZE", positive_int, 5, doc="connections")
     table_address: str = env(
         "CROUPIER_TABLE_ADDRESS", str, "127.0.0.1:50051", doc="the table host's gRPC address"

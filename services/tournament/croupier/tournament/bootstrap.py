@@ -25,7 +25,7 @@ from croupier.kit.bus.interface import EventBus, Subscription
 from croupier.kit.migrations import migrate
 from croupier.kit.seeds import new_seed
 from croupier.kit.server import Service, StopHook
-from croupier.kit.settings import choice, env, load, positive_float, positive_int
+from croupier.kit.settings import choice, env, load, positive_float, positive_int, sql_identifier
 from croupier.kit.tasks import Periodic, cancel, keep_trying
 from croupier.kit.wiring import bus_from_settings, start_relaying
 from croupier.tournament.adapters.postgres import PostgresRepository, create_pool
@@ -50,16 +50,10 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 
-def _schema(text: str) -> str:
-    if not text.replace("_", "a").isalnum() or not text.islower() or text[0].isdigit():
-        raise ValueError("a lower-case SQL identifier (letters, digits, underscore)")
-    return text
-
-
 @dataclass(frozen=True)
 class DirectorSettings:
     postgres_dsn: str = env("CROUPIER_POSTGRES_DSN", str, doc="the director's PostgreSQL")
-    schema: str = env("CROUPIER_TOURNAMENT_SCHEMA", _schema, "tournament", doc="its schema")
+    schema: str = env("CROUPIER_TOURNAMENT_SCHEMA", sql_identifier, "tournament", doc="its schema")
     pool_size: int = env("CROUPIER_TOURNAMENT_POOL_SIZE", positive_int, 5, doc="connections")
     wallet_address: str = env(
         "CROUPIER_WALLET_ADDRESS", str, "127.0.0.1:50051", doc="the wallet's gRPC address"

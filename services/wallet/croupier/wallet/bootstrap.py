@@ -30,7 +30,7 @@ from croupier.kit.bus.interface import EventBus, Subscription
 from croupier.kit.migrations import migrate
 from croupier.kit.outbox import OutboxRelay
 from croupier.kit.server import Service, StopHook
-from croupier.kit.settings import choice, env, load, positive_float, positive_int
+from croupier.kit.settings import choice, env, load, positive_float, positive_int, sql_identifier
 from croupier.kit.tasks import cancel, keep_trying
 from croupier.kit.wiring import bus_from_settings, start_relaying
 from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
@@ -48,12 +48,6 @@ from croupier.wallet.v1 import wallet_pb2_grpc
 __all__ = ["Wallet", "WalletSettings", "build_wallet", "create_services", "open_database"]
 
 
-def _schema(text: str) -> str:
-    if not text.replace("_", "a").isalnum() or not text.islower() or text[0].isdigit():
-        raise ValueError("a lower-case SQL identifier (letters, digits, underscore)")
-    return text
-
-
 _log = logging.getLogger(__name__)
 
 #: Concurrent single transfers share transactions, at most this many at a time (grouping.py).
@@ -63,7 +57,7 @@ DEFAULT_GROUP_COMMITS = 4
 @dataclass(frozen=True)
 class WalletSettings:
     postgres_dsn: str = env("CROUPIER_POSTGRES_DSN", str, doc="the wallet's PostgreSQL")
-    schema: str = env("CROUPIER_WALLET_SCHEMA", _schema, "wallet", doc="its schema")
+    schema: str = env("CROUPIER_WALLET_SCHEMA", sql_identifier, "wallet", doc="its schema")
     pool_size: int = env("CROUPIER_WALLET_POOL_SIZE", positive_int, 10, doc="connections")
     group_commits: int = env(
         "CROUPIER_WALLET_GROUP_COMMITS",
