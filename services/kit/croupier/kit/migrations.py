@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import asyncpg  # type: ignore[import-untyped]
 
-__all__ = ["Migration", "MigrationError", "available_migrations", "migrate"]
+__all__ = ["Migration", "MigrationError", "available_migrations", "migrate", "migrate_database"]
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
@@ -95,3 +95,13 @@ async def migrate(
         await connection.execute("SELECT pg_advisory_unlock($1)", lock_key)
         await connection.execute("RESET search_path")
     return applied_now
+
+
+async def migrate_database(dsn: str, schema: str, package: str, lock_key: int) -> list[int]:
+    """`migrate` on a connection of its own to `dsn`, closed afterwards: what a service
+    does before it opens its pool."""
+    connection = await asyncpg.connect(dsn)
+    try:
+        return await migrate(connection, schema, package, lock_key)
+    finally:
+        await connection.close()

@@ -17,10 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import asyncpg  # type: ignore[import-untyped]
-
 from croupier.kit.bus.interface import EventBus, Subscription
-from croupier.kit.migrations import migrate
+from croupier.kit.migrations import migrate_database
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load, positive_float, positive_int, sql_identifier
 from croupier.kit.tasks import Periodic, cancel, keep_trying
@@ -86,11 +84,7 @@ def new_code() -> str:
 
 async def open_database(dsn: str, schema: str, *, pool_size: int = 5) -> Any:
     """Apply pending migrations, then open the pool."""
-    connection = await asyncpg.connect(dsn)
-    try:
-        await migrate(connection, schema, "croupier.lobby.adapters", MIGRATION_LOCK)
-    finally:
-        await connection.close()
+    await migrate_database(dsn, schema, "croupier.lobby.adapters", MIGRATION_LOCK)
     return await create_pool(dsn, schema, min_size=1, max_size=pool_size)
 
 

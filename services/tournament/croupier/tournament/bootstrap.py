@@ -19,10 +19,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import asyncpg  # type: ignore[import-untyped]
-
 from croupier.kit.bus.interface import EventBus, Subscription
-from croupier.kit.migrations import migrate
+from croupier.kit.migrations import migrate_database
 from croupier.kit.seeds import new_seed
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load, positive_float, positive_int, sql_identifier
@@ -88,11 +86,7 @@ MIGRATION_LOCK = 0x7047A3E7  # the advisory lock id of "tournament migrations"
 
 async def open_database(dsn: str, schema: str, *, pool_size: int = 5) -> Any:
     """Apply pending migrations, then open the pool."""
-    connection = await asyncpg.connect(dsn)
-    try:
-        await migrate(connection, schema, "croupier.tournament.adapters", MIGRATION_LOCK)
-    finally:
-        await connection.close()
+    await migrate_database(dsn, schema, "croupier.tournament.adapters", MIGRATION_LOCK)
     return await create_pool(dsn, schema, min_size=1, max_size=pool_size)
 
 

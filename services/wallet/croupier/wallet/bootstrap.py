@@ -27,7 +27,7 @@ import asyncpg  # type: ignore[import-untyped]
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from croupier.kit.bus.interface import EventBus, Subscription
-from croupier.kit.migrations import migrate
+from croupier.kit.migrations import migrate, migrate_database
 from croupier.kit.outbox import OutboxRelay
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load, positive_float, positive_int, sql_identifier
@@ -146,20 +146,17 @@ class Wallet:
 
 
 MIGRATION_LOCK = 0x57A11E7  # the advisory lock id of "wallet migrations"
+MIGRATIONS = "croupier.wallet.adapters"  # the package whose migrations/ folder they are
 
 
 async def migrate_ledger(connection: asyncpg.Connection, schema: str) -> list[int]:
     """Apply the ledger's pending migrations (`adapters/migrations/`) to `schema`."""
-    return await migrate(connection, schema, "croupier.wallet.adapters", MIGRATION_LOCK)
+    return await migrate(connection, schema, MIGRATIONS, MIGRATION_LOCK)
 
 
 async def open_database(dsn: str, schema: str, *, pool_size: int = 10) -> asyncpg.Pool:
     """Apply pending migrations, then open the pool."""
-    connection = await asyncpg.connect(dsn)
-    try:
-        await migrate_ledger(connection, schema)
-    finally:
-        await connection.close()
+    await migrate_database(dsn, schema, MIGRATIONS, MIGRATION_LOCK)
     return await create_pool(dsn, schema, min_size=min(2, pool_size), max_size=pool_size)
 
 
