@@ -82,10 +82,8 @@ async def _serve(
     host: str, port: int, http_port: int, bus: InMemoryBus, postgres: Any, stop_postgres: StopHook
 ) -> None:
     pool = await open_database(postgres.get_uri(), WALLET_SCHEMA)
-    # The wallet's metrics get a registry of their own: in production the table host and
-    # the wallet are separate jobs, and both count `croupier_crash_refunds_total` (the
-    # host per game for refunds it asked for, the wallet per game and currency for
-    # refunds it made), which one registry cannot hold twice.
+    # The wallet's metrics get a registry of their own: its metrics are registered once
+    # per `build_wallet`, and tests run the embedded platform more than once per process.
     wallet = await build_wallet(
         pool=pool, schema=WALLET_SCHEMA, bus=bus, registry=CollectorRegistry()
     )

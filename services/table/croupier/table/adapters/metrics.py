@@ -25,8 +25,9 @@ REPLAY_SECONDS = Histogram(
     "Time to rebuild the tables of the partitions a replica was given (start, rebalance).",
     buckets=(0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120),
 )
-CRASH_REFUNDS = Counter(
-    "croupier_crash_refunds_total",
+# "Requested": the wallet counts the refunds it made (`croupier_wallet_crash_refunds_total`).
+CRASH_REFUNDS_REQUESTED = Counter(
+    "croupier_table_crash_refunds_requested_total",
     "Tables voided because they could not be rebuilt; a crash refund was requested.",
     ["game"],
 )

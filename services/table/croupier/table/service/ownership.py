@@ -156,5 +156,5 @@ class Ownership:
     async def _void(self, table_id: str, game: str, reason: str) -> None:
         log.error("table voided", table_id=table_id, game=game, reason=reason)
         self._tables.voided[table_id] = reason
-        metrics.CRASH_REFUNDS.labels(game or "unknown").inc()
+        metrics.CRASH_REFUNDS_REQUESTED.labels(game or "unknown").inc()
         await self._money.refund_crashed_table(table_id, game, reason)

@@ -56,8 +56,9 @@ class PrometheusWalletMetrics:
             registry=registry,
         )
         self.crash_refunds = Counter(
-            "croupier_crash_refunds",
-            "Refunds made because a game or tournament crashed, by game and currency.",
+            "croupier_wallet_crash_refunds_total",
+            "Crash refunds made (posted) for a game or tournament that crashed, by game and "
+            "currency; the table host counts the ones it asked for apart.",
             ["game", "currency"],
             registry=registry,
         )
@@ -71,7 +72,7 @@ class PrometheusWalletMetrics:
         self._posted: dict[tuple[str, str], tuple[Any, Any]] = {}
         self._latency: dict[str, Any] = {}
         self.crash_refund_amount = Counter(
-            "croupier_crash_refund_amount",
+            "croupier_wallet_crash_refunded_minor_total",
             "Minor units refunded because a game or tournament crashed.",
             ["game", "currency"],
             registry=registry,
