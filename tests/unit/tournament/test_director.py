@@ -244,6 +244,7 @@ async def test_create_is_idempotent_by_request_key(setup: Setup) -> None:
         {"levels": ()},
         {"buy_in": -1},
         {"payouts": ()},
+        {"max_players": 7},  # no payout bracket for 7 entrants
     ],
 )
 async def test_bad_settings_are_invalid_arguments(setup: Setup, changes: dict[str, object]) -> None:

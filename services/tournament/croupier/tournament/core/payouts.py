@@ -15,7 +15,7 @@ from itertools import pairwise
 from croupier.game.limits import MAX_AMOUNT, OutOfBounds, check_int
 from croupier.tournament.core.errors import InvalidInput
 
-__all__ = ["WHOLE", "PayoutBracket", "check_payouts", "prizes_for"]
+__all__ = ["WHOLE", "PayoutBracket", "check_covers", "check_payouts", "prizes_for"]
 
 WHOLE = 10_000
 """Basis points in the whole pool."""
@@ -58,6 +58,27 @@ def check_payouts(brackets: Sequence[PayoutBracket]) -> None:
                 raise OutOfBounds("two payout brackets cover the same number of entrants")
     except OutOfBounds as exc:
         raise InvalidInput("invalid_payouts", exc.message) from None
+
+
+def check_covers(brackets: Sequence[PayoutBracket], fewest: int, most: int) -> None:
+    """Refuse a table (already checked) that leaves an entrant count in `fewest..most`
+    without a bracket: a tournament ending with that many entrants could pay nothing."""
+    wanted = fewest
+    for bracket in sorted(brackets, key=lambda b: b.min_entrants):
+        if bracket.max_entrants < wanted:
+            continue
+        if bracket.min_entrants > wanted:
+            break
+        wanted = bracket.max_entrants + 1
+        if wanted > most:
+            return
+    gap_end = min([b.min_entrants - 1 for b in brackets if b.min_entrants > wanted] + [most])
+    missing = f"{wanted}" if gap_end == wanted else f"{wanted} to {gap_end}"
+    raise InvalidInput(
+        "invalid_payouts",
+        f"the payout table has no bracket for {missing} entrants: every count from "
+        f"min_players ({fewest}) to max_players ({most}) needs one",
+    )
 
 
 def prizes_for(brackets: Sequence[PayoutBracket], entrants: int, pool: int) -> tuple[int, ...]:

@@ -20,7 +20,7 @@ from croupier.game.limits import MAX_CLOCK_SECONDS, OutOfBounds, check_amount, c
 from croupier.tournament.core.actions import Action, Rebuy
 from croupier.tournament.core.errors import InvalidInput, NotAllowed
 from croupier.tournament.core.options import Level, Options, RebuyPolicy
-from croupier.tournament.core.payouts import PayoutBracket, check_payouts
+from croupier.tournament.core.payouts import PayoutBracket, check_covers, check_payouts
 from croupier.tournament.core.standings import apply
 from croupier.tournament.core.state import Tournament, new_tournament
 
@@ -95,6 +95,7 @@ class Settings:
         except OutOfBounds as exc:
             raise InvalidInput("invalid_settings", exc.message) from None
         check_payouts(self.payouts)
+        check_covers(self.payouts, self.min_players, self.max_players)
         self.options().check_players(self.max_players)
         if self.coupons_accepted:
             raise NotAllowed(
