@@ -10,7 +10,7 @@ $(UV):
 	python3 -m venv .venv-uv && .venv-uv/bin/pip install -q uv
 
 .venv/.synced: pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --python python3.11
+	$(UV) sync --frozen --all-extras --python python3.11
 	touch $@
 
 venv: .venv/.synced
