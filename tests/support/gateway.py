@@ -18,6 +18,7 @@ import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from croupier.gateway.adapters.lobby import GrpcLobby
 from croupier.gateway.adapters.tables import GrpcTables
 from croupier.gateway.adapters.tournaments import GrpcTournaments
 from croupier.gateway.adapters.wallet import GrpcWallet
@@ -60,19 +61,20 @@ async def served_gateway(
     clock: Callable[[], float],
     recheck_seconds: float = 0.05,
 ) -> AsyncIterator[ServedGateway]:
-    """The gateway and the services `beside` it on one free gRPC port, the gateway's table
-    calls (and wallet and director calls, unless `wallet` and `tournaments` are given) going
+    """The gateway and the services `beside` it on one free gRPC port, the gateway's lobby and
+    table calls (and wallet and director calls, unless `wallet` and `tournaments` are given) going
     to that port over gRPC; its HTTP server on another free port."""
     server: ServiceHost | None = None
 
     def own_port() -> str:
         return f"127.0.0.1:{server.port if server else 0}"
 
-    tables, grpc_wallet = GrpcTables(own_port), GrpcWallet(own_port)
+    lobby, tables, grpc_wallet = GrpcLobby(own_port), GrpcTables(own_port), GrpcWallet(own_port)
     grpc_tournaments = GrpcTournaments(own_port)
-    remotes = (tables, grpc_wallet, grpc_tournaments)
+    remotes = (lobby, tables, grpc_wallet, grpc_tournaments)
     wired = build_gateway(
         key_set=KEYS,
+        lobby=lobby,
         tables=tables,
         wallet=wallet or grpc_wallet,
         tournaments=tournaments or grpc_tournaments,

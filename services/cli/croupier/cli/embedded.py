@@ -118,6 +118,7 @@ async def _serve(
 
     gateway = grpc_gateway(
         key_set=key_set,
+        lobby_address=own_address,
         table_address=own_address,
         wallet_address=own_address,
         tournament_address=own_address,

@@ -1,5 +1,5 @@
-"""Wire the gateway: settings → key set, gRPC clients of the table host, the wallet and the
-director → one `GatewayService`, served over gRPC (by the kit's `ServiceHost`) and over
+"""Wire the gateway: settings → key set, gRPC clients of the lobby, the table host, the wallet
+and the director → one `GatewayService`, served over gRPC (by the kit's `ServiceHost`) and over
 HTTP for browsers (Connect and gRPC-Web, `HttpServer`).
 
 `croupier serve gateway` calls `create_services()`; the embedded platform and the tests call
@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from croupier.gateway.adapters.lobby import GrpcLobby
 from croupier.gateway.adapters.tables import GrpcTables
 from croupier.gateway.adapters.tournaments import GrpcTournaments
 from croupier.gateway.adapters.wallet import GrpcWallet
@@ -21,7 +22,7 @@ from croupier.gateway.entrypoints.grpc_api import grpc_handler
 from croupier.gateway.entrypoints.methods import SERVICE_NAME, gateway_methods
 from croupier.gateway.service.gateway import GatewayService
 from croupier.gateway.service.identity import Authenticator
-from croupier.gateway.service.ports import Tables, Tournaments, Wallet
+from croupier.gateway.service.ports import Lobby, Tables, Tournaments, Wallet
 from croupier.kit.auth import KeySet
 from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import env, load, port
@@ -46,6 +47,9 @@ class GatewaySettings:
     )
     http_port: int = env(
         "CROUPIER_GATEWAY_HTTP_PORT", port, 8080, doc="Connect / gRPC-Web port (0 = any free)"
+    )
+    lobby_address: str = env(
+        "CROUPIER_LOBBY_ADDRESS", str, "127.0.0.1:50051", doc="the lobby's gRPC address"
     )
     table_address: str = env(
         "CROUPIER_TABLE_ADDRESS", str, "127.0.0.1:50051", doc="the table host's gRPC address"
@@ -73,6 +77,7 @@ class Wired:
 def build_gateway(
     *,
     key_set: KeySet,
+    lobby: Lobby,
     tables: Tables,
     wallet: Wallet,
     tournaments: Tournaments,
@@ -82,7 +87,7 @@ def build_gateway(
     recheck_seconds: float | None = None,
 ) -> Wired:
     """The gateway over the given ports; its HTTP server is built, not started."""
-    gateway = GatewayService(tables=tables, wallet=wallet, tournaments=tournaments)
+    gateway = GatewayService(lobby=lobby, tables=tables, wallet=wallet, tournaments=tournaments)
     options = {} if recheck_seconds is None else {"recheck_seconds": recheck_seconds}
     methods = gateway_methods(gateway, Authenticator(key_set, clock=clock, **options))
     handler = grpc_handler(methods)
@@ -98,6 +103,7 @@ def build_gateway(
 def grpc_gateway(
     *,
     key_set: KeySet,
+    lobby_address: Target,
     table_address: Target,
     wallet_address: Target,
     tournament_address: Target,
@@ -105,18 +111,20 @@ def grpc_gateway(
     http_port: int,
 ) -> Wired:
     """The gateway over the services' gRPC APIs at these addresses."""
+    lobby = GrpcLobby(lobby_address)
     tables = GrpcTables(table_address)
     wallet = GrpcWallet(wallet_address)
     tournaments = GrpcTournaments(tournament_address)
     wired = build_gateway(
         key_set=key_set,
+        lobby=lobby,
         tables=tables,
         wallet=wallet,
         tournaments=tournaments,
         http_host=http_host,
         http_port=http_port,
     )
-    wired.stop_hooks += [tables.close, wallet.close, tournaments.close]
+    wired.stop_hooks += [lobby.close, tables.close, wallet.close, tournaments.close]
     return wired
 
 
@@ -127,6 +135,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
     server = load(ServerSettings)
     wired = grpc_gateway(
         key_set=KeySet.parse(settings.auth_keys),
+        lobby_address=settings.lobby_address,
         table_address=settings.table_address,
         wallet_address=settings.wallet_address,
         tournament_address=settings.tournament_address,

@@ -10,6 +10,7 @@ there only by the rules, never for its shape.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from croupier.game.errors import Malformed
 from croupier.game.limits import echo
@@ -17,11 +18,13 @@ from croupier.game.limits import echo
 __all__ = [
     "MAX_ACTION_JSON",
     "MAX_ID",
+    "MAX_INVITED",
     "MAX_PAGE_SIZE",
     "InvalidRequest",
     "check_action",
     "check_currency",
     "check_id",
+    "check_ids",
     "check_optional_id",
     "check_page",
 ]
@@ -30,6 +33,7 @@ MAX_ID = 128
 MAX_ACTION_JSON = 64 * 1024
 MAX_PAGE_SIZE = 500
 MAX_PAGE_TOKEN = 1024
+MAX_INVITED = 50
 _CURRENCY = re.compile(r"[A-Z0-9]{1,16}")
 # No control characters (NUL, newlines...): ids end up in log lines and other ids.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -55,6 +59,13 @@ def check_id(value: str, what: str) -> str:
     if not value:
         raise InvalidRequest(f"{what} is required")
     return check_optional_id(value, what)
+
+
+def check_ids(values: Sequence[str], what: str, most: int) -> list[str]:
+    """A list of required ids, at most `most` of them."""
+    if len(values) > most:
+        raise InvalidRequest(f"{what} holds at most {most} entries, got {len(values)}")
+    return [check_id(value, what) for value in values]
 
 
 def check_currency(value: str) -> str:

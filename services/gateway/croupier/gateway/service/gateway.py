@@ -20,15 +20,18 @@ from typing import TypeVar
 from croupier.game.errors import Malformed, Unknown
 from croupier.gateway.core.access import require_seat
 from croupier.gateway.core.requests import (
+    MAX_INVITED,
     check_action,
     check_currency,
     check_id,
+    check_ids,
     check_optional_id,
     check_page,
 )
-from croupier.gateway.service.ports import Tables, Tournaments, Wallet
+from croupier.gateway.service.ports import Lobby, Tables, Tournaments, Wallet
 from croupier.gateway.v1 import gateway_pb2 as pb
 from croupier.kit.auth import Identity
+from croupier.lobby.v1 import lobby_pb2
 from croupier.table.v1 import table_pb2
 
 __all__ = ["GatewayService"]
@@ -45,9 +48,12 @@ def _view_format(value: int) -> table_pb2.ViewFormat.ValueType:
 
 
 class GatewayService:
-    """The gateway's RPCs over the table host, the wallet and the tournament director."""
+    """The gateway's RPCs over the lobby, the table host, the wallet and the director."""
 
-    def __init__(self, *, tables: Tables, wallet: Wallet, tournaments: Tournaments) -> None:
+    def __init__(
+        self, *, lobby: Lobby, tables: Tables, wallet: Wallet, tournaments: Tournaments
+    ) -> None:
+        self._lobby = lobby
         self._tables = tables
         self._wallet = wallet
         self._tournaments = tournaments
@@ -70,6 +76,84 @@ class GatewayService:
         page_size, page_token = check_page(request.page.page_size, request.page.page_token)
         answer = await self._wallet.statement(caller.player, currency, page_size, page_token)
         return pb.GetStatementResponse(lines=answer.lines, next_page_token=answer.next_page_token)
+
+    # ---- lobby -----------------------------------------------------------------------
+
+    async def ListTables(
+        self, request: pb.ListTablesRequest, caller: Identity
+    ) -> pb.ListTablesResponse:
+        page_size, page_token = check_page(request.page.page_size, request.page.page_token)
+        forwarded = lobby_pb2.ListTablesRequest(filter=request.filter)
+        forwarded.page.page_size, forwarded.page.page_token = page_size, page_token
+        answer = await self._lobby.list_tables(caller.player, forwarded)
+        return pb.ListTablesResponse(tables=answer.tables, next_page_token=answer.next_page_token)
+
+    async def WatchTables(
+        self, request: pb.WatchTablesRequest, caller: Identity
+    ) -> AsyncIterator[pb.WatchTablesResponse]:
+        async for listing in self._lobby.watch_tables(caller.player, request.filter):
+            yield pb.WatchTablesResponse(table=listing)
+
+    async def OpenTable(
+        self, request: pb.OpenTableRequest, caller: Identity
+    ) -> pb.OpenTableResponse:
+        request_key = check_id(request.request_key, "request_key")
+        forwarded = lobby_pb2.OpenTableRequest(
+            request_key=request_key,
+            options=request.options,
+            clock=request.clock,
+            stack=request.stack,
+        )
+        if request.HasField("privacy"):
+            check_ids(request.privacy.invited, "privacy.invited", MAX_INVITED)
+            forwarded.privacy.CopyFrom(request.privacy)
+        answer = await self._lobby.open_table(caller.player, forwarded)
+        return pb.OpenTableResponse(table=answer.table, invite_code=answer.invite_code)
+
+    async def JoinTable(
+        self, request: pb.JoinTableRequest, caller: Identity
+    ) -> pb.JoinTableResponse:
+        forwarded = lobby_pb2.JoinTableRequest(
+            table_id=check_id(request.table_id, "table_id"),
+            stack=request.stack,
+            invite_code=check_optional_id(request.invite_code, "invite_code"),
+        )
+        answer = await self._lobby.join_table(caller.player, forwarded)
+        return pb.JoinTableResponse(seat=answer.seat, table=answer.table)
+
+    async def InvitePlayers(
+        self, request: pb.InvitePlayersRequest, caller: Identity
+    ) -> pb.InvitePlayersResponse:
+        forwarded = lobby_pb2.InvitePlayersRequest(
+            table_id=check_id(request.table_id, "table_id"),
+            invited=check_ids(request.invited, "invited", MAX_INVITED),
+        )
+        answer = await self._lobby.invite_players(caller.player, forwarded)
+        return pb.InvitePlayersResponse(table=answer.table)
+
+    async def FindGame(self, request: pb.FindGameRequest, caller: Identity) -> pb.FindGameResponse:
+        forwarded = lobby_pb2.FindGameRequest(
+            request_key=check_id(request.request_key, "request_key"),
+            options=request.options,
+            min_stake=request.min_stake,
+            max_stake=request.max_stake,
+            stack=request.stack,
+        )
+        answer = await self._lobby.find_game(caller.player, forwarded)
+        return pb.FindGameResponse(ticket=answer.ticket)
+
+    async def GetTicket(
+        self, request: pb.GetTicketRequest, caller: Identity
+    ) -> pb.GetTicketResponse:
+        ticket_id = check_id(request.ticket_id, "ticket_id")
+        return pb.GetTicketResponse(ticket=await self._lobby.get_ticket(caller.player, ticket_id))
+
+    async def CancelTicket(
+        self, request: pb.CancelTicketRequest, caller: Identity
+    ) -> pb.CancelTicketResponse:
+        ticket_id = check_id(request.ticket_id, "ticket_id")
+        ticket = await self._lobby.cancel_ticket(caller.player, ticket_id)
+        return pb.CancelTicketResponse(ticket=ticket)
 
     # ---- tables ----------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
-"""What the gateway needs from the services behind it: the table host, the wallet and the
-tournament director, each called for a player the gateway has authenticated.
+"""What the gateway needs from the services behind it: the lobby, the table host, the wallet
+and the tournament director, each called for a player the gateway has authenticated.
 
 The gateway is a facade over their contracts, so its ports speak their protobuf messages:
 translating them into other types and back would copy every view field for nothing.
@@ -14,13 +14,49 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Protocol, TypeAlias
 
+from croupier.lobby.v1 import lobby_pb2
 from croupier.table.v1 import table_pb2
 from croupier.tournament.v1 import tournament_pb2
 from croupier.wallet.v1 import wallet_pb2
 
-__all__ = ["Tables", "Tournaments", "Wallet"]
+__all__ = ["Lobby", "Tables", "Tournaments", "Wallet"]
 
 ViewFormat: TypeAlias = table_pb2.ViewFormat.ValueType
+
+
+class Lobby(Protocol):
+    """The lobby (`croupier.lobby.v1.Lobby`) for one player: each request is the lobby's
+    own message, its `player_id` set by the adapter from `player` (whatever it held)."""
+
+    async def list_tables(
+        self, player: str, request: lobby_pb2.ListTablesRequest
+    ) -> lobby_pb2.ListTablesResponse: ...
+
+    def watch_tables(
+        self, player: str, table_filter: lobby_pb2.TableFilter
+    ) -> AsyncIterator[lobby_pb2.TableListing]:
+        """The listing now, then every change, until the call ends."""
+        ...
+
+    async def open_table(
+        self, player: str, request: lobby_pb2.OpenTableRequest
+    ) -> lobby_pb2.OpenTableResponse: ...
+
+    async def join_table(
+        self, player: str, request: lobby_pb2.JoinTableRequest
+    ) -> lobby_pb2.JoinTableResponse: ...
+
+    async def invite_players(
+        self, player: str, request: lobby_pb2.InvitePlayersRequest
+    ) -> lobby_pb2.InvitePlayersResponse: ...
+
+    async def find_game(
+        self, player: str, request: lobby_pb2.FindGameRequest
+    ) -> lobby_pb2.FindGameResponse: ...
+
+    async def get_ticket(self, player: str, ticket_id: str) -> lobby_pb2.Ticket: ...
+
+    async def cancel_ticket(self, player: str, ticket_id: str) -> lobby_pb2.Ticket: ...
 
 
 class Tables(Protocol):
