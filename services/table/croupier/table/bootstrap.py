@@ -16,7 +16,7 @@ from croupier.table.adapters.log_codec import TOPIC
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.adapters.wallets import GrpcWallet
 from croupier.table.entrypoints.grpc_api import TableEngineService
-from croupier.table.games import load_engines
+from croupier.table.games import ALL_GAMES, game_names, load_engines
 from croupier.table.ports import CommandLog
 from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
@@ -49,6 +49,13 @@ class TableSettings:
         "CHIP,PLAY",
         doc="comma-separated currencies whose tables never touch the wallet",
     )
+    games: tuple[str, ...] = env(
+        "CROUPIER_TABLE_GAMES",
+        game_names,
+        game_names(ALL_GAMES),
+        doc="the games this process runs: 'all' or comma-separated names (one per service "
+        "in production, each with its own CROUPIER_TABLE_COMMANDS_TOPIC)",
+    )
     instance_id: str = env(
         "CROUPIER_TABLE_INSTANCE_ID",
         str,
@@ -58,10 +65,14 @@ class TableSettings:
 
 
 def build_host(
-    command_log: CommandLog, bus: EventBus, currency: str = "CHIP", buyins: Buyins | None = None
+    command_log: CommandLog,
+    bus: EventBus,
+    currency: str = "CHIP",
+    buyins: Buyins | None = None,
+    games: tuple[str, ...] = game_names(ALL_GAMES),
 ) -> TableHost:
     return TableHost(
-        engines=load_engines(),
+        engines=load_engines(games),
         command_log=command_log,
         publisher=bus,
         currency=currency,
@@ -108,6 +119,6 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         hooks.append(wallet.close)
     plays = [code.strip() for code in settings.play_currencies.split(",") if code.strip()]
     buyins = Buyins(wallet, default_currency=settings.currency, play_currencies=plays)
-    host = build_host(command_log, bus, settings.currency, buyins)
+    host = build_host(command_log, bus, settings.currency, buyins, settings.games)
     await host.start()
     return [table_service(host)], [host.stop, *hooks, bus.stop]
