@@ -79,8 +79,16 @@ class TableHostClient:
                 f"the table host did not answer {method} ({status}); {self._retry}"
             ) from error
 
-    async def seat(self, *, table_id: str, player: str, seat: int, stack: int) -> None:
-        """Seat `player` at `seat` with `stack` chips (the views in JSON)."""
+    def stream(self, method: str, request: Any) -> Any:
+        """`TableEngine/<method>(request)`, a server stream (`WatchView`), without a
+        deadline: it lasts as long as the table. Its errors are the caller's to read."""
+        return getattr(self._host(), method)(request)
+
+    async def seat(
+        self, *, table_id: str, player: str, seat: int, stack: int, is_bot: bool = False
+    ) -> None:
+        """Seat `player` at `seat` with `stack` chips (the views in JSON); `is_bot`
+        labels the seat BOT (rule 59)."""
         from croupier.table.v1 import table_pb2
 
         await self.call(
@@ -90,6 +98,7 @@ class TableHostClient:
                 player_id=player,
                 seat=seat,
                 stack=stack,
+                is_bot=is_bot,
                 view_format=table_pb2.VIEW_FORMAT_JSON,
             ),
         )
