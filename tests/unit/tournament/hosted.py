@@ -43,6 +43,8 @@ class Hosted:
     bus: EventBus
     tables: InProcessTableHost
     subscriptions: list[Subscription]
+    clock: FakeClock | None = None
+    """The host's clock, when the test moves it (in process); None on the wall clock."""
 
     async def read_results(self, director: Director) -> None:
         """The director reads the rounds' results from the bus (as in production)."""
@@ -97,7 +99,7 @@ async def hosted_tables(label: str = "tournament") -> AsyncIterator[Hosted]:
         call_later=clock.call_later,
     )
     await host.start()
-    hosted = Hosted(host, bus, InProcessTableHost(host), [])
+    hosted = Hosted(host, bus, InProcessTableHost(host), [], clock)
     try:
         yield hosted
     finally:

@@ -6,13 +6,17 @@ tables are balanced between rounds; prizes are paid at the end in one batch."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import pytest
 from prometheus_client import REGISTRY
 
 from croupier.game import RuleBroken
+from croupier.rummy.tools.bots import gin_bot_action
 from croupier.tournament.adapters.memory import InMemoryRepository, InMemoryWallet
 from croupier.tournament.core.options import Level
 from croupier.tournament.core.state import Tournament
@@ -239,6 +243,75 @@ async def test_rule_17_a_declined_offer_ends_the_player_s_tournament(game: Game)
     assert not game.record.offers
     assert not any(out in r.table for r in game.state.running)
     assert game.wallet.balances[out] == FUNDS - 1_100
+
+
+def _moved_on(hosted: Hosted, table_id: str, before: object) -> bool:
+    return hosted.table(table_id).round is not before
+
+
+async def test_rule_43_a_disconnected_player_keeps_his_seat_and_is_played_automatically(
+    game: Game,
+) -> None:
+    """He is away past the reconnection window: still seated, his turns are the clock's
+    (rule 45), the round goes on and the director settles it; `Reconnect` gives him back
+    his own view and ends the absence."""
+    await game.start("ab", **_gin())
+    (table_id,) = game.tables()
+    host, clock = game.hosted.host, game.hosted.clock
+    assert clock is not None
+    host.disconnect(table_id, "a")
+    timed_out = 0
+    for move in range(2_000):
+        state: Any = game.hosted.table(table_id).round
+        if state is None or state.result is not None:
+            break
+        if state.to_act == "b":
+            await host.act(table_id, "b", f"b-{move}", gin_bot_action(state))
+            continue
+        clock.advance(20_000)  # a's turn time (turn_seconds) runs out
+        await until(partial(_moved_on, game.hosted, table_id, state))
+        timed_out += 1
+        view = host.view(table_id, "")
+        assert "a" in view.seated and "a" in view.disconnected and "a" in view.auto_players
+    else:
+        raise AssertionError("the round never ended")
+    assert timed_out >= 2
+    await until(lambda: table_id not in game.tables())  # the director settled the round
+    assert game.state.starts >= 1
+    back = await host.reconnect(table_id, "a")
+    assert "a" in back.seated and not host.is_disconnected(table_id, "a")
+
+
+async def test_rule_46_vector_22_an_all_automatic_round_is_cancelled_with_the_fees_back(
+    game: Game,
+) -> None:
+    """Both players away: every turn is the clock's; 5 minutes after all became automatic
+    the host cancels the round and the director gives each his fee back, no points (OQ
+    24); the host logs a few entries a second meanwhile, never spins. Rummy 51, whose
+    discard pile is turned over: the stock never runs out and ends the round first."""
+    await game.start("ab", **_gin(variant="rummy51"))
+    (table_id,) = game.tables()
+    host, clock = game.hosted.host, game.hosted.clock
+    assert clock is not None
+    for player in "ab":
+        host.disconnect(table_id, player)
+    started_ms = clock.now
+    while table_id in game.tables():
+        assert clock.now - started_ms < 10 * 60_000, "the round was never cancelled"
+        clock.advance(1_000)
+        await asyncio.sleep(0.002)
+    assert clock.now - started_ms >= 5 * 60_000
+    entries = len(host._table(table_id).log)
+    assert entries <= 3 * (clock.now - started_ms) // 1_000  # a few a second at most
+    recorded = [r.event for r in game.repository.events[game.tid]]
+    (ended,) = [e for e in recorded if isinstance(e, RoundEnded)]
+    assert (ended.winner, ended.payments) == ("", ())
+    state = game.state
+    for player in "ab":  # each fee back: a next round may have taken the new one
+        running = next((r for r in state.running if player in r.table), None)
+        paid = 0 if running is None else running.paid[running.table.index(player)]
+        assert state.entrants[player].chips + paid == 20
+        assert state.entrants[player].points == 0
 
 
 async def _play_to_the_end(game: Game, rebuys: int = 1) -> None:
