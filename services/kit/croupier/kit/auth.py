@@ -13,6 +13,11 @@ Rotation: a `KeySet` holds every key still accepted and names the one that signs
 new key, make it the signer, and drop the old one once the longest-lived token it signed
 has expired; tokens signed by either verify meanwhile.
 
+Services prove themselves to each other the same way (`croupier.kit.service_auth`): a
+service token has the audience `croupier-services`, the claim `role` = "service" and the
+calling service's name as subject, and is signed with the services' own key set
+(`CROUPIER_SERVICE_KEYS`), so a player's token is never a service's, nor the reverse.
+
 Pure except `new_key_set` (fresh random secrets): time is an argument everywhere.
 """
 
@@ -33,18 +38,26 @@ __all__ = [
     "AUDIENCE",
     "ISSUER",
     "MAX_CLOCK_SKEW_SECONDS",
+    "SERVICE_AUDIENCE",
+    "SERVICE_ROLE",
     "Identity",
     "KeySet",
+    "ServiceIdentity",
     "bearer_token",
     "check_player_name",
+    "check_service_name",
+    "issue_service_token",
     "issue_token",
     "new_key_set",
+    "verify_service_token",
     "verify_token",
 ]
 
 ALGORITHM = "HS256"
 ISSUER = "croupier"
 AUDIENCE = "croupier-gateway"
+SERVICE_AUDIENCE = "croupier-services"
+SERVICE_ROLE = "service"
 MAX_CLOCK_SKEW_SECONDS = 30
 # HMAC keys shorter than the hash (32 bytes for SHA-256) weaken the signature (RFC 7518 §3.2).
 MIN_SECRET_LENGTH = 32
@@ -53,6 +66,7 @@ MAX_TOKEN_LENGTH = 4096
 # `<table>/<name>`): no ':' or '/', and short enough to fit every id it joins.
 _PLAYER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 _KID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_SERVICE_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,14 @@ class Identity:
     player: str
     expires_at: float
     """Seconds since the epoch, leeway included: past it, the token is refused."""
+
+
+@dataclass(frozen=True)
+class ServiceIdentity:
+    """An authenticated service (`croupier.kit.service_auth`) and when its token expires."""
+
+    service: str
+    expires_at: float
 
 
 @dataclass(frozen=True)
@@ -116,21 +138,34 @@ def check_player_name(name: str) -> str:
     return name
 
 
-def issue_token(key_set: KeySet, player: str, *, now: float, ttl_seconds: int) -> str:
-    """A token for `player`, signed by the key set's signing key, valid `ttl_seconds`."""
-    check_player_name(player)
+def check_service_name(name: str) -> str:
+    """A service name a service token may carry ("gateway", "table"...), or ValueError."""
+    if not _SERVICE_NAME.fullmatch(name):
+        raise ValueError("a service name is 1-32 lower-case letters, digits or -")
+    return name
+
+
+def _sign(key_set: KeySet, claims: dict[str, Any], *, now: float, ttl_seconds: int) -> str:
     if ttl_seconds <= 0:
         raise ValueError("a token's lifetime is a positive number of seconds")
     issued = int(now)
-    claims = {
-        "sub": player,
-        "iss": ISSUER,
-        "aud": AUDIENCE,
-        "iat": issued,
-        "exp": issued + ttl_seconds,
-    }
+    claims = {**claims, "iss": ISSUER, "iat": issued, "exp": issued + ttl_seconds}
     kid = key_set.signing_kid
     return jwt.encode(claims, key_set.keys[kid], algorithm=ALGORITHM, headers={"kid": kid})
+
+
+def issue_token(key_set: KeySet, player: str, *, now: float, ttl_seconds: int) -> str:
+    """A token for `player`, signed by the key set's signing key, valid `ttl_seconds`."""
+    check_player_name(player)
+    claims = {"sub": player, "aud": AUDIENCE}
+    return _sign(key_set, claims, now=now, ttl_seconds=ttl_seconds)
+
+
+def issue_service_token(key_set: KeySet, service: str, *, now: float, ttl_seconds: int) -> str:
+    """A service token for the calling `service`, signed by the services' key set."""
+    check_service_name(service)
+    claims = {"sub": service, "aud": SERVICE_AUDIENCE, "role": SERVICE_ROLE}
+    return _sign(key_set, claims, now=now, ttl_seconds=ttl_seconds)
 
 
 def bearer_token(authorization: str | None) -> str:
@@ -160,8 +195,7 @@ def _header(token: str) -> dict[str, Any]:
         raise Unauthenticated("the token is not a JWT", "token_malformed") from None
 
 
-def verify_token(token: str, key_set: KeySet, *, now: float) -> Identity:
-    """The identity a valid token proves, or `Unauthenticated` naming what is wrong."""
+def _verified_claims(token: str, key_set: KeySet, audience: str, whose: str) -> Mapping[str, Any]:
     header = _header(token)
     if header.get("alg") != ALGORITHM:
         raise Unauthenticated(
@@ -173,16 +207,16 @@ def verify_token(token: str, key_set: KeySet, *, now: float) -> Identity:
     secret = key_set.keys.get(kid) if isinstance(kid, str) else None
     if secret is None:
         raise Unauthenticated(
-            "the token's key id (kid) is not one of the gateway's keys (rotated out?): "
+            f"the token's key id (kid) is not one of the {whose} keys (rotated out?): "
             "get a new token",
             "token_unknown_key",
         )
     try:
-        claims = jwt.decode(
+        return jwt.decode(
             token,
             secret,
             algorithms=[ALGORITHM],
-            audience=AUDIENCE,
+            audience=audience,
             issuer=ISSUER,
             # Expiry is checked below against `now`, the caller's clock, not PyJWT's.
             options={"require": ["sub", "iat", "exp"], "verify_exp": False, "verify_iat": False},
@@ -191,11 +225,41 @@ def verify_token(token: str, key_set: KeySet, *, now: float) -> Identity:
         raise Unauthenticated("the token's signature is not valid", "token_signature") from None
     except jwt.InvalidTokenError as error:
         raise Unauthenticated(f"the token is not valid: {error}", "token_invalid") from None
-    return _identity(claims, now)
 
 
-def _identity(claims: Mapping[str, Any], now: float) -> Identity:
-    expires, issued, player = claims["exp"], claims["iat"], claims["sub"]
+def verify_token(token: str, key_set: KeySet, *, now: float) -> Identity:
+    """The identity a valid token proves, or `Unauthenticated` naming what is wrong."""
+    claims = _verified_claims(token, key_set, AUDIENCE, "gateway's")
+    expires_at = _expires_at(claims, now)
+    player = claims["sub"]
+    try:
+        check_player_name(player if isinstance(player, str) else "")
+    except ValueError as error:
+        raise Unauthenticated(
+            f"the token's subject is not a player: {error}", "token_invalid"
+        ) from None
+    return Identity(player=player, expires_at=expires_at)
+
+
+def verify_service_token(token: str, key_set: KeySet, *, now: float) -> ServiceIdentity:
+    """The calling service a valid service token proves, or `Unauthenticated`; a player's
+    token fails here on its audience."""
+    claims = _verified_claims(token, key_set, SERVICE_AUDIENCE, "services'")
+    expires_at = _expires_at(claims, now)
+    service = claims["sub"]
+    if claims.get("role") != SERVICE_ROLE or not isinstance(service, str):
+        raise Unauthenticated("the token is not a service's", "token_invalid")
+    try:
+        check_service_name(service)
+    except ValueError as error:
+        raise Unauthenticated(
+            f"the token's subject is not a service: {error}", "token_invalid"
+        ) from None
+    return ServiceIdentity(service=service, expires_at=expires_at)
+
+
+def _expires_at(claims: Mapping[str, Any], now: float) -> float:
+    expires, issued = claims["exp"], claims["iat"]
     if not all(
         isinstance(value, int) and not isinstance(value, bool) for value in (expires, issued)
     ):
@@ -205,10 +269,4 @@ def _identity(claims: Mapping[str, Any], now: float) -> Identity:
     expires_at = float(expires + MAX_CLOCK_SKEW_SECONDS)
     if now >= expires_at:
         raise Unauthenticated("the token has expired: get a new one", "token_expired")
-    try:
-        check_player_name(player if isinstance(player, str) else "")
-    except ValueError as error:
-        raise Unauthenticated(
-            f"the token's subject is not a player: {error}", "token_invalid"
-        ) from None
-    return Identity(player=player, expires_at=expires_at)
+    return expires_at

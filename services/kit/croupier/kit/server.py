@@ -4,6 +4,8 @@
 - every service given to it plus `grpc.health.v1.Health` (SERVING while up, NOT_SERVING
   from the first moment of shutdown), reflection, and the Diagnostics echo;
 - the `KitInterceptor` (request ids, latency histogram, status mapping);
+- given the services' key set, the `ServiceGuard`: every service not marked `public` is
+  called only with a service credential (croupier.kit.service_auth);
 - Prometheus `/metrics` on its own port;
 - on SIGTERM/SIGINT: health goes NOT_SERVING, the server stops accepting calls, in-flight
   calls get `shutdown_grace_seconds` to finish, then the `on_stop` hooks run in order
@@ -25,14 +27,23 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from croupier.diagnostics.v1 import diagnostics_pb2, diagnostics_pb2_grpc
+from croupier.kit.auth import KeySet
 from croupier.kit.diagnostics import DiagnosticsService
 from croupier.kit.interceptor import KitInterceptor
 from croupier.kit.metrics import MetricsEndpoint, serve_metrics
+from croupier.kit.service_auth import ServiceGuard
 from croupier.kit.settings import ServerSettings
 
 log = structlog.get_logger("croupier.kit.server")
 
 StopHook = Callable[[], Awaitable[None]]
+
+# What every kit server serves to anyone: probes, reflection, the diagnostics echo.
+_KIT_SERVICES = [
+    health.SERVICE_NAME,
+    reflection.SERVICE_NAME,
+    diagnostics_pb2.DESCRIPTOR.services_by_name["Diagnostics"].full_name,
+]
 
 
 class CannotListen(Exception):
@@ -75,11 +86,14 @@ class Service:
 
     `drain` runs when shutdown begins, before in-flight calls are awaited: a service with
     endless server streams ends them there, so the grace period is not spent waiting.
+    `public`: anyone may call it (the gateway, which authenticates players itself); the
+    others are internal, called by services only.
     """
 
     name: str
     register: Callable[[grpc.aio.Server], None]
     drain: StopHook | None = None
+    public: bool = False
 
 
 @dataclass
@@ -88,12 +102,22 @@ class ServiceHost:
     services: Sequence[Service]
     on_stop: list[StopHook] = field(default_factory=list)
     serve_metrics_endpoint: bool = True
+    service_keys: KeySet | None = None
+    """The services' key set: with it, the internal services answer service callers only.
+    `croupier serve` and `croupier run` always give one; None serves them open, for tests
+    that build a server in process."""
 
     def __post_init__(self) -> None:
+        interceptors: list[grpc.aio.ServerInterceptor] = [KitInterceptor()]
+        if self.service_keys is not None:
+            # The kit's interceptor wraps the guard's refusal like any other: request id,
+            # metrics, UNAUTHENTICATED from the one error table.
+            public = [service.name for service in self.services if service.public]
+            interceptors.append(ServiceGuard(self.service_keys, public=_KIT_SERVICES + public))
         # No SO_REUSEPORT: a second server on a busy port must fail, not silently share
         # the port and receive a random half of the calls.
         self._server = grpc.aio.server(
-            interceptors=[KitInterceptor()], options=[("grpc.so_reuseport", 0)]
+            interceptors=interceptors, options=[("grpc.so_reuseport", 0)]
         )
         self._health = health.aio.HealthServicer()
         self._metrics: MetricsEndpoint | None = None

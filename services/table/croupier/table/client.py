@@ -10,13 +10,15 @@ answer (`Unavailable`, or the caller's subclass of it): the caller may retry.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import grpc
 
 from croupier.game import RuleBroken
+from croupier.kit.channels import ServiceChannel, Target
 from croupier.kit.errors import STATUS_BY_ROOT, Unavailable
+from croupier.kit.service_auth import ServiceCredential
 
 __all__ = ["REFUSALS", "TABLE_TIMEOUT_SECONDS", "TableHostClient"]
 
@@ -32,9 +34,10 @@ class TableHostClient:
 
     def __init__(
         self,
-        target: str | Callable[[], str],
+        target: Target,
         timeout: float = TABLE_TIMEOUT_SECONDS,
         *,
+        credential: ServiceCredential | None = None,
         refusals: Mapping[grpc.StatusCode, type[RuleBroken]] = REFUSALS,
         unavailable: type[Unavailable] = Unavailable,
         details: bool = False,
@@ -45,24 +48,19 @@ class TableHostClient:
         raise `unavailable`). `details`: the host's status details in an unavailability's
         message, for operators' logs; off where the message reaches a player, since it
         may name internal addresses. `retry`: how the caller's client tries again when the
-        host did not answer."""
-        self._target = target
+        host did not answer. `credential`: the calling service's (the host answers services
+        only)."""
+        self._channel = ServiceChannel(target, credential)
         self._timeout = timeout
         self._refusals = refusals
         self._unavailable = unavailable
         self._details = details
         self._retry = retry
-        self._channel: grpc.aio.Channel | None = None
-        self._stub: Any = None
 
     def _host(self) -> Any:
-        if self._stub is None:
-            from croupier.table.v1 import table_pb2_grpc
+        from croupier.table.v1 import table_pb2_grpc
 
-            target = self._target if isinstance(self._target, str) else self._target()
-            self._channel = grpc.aio.insecure_channel(target)
-            self._stub = table_pb2_grpc.TableEngineStub(self._channel)
-        return self._stub
+        return self._channel.stub(table_pb2_grpc.TableEngineStub)
 
     async def call(self, method: str, request: Any) -> Any:
         """`TableEngine/<method>(request)`."""
@@ -109,6 +107,4 @@ class TableHostClient:
         await self.call("CloseTable", table_pb2.CloseTableRequest(table_id=table_id))
 
     async def close(self) -> None:
-        if self._channel is not None:
-            await self._channel.close()
-            self._channel, self._stub = None, None
+        await self._channel.close()

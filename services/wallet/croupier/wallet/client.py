@@ -10,13 +10,14 @@ the same request may simply be sent again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import grpc
 
 from croupier.game import Duplicate, Malformed, RuleBroken
+from croupier.kit.channels import ServiceChannel, Target
 from croupier.kit.errors import Unavailable
+from croupier.kit.service_auth import ServiceCredential
 
 __all__ = ["REFUSALS", "WALLET_TIMEOUT_SECONDS", "WalletClient", "WalletUnavailable"]
 
@@ -38,23 +39,22 @@ class WalletClient:
     """A lazily opened channel to the wallet service and its stub."""
 
     def __init__(
-        self, target: str | Callable[[], str], timeout: float = WALLET_TIMEOUT_SECONDS
+        self,
+        target: Target,
+        timeout: float = WALLET_TIMEOUT_SECONDS,
+        *,
+        credential: ServiceCredential | None = None,
     ) -> None:
         """`target`: the wallet's address, or how to find it once known (the embedded
-        platform serves the wallet on its own port, bound after its callers are built)."""
-        self._target = target
+        platform serves the wallet on its own port, bound after its callers are built).
+        `credential`: the calling service's (the wallet answers services only)."""
+        self._channel = ServiceChannel(target, credential)
         self._timeout = timeout
-        self._channel: grpc.aio.Channel | None = None
-        self._stub: Any = None
 
     def _wallet(self) -> Any:
-        if self._stub is None:
-            from croupier.wallet.v1 import wallet_pb2_grpc
+        from croupier.wallet.v1 import wallet_pb2_grpc
 
-            target = self._target if isinstance(self._target, str) else self._target()
-            self._channel = grpc.aio.insecure_channel(target)
-            self._stub = wallet_pb2_grpc.WalletStub(self._channel)
-        return self._stub
+        return self._channel.stub(wallet_pb2_grpc.WalletStub)
 
     async def call(self, method: str, request: Any, what: str, retry: str = "retry") -> Any:
         """`Wallet/<method>(request)`; `what` names the request in an error's message and
@@ -70,6 +70,4 @@ class WalletClient:
             raise refusal(f"the wallet refused the {what}: {error.details()}") from error
 
     async def close(self) -> None:
-        if self._channel is not None:
-            await self._channel.close()
-            self._channel, self._stub = None, None
+        await self._channel.close()

@@ -3,12 +3,14 @@ player is written into every request here, over whatever the request held."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import TypeVar
 
 from google.protobuf.message import Message
 
 from croupier.gateway.adapters.remote import Remote
+from croupier.kit.channels import Target
+from croupier.kit.service_auth import ServiceCredential
 from croupier.lobby.v1 import lobby_pb2 as pb
 from croupier.lobby.v1 import lobby_pb2_grpc
 
@@ -26,8 +28,8 @@ def _for(player: str, request: M) -> M:
 
 
 class GrpcLobby(Remote):
-    def __init__(self, target: str | Callable[[], str]) -> None:
-        super().__init__("lobby", target, lobby_pb2_grpc.LobbyStub)
+    def __init__(self, target: Target, credential: ServiceCredential | None = None) -> None:
+        super().__init__("lobby", target, lobby_pb2_grpc.LobbyStub, credential)
 
     async def list_tables(
         self, player: str, request: pb.ListTablesRequest

@@ -15,7 +15,9 @@ from typing import Any
 import grpc
 
 from croupier.game.errors import RuleBroken
+from croupier.kit.channels import ServiceChannel, Target
 from croupier.kit.errors import REASON_HEADER, STATUS_BY_ROOT, Unavailable
+from croupier.kit.service_auth import ServiceCredential
 
 __all__ = ["CALL_TIMEOUT_SECONDS", "Remote"]
 
@@ -39,28 +41,24 @@ class Remote:
     """The stub of one service (`stub_class`), on a channel opened at the first call.
 
     `target` is the service's address, or how to find it once known (the embedded platform
-    serves every service on its own port, bound after the gateway is built)."""
+    serves every service on its own port, bound after the gateway is built); `credential`
+    the gateway's service credential (the services behind answer services only)."""
 
     def __init__(
         self,
         service: str,
-        target: str | Callable[[], str],
+        target: Target,
         stub_class: Callable[[grpc.aio.Channel], Any],
+        credential: ServiceCredential | None,
         timeout: float = CALL_TIMEOUT_SECONDS,
     ) -> None:
         self._service = service
-        self._target = target
+        self._channel = ServiceChannel(target, credential)
         self._stub_class = stub_class
         self._timeout = timeout
-        self._channel: grpc.aio.Channel | None = None
-        self._stub: Any = None
 
     def _stub_now(self) -> Any:
-        if self._stub is None:
-            target = self._target if isinstance(self._target, str) else self._target()
-            self._channel = grpc.aio.insecure_channel(target)
-            self._stub = self._stub_class(self._channel)
-        return self._stub
+        return self._channel.stub(self._stub_class)
 
     async def call(self, method: str, request: Any) -> Any:
         """`method(request)` on the service, its refusal passed on."""
@@ -81,6 +79,4 @@ class Remote:
             call.cancel()
 
     async def close(self) -> None:
-        if self._channel is not None:
-            await self._channel.close()
-            self._channel, self._stub = None, None
+        await self._channel.close()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import TypeAlias
 
 from croupier.gateway.adapters.remote import Remote
+from croupier.kit.channels import Target
+from croupier.kit.service_auth import ServiceCredential
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 __all__ = ["GrpcTables"]
@@ -14,8 +16,8 @@ ViewFormat: TypeAlias = table_pb2.ViewFormat.ValueType
 
 
 class GrpcTables(Remote):
-    def __init__(self, target: str | Callable[[], str]) -> None:
-        super().__init__("table host", target, table_pb2_grpc.TableEngineStub)
+    def __init__(self, target: Target, credential: ServiceCredential | None = None) -> None:
+        super().__init__("table host", target, table_pb2_grpc.TableEngineStub, credential)
 
     async def view(
         self, table_id: str, player: str, view_format: ViewFormat

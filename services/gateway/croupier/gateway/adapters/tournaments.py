@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 from croupier.gateway.adapters.remote import Remote
+from croupier.kit.channels import Target
+from croupier.kit.service_auth import ServiceCredential
 from croupier.tournament.v1 import tournament_pb2 as pb
 from croupier.tournament.v1 import tournament_pb2_grpc
 
@@ -12,8 +14,9 @@ __all__ = ["GrpcTournaments"]
 
 
 class GrpcTournaments(Remote):
-    def __init__(self, target: str | Callable[[], str]) -> None:
-        super().__init__("tournament director", target, tournament_pb2_grpc.TournamentDirectorStub)
+    def __init__(self, target: Target, credential: ServiceCredential | None = None) -> None:
+        stub = tournament_pb2_grpc.TournamentDirectorStub
+        super().__init__("tournament director", target, stub, credential)
 
     async def lobby(self, tournament_id: str) -> pb.GetLobbyViewResponse:
         request = pb.GetLobbyViewRequest(tournament_id=tournament_id)

@@ -13,6 +13,8 @@ from typing import TypeVar
 
 from croupier.game.errors import Unknown
 from croupier.gateway.adapters.remote import Remote
+from croupier.kit.channels import Target
+from croupier.kit.service_auth import ServiceCredential
 from croupier.wallet.core.model import AccountKind, account_id_for
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
 
@@ -22,8 +24,8 @@ T = TypeVar("T")
 
 
 class GrpcWallet(Remote):
-    def __init__(self, target: str | Callable[[], str]) -> None:
-        super().__init__("wallet", target, wallet_pb2_grpc.WalletStub)
+    def __init__(self, target: Target, credential: ServiceCredential | None = None) -> None:
+        super().__init__("wallet", target, wallet_pb2_grpc.WalletStub, credential)
 
     async def _players_account(
         self, player: str, currency: str, read: Callable[[str], Awaitable[T]]
