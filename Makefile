@@ -38,7 +38,7 @@ test-unit: protos
 lint: protos
 	.venv/bin/ruff check services tests scripts benchmarks
 	.venv/bin/ruff format --check services tests scripts benchmarks
-	.venv/bin/mypy -p croupier.game -p croupier.kit -p croupier.cli -p croupier.table -p croupier.wallet -p croupier.poker -p croupier.backgammon -p croupier.rummy -p croupier.joker -p croupier.tournament -p croupier.gateway -p croupier.lobby
+	.venv/bin/mypy -p croupier.game -p croupier.kit -p croupier.cli -p croupier.table -p croupier.wallet -p croupier.poker -p croupier.backgammon -p croupier.rummy -p croupier.joker -p croupier.tournament -p croupier.gateway -p croupier.lobby -p croupier.bots
 
 bench: protos
 	deploy/local/gnubg.sh ensure

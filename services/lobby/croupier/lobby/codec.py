@@ -108,6 +108,8 @@ def listing(record: TableRecord) -> pb.TableListing:
         ),
         status=status,
         options=_options_to_proto(terms.game, table.options_json),
+        bots=sorted(table.bots),
+        bots_wanted=table.bots_wanted,
     )
 
 

@@ -42,8 +42,12 @@ class GrpcTableHost:
         response = await self._client.call("OpenTable", request)
         return str(response.table_id)
 
-    async def seat(self, *, table_id: str, player: str, seat: int, stack: int) -> None:
-        await self._client.seat(table_id=table_id, player=player, seat=seat, stack=stack)
+    async def seat(
+        self, *, table_id: str, player: str, seat: int, stack: int, is_bot: bool = False
+    ) -> None:
+        await self._client.seat(
+            table_id=table_id, player=player, seat=seat, stack=stack, is_bot=is_bot
+        )
 
     async def close_table(self, table_id: str) -> None:
         await self._client.close_table(table_id)

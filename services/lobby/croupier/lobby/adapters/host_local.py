@@ -28,8 +28,10 @@ class LocalTableHost:
         )
         return await self._host.open_table(game, dict(options), settings, request_key)
 
-    async def seat(self, *, table_id: str, player: str, seat: int, stack: int) -> None:
-        await self._host.seat(table_id, player, seat, stack)
+    async def seat(
+        self, *, table_id: str, player: str, seat: int, stack: int, is_bot: bool = False
+    ) -> None:
+        await self._host.seat(table_id, player, seat, stack, is_bot)
 
     async def close_table(self, table_id: str) -> None:
         await self._host.close(table_id)

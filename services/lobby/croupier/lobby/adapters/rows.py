@@ -35,9 +35,11 @@ def table_to_json(table: LobbyTable) -> str:
             "invited": sorted(table.invited),
             "invite_code": table.invite_code,
             "seated": [list(seat) for seat in table.seated],
-            "holds": [[h.player, h.seat, h.until.isoformat()] for h in table.holds],
+            "holds": [[h.player, h.seat, h.until.isoformat(), h.bot] for h in table.holds],
             "closed": table.closed,
             "clock_seconds": list(table.clock_seconds),
+            "bots": sorted(table.bots),
+            "bots_wanted": table.bots_wanted,
         }
     )
 
@@ -53,9 +55,15 @@ def table_from_json(text: str) -> LobbyTable:
         invited=frozenset(raw["invited"]),
         invite_code=raw["invite_code"],
         seated=tuple((seat, player) for seat, player in raw["seated"]),
-        holds=tuple(Hold(p, s, datetime.fromisoformat(u)) for p, s, u in raw["holds"]),
+        # Rows written before bots carry neither the holds' bot flag nor the bot fields.
+        holds=tuple(
+            Hold(p, s, datetime.fromisoformat(u), bool(bot[0]) if bot else False)
+            for p, s, u, *bot in raw["holds"]
+        ),
         closed=raw["closed"],
         clock_seconds=tuple(raw["clock_seconds"]),
+        bots=frozenset(raw.get("bots", ())),
+        bots_wanted=raw.get("bots_wanted", 0),
     )
 
 

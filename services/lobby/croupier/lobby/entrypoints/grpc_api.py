@@ -77,6 +77,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             invited=list(request.privacy.invited) if private else None,
             with_code=private and request.privacy.with_code,
             stack=request.stack,
+            bots_allowed=request.bots_allowed,
         )
         return pb.OpenTableResponse(
             table=codec.listing(record), invite_code=record.table.invite_code
@@ -95,6 +96,16 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
     ) -> pb.InvitePlayersResponse:
         record = await self._tables.invite(request.table_id, request.player_id, request.invited)
         return pb.InvitePlayersResponse(table=codec.listing(record))
+
+    async def AddBots(self, request: pb.AddBotsRequest, context: Context) -> pb.AddBotsResponse:
+        record = await self._tables.add_bots(request.table_id, request.player_id, request.count)
+        return pb.AddBotsResponse(table=codec.listing(record))
+
+    async def SeatBot(self, request: pb.SeatBotRequest, context: Context) -> pb.SeatBotResponse:
+        seat, record = await self._tables.join(
+            request.table_id, request.bot_id, request.stack, bot=True
+        )
+        return pb.SeatBotResponse(seat=seat, table=codec.listing(record))
 
     async def FindGame(self, request: pb.FindGameRequest, context: Context) -> pb.FindGameResponse:
         game, options = codec.options_from_proto(request.options)

@@ -44,8 +44,11 @@ class TableHost(Protocol):
         """Open a table (once per `request_key`); its id."""
         ...
 
-    async def seat(self, *, table_id: str, player: str, seat: int, stack: int) -> None:
-        """Seat `player` (the host buys his `stack` in through the wallet at cash tables)."""
+    async def seat(
+        self, *, table_id: str, player: str, seat: int, stack: int, is_bot: bool = False
+    ) -> None:
+        """Seat `player` (the host buys his `stack` in through the wallet at cash tables);
+        `is_bot` labels the seat BOT."""
         ...
 
     async def close_table(self, table_id: str) -> None: ...

@@ -86,13 +86,17 @@ class Tables:
         invited: Iterable[str] | None = None,
         with_code: bool = False,
         stack: int = 0,
+        bots_allowed: bool = False,
     ) -> TableRecord:
         """Open a table on the host and seat `player` there (seat 0). `invited` (a list,
-        even empty) or `with_code` make it private. The same `request_key` answers the
-        table it opened."""
+        even empty) or `with_code` make it private; `bots_allowed` lets bots fill its free
+        seats. The same `request_key` answers the table it opened."""
         check_player(player)
         check_id(request_key, "request_key")
         check_amount(stack, "stack")
+        if bots_allowed and game == "poker":
+            # The poker host refuses a bot at a table whose options do not allow them.
+            options = {**options, "bots_allowed": True}
         terms = terms_of(game, options)
         limits = await self._repository.limits(player)
         check_stake_allowed(player, limits, terms.currency, terms.stake)
@@ -106,6 +110,7 @@ class Tables:
             private=invited is not None or with_code,
             invited=invitees,
             invite_code=self._codes() if with_code else "",
+            bots_allowed=bots_allowed,
         )
         table_id = record.table.table_id
         # A retry after a lobby died between opening and seating seats the opener then.
@@ -133,6 +138,7 @@ class Tables:
         game: str,
         options: Mapping[str, object],
         clock: TableClock,
+        bots_allowed: bool = False,
         **fields: Any,
     ) -> tuple[TableRecord, bool]:
         existing = await self._repository.table_by_key(request_key)
@@ -141,10 +147,11 @@ class Tables:
         table_id = await self._host.open_table(
             game=game, options=options, clock=clock, request_key=f"lobby:{request_key}"
         )
+        terms = terms_of(game, options)
         table = LobbyTable(
             table_id=table_id,
             options_json=json.dumps(dict(options), sort_keys=True),
-            terms=terms_of(game, options),
+            terms=replace(terms, bots_allowed=terms.bots_allowed or bots_allowed),
             clock_seconds=(clock.turn_seconds, clock.reserve_seconds, clock.reconnect_seconds),
             **fields,
         )
@@ -153,10 +160,11 @@ class Tables:
         return record, created
 
     async def join(
-        self, table_id: str, player: str, stack: int, invite_code: str = ""
+        self, table_id: str, player: str, stack: int, invite_code: str = "", *, bot: bool = False
     ) -> tuple[int, TableRecord]:
-        """Hold a free seat, have the host seat `player`, then record the seat; the hold is
-        released if the host refuses (or expires if this process dies meanwhile)."""
+        """Hold a free seat, have the host seat `player` (a `bot`: labelled BOT, where the
+        table takes bots), then record the seat; the hold is released if the host refuses
+        (or expires if this process dies meanwhile)."""
         check_player(player)
         check_amount(stack, "stack")
         if len(invite_code) > 100:
@@ -166,10 +174,14 @@ class Tables:
             terms = record.table.terms
             limits = await self._repository.limits(player)
             check_stake_allowed(player, limits, terms.currency, terms.stake)
-            held, hold = record.table.reserve(player, self._clock(), self._hold_for, invite_code)
+            held, hold = record.table.reserve(
+                player, self._clock(), self._hold_for, invite_code, bot=bot
+            )
             record = await self._save(record, held)
             try:
-                await self._host.seat(table_id=table_id, player=player, seat=hold.seat, stack=stack)
+                await self._host.seat(
+                    table_id=table_id, player=player, seat=hold.seat, stack=stack, is_bot=bot
+                )
             except Exception:
                 record = await self.get(table_id)
                 await self._save(record, record.table.release(player))
@@ -182,6 +194,13 @@ class Tables:
         async with self._lock(table_id):
             record = await self.get(table_id)
             return await self._save(record, record.table.invite(owner, invitees))
+
+    async def add_bots(self, table_id: str, owner: str, count: int) -> TableRecord:
+        """The owner asks for bots in `count` free seats; the bots service, told by the
+        table's listing event, seats them."""
+        async with self._lock(table_id):
+            record = await self.get(table_id)
+            return await self._save(record, record.table.add_bots(owner, count))
 
     async def listed(self, player: str, table_filter: TableFilter) -> list[TableRecord]:
         return [r for r in await self._repository.open_tables() if table_filter.shows(r, player)]

@@ -1,0 +1,2 @@
+"""The bots' pure part: policies and the fill rule (no I/O, no clock, no randomness of
+their own: a policy's `random.Random` is the caller's)."""
