@@ -408,7 +408,7 @@ async def test_tournament_crash_refunds_entries_fees_and_rebuys_and_counts_them(
     assert await balance(ledger_service, "tournament_pool:T:USD") == 0
     assert await balance(ledger_service, "house_commission:rummy:USD") == 0
     assert metrics.crash_refunds.labels("rummy", "USD")._value.get() == 6
-    assert metrics.crash_refund_amount.labels("rummy", "USD")._value.get() == 3300
+    assert metrics.crash_refunded_minor.labels("rummy", "USD")._value.get() == 3300
     again = await money.crash_refund_tournament(tournament_id="T", game="rummy", currency="USD")
     assert again.replayed and metrics.crash_refunds.labels("rummy", "USD")._value.get() == 6
 
@@ -446,7 +446,7 @@ async def test_table_crash_voids_holds_and_refunds_buy_ins(
     assert (await balance(ledger_service, a), await balance(ledger_service, b)) == (5000, 5000)
     assert (await ledger_service.account(a)).available == 5000
     assert await balance(ledger_service, "table_escrow:t9:USD") == 0
-    assert metrics.crash_refund_amount.labels("poker", "USD")._value.get() == 2600
+    assert metrics.crash_refunded_minor.labels("poker", "USD")._value.get() == 2600
     assert (await money.crash_refund_table(table_id="t9", game="poker", currency="USD")).replayed
 
 

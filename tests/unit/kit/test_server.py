@@ -20,6 +20,9 @@ from tests.support.cli import serving_record
 
 CROUPIER = Path(sys.executable).parent / "croupier"
 ECHO = "/croupier.diagnostics.v1.Diagnostics/Echo"
+# Echo's labels under grpc-ecosystem's names, in prometheus_client's (sorted) order.
+ECHO_LABELS = 'grpc_method="Echo",grpc_service="croupier.diagnostics.v1.Diagnostics"'
+UNARY_ECHO = f'{ECHO_LABELS},grpc_type="unary"'
 
 
 @dataclass
@@ -77,16 +80,32 @@ async def test_request_id_is_taken_from_metadata_and_returned(channel: grpc.aio.
     assert ("x-request-id", "req-42") in list(trailing)
 
 
-async def test_metrics_expose_latency_histogram_after_a_call(
+async def scrape(service: RunningService) -> str:
+    url = f"http://127.0.0.1:{service.metrics_port}/metrics"
+    return await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read().decode())
+
+
+async def test_metrics_expose_grpc_ecosystem_counters_and_latency_after_a_call(
     service: RunningService, channel: grpc.aio.Channel
 ) -> None:
     stub = diagnostics_pb2_grpc.DiagnosticsStub(channel)
     await stub.Echo(diagnostics_pb2.EchoRequest(message="x"))
-    url = f"http://127.0.0.1:{service.metrics_port}/metrics"
-    body = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read().decode())
-    expected = f'croupier_grpc_server_handling_seconds_count{{code="OK",method="{ECHO}"}} 1.0'
-    assert expected in body
-    assert f'croupier_grpc_server_in_flight{{method="{ECHO}"}} 0.0' in body
+    body = await scrape(service)
+    assert f"grpc_server_started_total{{{UNARY_ECHO}}} 1.0" in body
+    assert f'grpc_server_handled_total{{grpc_code="OK",{UNARY_ECHO}}} 1.0' in body
+    assert f"grpc_server_handling_seconds_count{{{UNARY_ECHO}}} 1.0" in body
+    assert f"grpc_server_msg_received_total{{{UNARY_ECHO}}} 1.0" in body
+    assert f"grpc_server_msg_sent_total{{{UNARY_ECHO}}} 1.0" in body
+
+
+async def test_health_checks_are_counted_but_not_timed(
+    service: RunningService, channel: grpc.aio.Channel
+) -> None:
+    await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=""))
+    body = await scrape(service)
+    health = 'grpc_method="Check",grpc_service="grpc.health.v1.Health",grpc_type="unary"'
+    assert f'grpc_server_handled_total{{grpc_code="OK",{health}}} 1.0' in body
+    assert 'grpc_server_handling_seconds_count{grpc_method="Check"' not in body
 
 
 async def test_each_call_without_a_request_id_gets_a_new_one(channel: grpc.aio.Channel) -> None:
@@ -106,13 +125,12 @@ async def test_metrics_count_each_outcome_under_its_own_code(
             await stub.Echo(diagnostics_pb2.EchoRequest(delay_ms=999_999))
     with pytest.raises(grpc.aio.AioRpcError):
         await channel.unary_unary(ECHO)(b"\xff\xff")
-    url = f"http://127.0.0.1:{service.metrics_port}/metrics"
-    body = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read().decode())
-    count = "croupier_grpc_server_handling_seconds_count"
-    assert f'{count}{{code="OK",method="{ECHO}"}} 1.0' in body
-    assert f'{count}{{code="INVALID_ARGUMENT",method="{ECHO}"}} 3.0' in body
-    assert f'croupier_grpc_server_malformed_requests_total{{method="{ECHO}"}} 1.0' in body
-    assert f'croupier_grpc_server_in_flight{{method="{ECHO}"}} 0.0' in body
+    body = await scrape(service)
+    handled = "grpc_server_handled_total"
+    assert f'{handled}{{grpc_code="OK",{UNARY_ECHO}}} 1.0' in body
+    assert f'{handled}{{grpc_code="InvalidArgument",{UNARY_ECHO}}} 3.0' in body
+    assert f"grpc_server_started_total{{{UNARY_ECHO}}} 4.0" in body  # none still in flight
+    assert f"croupier_grpc_server_malformed_requests_total{{{ECHO_LABELS}}} 1.0" in body
 
 
 async def test_malformed_body_is_invalid_argument_and_service_keeps_serving(

@@ -3,8 +3,11 @@
 Every call through a kit server:
 - gets a request id (the client's `x-request-id` metadata, or a new one), bound into the
   structlog context and sent back in the trailing metadata (with the status, errors too);
-- is timed into `croupier_grpc_server_handling_seconds{method,code}` and counted in
-  `croupier_grpc_server_in_flight{method}`;
+- is counted and timed under grpc-ecosystem's metric names and labels
+  (`grpc_server_started_total`, `grpc_server_handled_total{...,grpc_code}`,
+  `grpc_server_handling_seconds`, `grpc_server_msg_received_total`,
+  `grpc_server_msg_sent_total`, labelled `grpc_type`, `grpc_service`, `grpc_method`); health
+  checks are counted but not timed (a Watch lasts as long as its client);
 - has refusals turned into their status code (the one table, `croupier.kit.errors`), with
   their message and their reason in the trailing metadata, and any other exception into
   INTERNAL with a message that names only the request id (the details go to the log);
@@ -27,7 +30,14 @@ from google.protobuf.message import DecodeError
 
 from croupier.kit.errors import REASON_HEADER, status_of
 from croupier.kit.logs import REQUEST_ID_HEADER
-from croupier.kit.metrics import GRPC_IN_FLIGHT, GRPC_LATENCY, GRPC_MALFORMED
+from croupier.kit.metrics import (
+    GRPC_HANDLED,
+    GRPC_HANDLING_SECONDS,
+    GRPC_MALFORMED,
+    GRPC_MSG_RECEIVED,
+    GRPC_MSG_SENT,
+    GRPC_STARTED,
+)
 
 if TYPE_CHECKING:
     from croupier.kit.context import Context, Handler
@@ -70,20 +80,36 @@ def _request_id(context: Context) -> str:
     return f"{_ID_PREFIX}-{next(_ID_COUNTER):x}"
 
 
+# grpc_code as Go's `codes.Code.String()` spells it: the values stock dashboards filter on.
+_GO_CODE_NAMES = {
+    code: "".join(part.capitalize() for part in code.name.split("_")) for code in grpc.StatusCode
+} | {grpc.StatusCode.OK: "OK", grpc.StatusCode.CANCELLED: "Canceled"}
+
+_HEALTH_SERVICE = "grpc.health.v1.Health"
+
+
 class _MethodMetrics:
     """One method's labelled metric children, looked up once instead of on every call."""
 
-    def __init__(self, method: str) -> None:
-        self._method = method
-        self.in_flight = GRPC_IN_FLIGHT.labels(method)
-        self.malformed = GRPC_MALFORMED.labels(method)
-        self._latency: dict[grpc.StatusCode, Any] = {}
+    def __init__(self, method: str, grpc_type: str) -> None:
+        service, _, name = method.lstrip("/").rpartition("/")
+        self._labels = (grpc_type, service, name)
+        self.started = GRPC_STARTED.labels(*self._labels)
+        self.received = GRPC_MSG_RECEIVED.labels(*self._labels)
+        self.sent = GRPC_MSG_SENT.labels(*self._labels)
+        self.malformed = GRPC_MALFORMED.labels(service, name)
+        # Health checks would swamp the latency of the calls that matter (and a Watch
+        # lasts as long as its client); they are counted, not timed.
+        self.latency = (
+            None if service == _HEALTH_SERVICE else GRPC_HANDLING_SECONDS.labels(*self._labels)
+        )
+        self._handled: dict[grpc.StatusCode, Any] = {}
 
-    def latency(self, code: grpc.StatusCode) -> Any:
-        """The handling-time histogram of this method's calls that ended with `code`."""
-        child = self._latency.get(code)
+    def handled(self, code: grpc.StatusCode) -> Any:
+        """The counter of this method's calls that ended with `code`."""
+        child = self._handled.get(code)
         if child is None:
-            child = self._latency[code] = GRPC_LATENCY.labels(self._method, code.name)
+            child = self._handled[code] = GRPC_HANDLED.labels(*self._labels, _GO_CODE_NAMES[code])
         return child
 
 
@@ -96,7 +122,8 @@ class _Call:
         self.context = context
         self.code = grpc.StatusCode.OK
         self.started = time.perf_counter()
-        metrics.in_flight.inc()
+        metrics.started.inc()
+        metrics.received.inc()
 
     def begin(self, request: Any) -> None:
         request_id = _request_id(self.context)
@@ -138,8 +165,9 @@ class _Call:
         )
 
     def end(self) -> None:
-        self.metrics.in_flight.dec()
-        self.metrics.latency(self.code).observe(time.perf_counter() - self.started)
+        self.metrics.handled(self.code).inc()
+        if self.metrics.latency is not None:
+            self.metrics.latency.observe(time.perf_counter() - self.started)
         structlog.contextvars.unbind_contextvars("request_id", "method")
 
 
@@ -152,13 +180,15 @@ class _MalformedRequest(Exception):
 def _wrap_unary_response(
     behaviour: Callable[[Any, Context], Awaitable[Any]], method: str
 ) -> Callable[[Any, Context], Awaitable[Any]]:
-    metrics = _MethodMetrics(method)
+    metrics = _MethodMetrics(method, "unary")
 
     async def handle(request: Any, context: Context) -> Any:
         call = _Call(method, metrics, context)
         try:
             call.begin(request)
-            return await behaviour(request, context)
+            response = await behaviour(request, context)
+            metrics.sent.inc()
+            return response
         except BaseException as exc:
             await call.fail(exc)
             raise
@@ -171,13 +201,14 @@ def _wrap_unary_response(
 def _wrap_stream_response(
     behaviour: Callable[[Any, Context], AsyncIterator[Any]], method: str
 ) -> Callable[[Any, Context], AsyncIterator[Any]]:
-    metrics = _MethodMetrics(method)
+    metrics = _MethodMetrics(method, "server_stream")
 
     async def handle(request: Any, context: Context) -> AsyncIterator[Any]:
         call = _Call(method, metrics, context)
         try:
             call.begin(request)
             async for response in behaviour(request, context):
+                metrics.sent.inc()
                 yield response
         except BaseException as exc:
             await call.fail(exc)

@@ -35,6 +35,8 @@ from types import MappingProxyType
 
 import confluent_kafka
 
+from croupier.kit.metrics import KAFKA_DELIVERY_FAILURES
+
 __all__ = [
     "CLOSE_FLUSH_SECONDS",
     "DEFAULT_SETTINGS",
@@ -80,7 +82,7 @@ class _LibrdkafkaLog:
         _librdkafka_log.debug(message, *args)
 
 
-_Report = tuple[asyncio.Future[tuple[int, int]], confluent_kafka.KafkaError | None, int, int]
+_Report = tuple[asyncio.Future[tuple[int, int]], confluent_kafka.KafkaError | None, str, int, int]
 
 
 class AckedProducer:
@@ -206,7 +208,9 @@ class AckedProducer:
         error: confluent_kafka.KafkaError | None,
         message: confluent_kafka.Message,
     ) -> None:  # on the delivery thread
-        self._reports.append((future, error, message.partition() or 0, message.offset() or 0))
+        self._reports.append(
+            (future, error, message.topic() or "", message.partition() or 0, message.offset() or 0)
+        )
 
     def _serve_reports(self) -> None:
         while not self._closing:
@@ -226,7 +230,9 @@ class AckedProducer:
 
     @staticmethod
     def _resolve(reports: list[_Report]) -> None:  # on the loop
-        for future, error, partition, offset in reports:
+        for future, error, topic, partition, offset in reports:
+            if error is not None:
+                KAFKA_DELIVERY_FAILURES.labels(topic).inc()  # even if the caller went away
             if future.done():  # the caller went away
                 continue
             if error is None:

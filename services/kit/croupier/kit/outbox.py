@@ -25,6 +25,11 @@ lock on the table, so one relay publishes at a time and one subject's events kee
 The relay wakes on `NOTIFY` (sent by `add`, delivered at commit) and also polls, so a lost
 notification only costs `poll_interval_seconds`.
 
+Backlog. The relay measures the rows still waiting and the age of the oldest, at most every
+`_MEASURE_EVERY_SECONDS` and also while it fails (`croupier_outbox_backlog`,
+`croupier_outbox_oldest_unpublished_seconds`): a relay that cannot publish shows as a growing
+backlog, not as silence.
+
 Retention. The outbox is a hand-over point, not a record (the service's own tables are): the
 relay deletes rows published more than `keep_published_seconds` ago, a bounded batch at a
 time, so the table does not grow with every event ever sent. The window keeps recent rows
@@ -45,6 +50,7 @@ import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type informat
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.dedup import quote_schema
 from croupier.kit.bus.interface import EventBus
+from croupier.kit.metrics import OUTBOX_BACKLOG, OUTBOX_OLDEST_SECONDS
 
 __all__ = ["Outbox", "OutboxError", "OutboxRelay"]
 
@@ -54,6 +60,8 @@ _ERROR_BACKOFF_SECONDS = 1.0
 #: How often a running relay deletes old published rows, and at most how many at a time.
 _FORGET_EVERY_SECONDS = 60.0
 _FORGET_AT_MOST = 10_000
+#: How often a running relay measures its backlog (one indexed query).
+_MEASURE_EVERY_SECONDS = 5.0
 
 
 class OutboxError(RuntimeError):
@@ -103,11 +111,19 @@ class Outbox:
         return row_id
 
     async def unpublished(self, connection: Any) -> int:
-        """How many committed rows still wait for the relay (for metrics and tests)."""
-        count: int = await connection.fetchval(
-            f"SELECT count(*) FROM {self.table} WHERE published_at IS NULL"
-        )
+        """How many committed rows still wait for the relay (for tests)."""
+        count, _ = await self.backlog(connection)
         return count
+
+    async def backlog(self, connection: Any) -> tuple[int, float]:
+        """How many committed rows still wait for the relay, and the oldest one's age in
+        seconds (0 when none waits)."""
+        row = await connection.fetchrow(
+            "SELECT count(*) AS waiting,"
+            " coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest"
+            f" FROM {self.table} WHERE published_at IS NULL"
+        )
+        return int(row["waiting"]), float(row["oldest"])
 
 
 class OutboxRelay:
@@ -134,6 +150,9 @@ class OutboxRelay:
         self._poll_interval_seconds = poll_interval_seconds
         self._keep_published_seconds = keep_published_seconds
         self._next_forget = 0.0
+        self._next_measure = 0.0
+        self._backlog = OUTBOX_BACKLOG.labels(outbox.schema)
+        self._oldest = OUTBOX_OLDEST_SECONDS.labels(outbox.schema)
         self._wake = asyncio.Event()
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
@@ -227,12 +246,27 @@ class OutboxRelay:
         except Exception:  # noqa: BLE001 - retried at the next turn; publishing goes on
             _log.exception("deleting old published rows of %s failed", self._outbox.table)
 
+    async def measure_now_and_then(self) -> None:
+        """Set the backlog gauges, at most every `_MEASURE_EVERY_SECONDS`."""
+        now = asyncio.get_running_loop().time()
+        if now < self._next_measure:
+            return
+        self._next_measure = now + _MEASURE_EVERY_SECONDS
+        try:
+            async with self._pool.acquire() as connection:
+                waiting, oldest = await self._outbox.backlog(connection)
+        except Exception:  # noqa: BLE001 - the database is down: the relay's own log says so
+            return
+        self._backlog.set(waiting)
+        self._oldest.set(oldest)
+
     def _on_notify(self, *_: object) -> None:
         self._wake.set()
 
     async def _run(self) -> None:
         while not self._stopping:
             self._wake.clear()
+            await self.measure_now_and_then()
             try:
                 published = await self.relay_once()
             except Exception:  # noqa: BLE001 - database or broker trouble: the rows stay unpublished

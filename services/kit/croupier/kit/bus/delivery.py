@@ -14,6 +14,7 @@ from typing import Protocol
 from croupier.kit.bus.dedup import Deduplicator
 from croupier.kit.bus.envelope import EnvelopeDecodeError, decode_envelope
 from croupier.kit.bus.interface import Handler, dead_letter_topic
+from croupier.kit.metrics import KAFKA_DEAD_LETTERED
 
 __all__ = [
     "DLQ_GROUP_HEADER",
@@ -156,6 +157,7 @@ def delivery_for(
             value=message.value,
             headers=dead_letter_headers(message, group=group, reason=reason),
         )
+        KAFKA_DEAD_LETTERED.labels(group, message.topic).inc()
 
     return Delivery(
         group=group,

@@ -13,6 +13,12 @@ sent to the dead-letter topic). After a crash or a rebalance the uncommitted mes
 again; the deduplicator makes that harmless. An undecodable message is copied to `<topic>.dlq`
 and then committed like any other, so it never blocks its partition. The admin client
 (`create_topics`) is aiokafka's too.
+
+Metrics (`croupier.kit.metrics`): each subscription counts the assignments it receives
+(`croupier_kafka_consumer_rebalances_total`) and, every `LAG_EVERY_SECONDS` in a task of its
+own (a handler stuck on one message must show as a growing lag), sets the lag of each
+partition it holds (`croupier_kafka_consumer_lag`: the high watermark of the last fetch minus
+the offset of the next message to handle), dropping the partitions it loses.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from types import TracebackType
 from typing import Any
 
 import confluent_kafka
-from aiokafka import AIOKafkaConsumer
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError
 
@@ -34,6 +40,9 @@ from croupier.kit.bus.dedup import Deduplicator
 from croupier.kit.bus.delivery import TYPE_HEADER, Delivery, RawMessage, delivery_for
 from croupier.kit.bus.interface import Handler, dead_letter_topic
 from croupier.kit.kafka_producer import METADATA_SECONDS, AckedProducer
+from croupier.kit.kafka_security import KafkaSecurity
+from croupier.kit.metrics import KAFKA_CONSUMER_LAG, KAFKA_REBALANCES
+from croupier.kit.tasks import cancel
 
 __all__ = ["KafkaBus", "KafkaUnreachable"]
 
@@ -43,10 +52,70 @@ _TOPIC_ALREADY_EXISTS = 36
 _POLL_TIMEOUT_MS = 200
 _MAX_RECORDS_PER_POLL = 200
 _ERROR_BACKOFF_SECONDS = 1.0
+#: How often a subscription updates its partitions' lag.
+LAG_EVERY_SECONDS = 1.0
 
 
 class KafkaUnreachable(ConnectionError):
     """The bus could not reach the cluster at start; the message names the bootstrap servers."""
+
+
+class _LagGauges(ConsumerRebalanceListener):  # type: ignore[misc]
+    """One subscription's lag per partition, and its rebalances."""
+
+    def __init__(self, consumer: Any, *, topic: str, group: str) -> None:
+        self._consumer = consumer
+        self._topic = topic
+        self._group = group
+        self._rebalances = KAFKA_REBALANCES.labels(group, topic)
+        # Partition → the next offset to handle, once known (handled or fetched from).
+        self._next: dict[int, int] = {}
+
+    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        self.forget({tp.partition for tp in revoked})
+
+    def forget(self, partitions: set[int]) -> None:
+        """Stop reporting `partitions`: their new holder does, and a stale value here would
+        be summed with theirs."""
+        for partition in partitions:
+            self._next.pop(partition, None)
+            with contextlib.suppress(KeyError):
+                KAFKA_CONSUMER_LAG.remove(self._group, self._topic, str(partition))
+
+    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        self._rebalances.inc()
+
+    def reported(self) -> set[int]:
+        return set(self._next)
+
+    def next_to_handle(self, partition: int, offset: int) -> None:
+        self._next[partition] = offset
+
+    async def run(self) -> None:
+        """Update the gauges every LAG_EVERY_SECONDS until cancelled."""
+        while True:
+            await asyncio.sleep(LAG_EVERY_SECONDS)
+            try:
+                await self.update()
+            except Exception:  # noqa: BLE001 - a metric must never stop the consumer
+                _log.debug("lag of %s/%s not measured", self._topic, self._group, exc_info=True)
+
+    async def update(self) -> None:
+        """Set the lag of every partition held."""
+        for tp in self._consumer.assignment():
+            high = self._consumer.highwater(tp)
+            if high is None:  # nothing fetched from it yet
+                continue
+            position = self._next.get(tp.partition)
+            if position is None:
+                try:
+                    position = await self._consumer.position(tp)
+                except KafkaError:  # lost meanwhile: revoked, its gauge with it
+                    continue
+                self._next[tp.partition] = position  # until a delivery moves it
+            KAFKA_CONSUMER_LAG.labels(self._group, self._topic, str(tp.partition)).set(
+                max(0, high - position)
+            )
 
 
 class _KafkaSubscription:
@@ -56,18 +125,21 @@ class _KafkaSubscription:
         topic: str,
         group: str,
         consumer: Any,
+        lag: _LagGauges,
         delivery: Delivery,
         stop_grace_seconds: float,
     ) -> None:
         self._topic = topic
         self._group = group
         self._consumer = consumer
+        self._lag = lag
         self._delivery = delivery
         self._stop_grace_seconds = stop_grace_seconds
         self._stopping = False
         self._stopped = False
         self._task = asyncio.create_task(self._run(), name=f"bus:{topic}:{group}")
         self._task.add_done_callback(self._on_done)
+        self._lag_task = asyncio.create_task(lag.run(), name=f"bus-lag:{topic}:{group}")
 
     @property
     def topic(self) -> str:
@@ -82,6 +154,7 @@ class _KafkaSubscription:
             return
         self._stopped = True
         self._stopping = True
+        await cancel(self._lag_task)
         try:
             await asyncio.wait_for(asyncio.shield(self._task), self._stop_grace_seconds)
         except TimeoutError:
@@ -93,6 +166,7 @@ class _KafkaSubscription:
         except Exception:  # noqa: BLE001 - already logged by _on_done; stopping must go on
             pass
         await self._consumer.stop()
+        self._lag.forget(self._lag.reported())
 
     def _on_done(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
@@ -119,6 +193,7 @@ class _KafkaSubscription:
             for record in records:
                 if self._stopping:
                     break
+                self._lag.next_to_handle(record.partition, record.offset)
                 try:
                     await self._delivery.deliver(
                         RawMessage(
@@ -139,6 +214,7 @@ class _KafkaSubscription:
                     await asyncio.sleep(_ERROR_BACKOFF_SECONDS)
                     return
                 next_offset = record.offset + 1
+                self._lag.next_to_handle(record.partition, next_offset)
         finally:
             if next_offset is not None:
                 await self._commit(partition, next_offset)
@@ -162,12 +238,16 @@ class KafkaBus:
         stop_grace_seconds: float = 30.0,
         consumer_options: Mapping[str, Any] | None = None,
         connect_timeout_seconds: float = METADATA_SECONDS,
+        security: KafkaSecurity | None = None,
     ) -> None:
         """`consumer_options` go to every `AIOKafkaConsumer` (e.g. `session_timeout_ms`); the
         delivery settings (group, auto-commit off, earliest, read_committed) cannot be overridden.
         `start` fails (`KafkaUnreachable`) if the cluster has not answered within
         `connect_timeout_seconds`, or as soon as every bootstrap broker refused the connection.
+        `security`: TLS and SASL for every client of the bus; by default the process's
+        `CROUPIER_KAFKA_*` settings (`KafkaSecurity.from_environment`).
         """
+        self._security = security or KafkaSecurity.from_environment()
         self._connect_timeout_seconds = connect_timeout_seconds
         self._bootstrap_servers = bootstrap_servers
         self._consumer_options = dict(consumer_options or {})
@@ -180,7 +260,9 @@ class KafkaBus:
     async def start(self) -> None:
         if self._producer is not None:
             return
-        producer = AckedProducer(self._bootstrap_servers, {"client.id": self._client_id})
+        producer = AckedProducer(
+            self._bootstrap_servers, {"client.id": self._client_id, **self._security.librdkafka()}
+        )
         try:
             await producer.connect(self._connect_timeout_seconds)
         except confluent_kafka.KafkaException as error:
@@ -227,7 +309,9 @@ class KafkaBus:
         """Create `topics` and their dead-letter topics if missing (ops and tests; the local
         broker already has the well-known ones, see deploy/local/kafka.sh)."""
         admin = AIOKafkaAdminClient(
-            bootstrap_servers=self._bootstrap_servers, client_id=self._client_id
+            bootstrap_servers=self._bootstrap_servers,
+            client_id=self._client_id,
+            **self._security.aiokafka(),
         )
         await admin.start()
         try:
@@ -298,25 +382,33 @@ class KafkaBus:
             max_attempts=max_attempts,
         )
         consumer = AIOKafkaConsumer(
-            topic,
             **self._consumer_options,
             bootstrap_servers=self._bootstrap_servers,
             client_id=self._client_id,
+            **self._security.aiokafka(),
             group_id=group,
             enable_auto_commit=False,
             auto_offset_reset="earliest",
             isolation_level="read_committed",
         )
+        lag = _LagGauges(consumer, topic=topic, group=group)
+        consumer.subscribe([topic], listener=lag)
         await consumer.start()
         subscription = _KafkaSubscription(
             topic=topic,
             group=group,
             consumer=consumer,
+            lag=lag,
             delivery=delivery,
             stop_grace_seconds=self._stop_grace_seconds,
         )
         self._subscriptions.append(subscription)
         return subscription
+
+    @property
+    def security(self) -> KafkaSecurity:
+        """How the bus's clients connect: for the other Kafka clients of the process."""
+        return self._security
 
     def _require_started(self) -> AckedProducer:
         if self._producer is None or self._stopped:
