@@ -71,7 +71,7 @@ class PrometheusWalletMetrics:
         # Label children, looked up once (`labels()` costs microseconds on every transfer).
         self._posted: dict[tuple[str, str], tuple[Any, Any]] = {}
         self._latency: dict[str, Any] = {}
-        self.crash_refund_amount = Counter(
+        self.crash_refunded_minor = Counter(
             "croupier_wallet_crash_refunded_minor_total",
             "Minor units refunded because a game or tournament crashed.",
             ["game", "currency"],
@@ -108,7 +108,7 @@ class PrometheusWalletMetrics:
 
     def crash_refund(self, game: str, currency: str, amount: int) -> None:
         self.crash_refunds.labels(game or "unknown", currency).inc()
-        self.crash_refund_amount.labels(game or "unknown", currency).inc(amount)
+        self.crash_refunded_minor.labels(game or "unknown", currency).inc(amount)
 
     def ignored(self, reason: str) -> None:
         self.ignored_requests.labels(reason).inc()
