@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -32,13 +32,19 @@ class CommandLog(Protocol):
 
     async def stop(self) -> None: ...
 
-    async def append(self, entries: Sequence[LogEntry]) -> None:
+    async def append(self, entries: Sequence[LogEntry]) -> int:
         """Durably append one table's entries in order; returns only once the log
-        acknowledged all of them (one round trip for a command and the deal it allows)."""
+        acknowledged all of them (one round trip for a command and the deal it allows),
+        with the log offset of the last one."""
         ...
 
     def partition_of(self, table_id: str) -> int:
         """The partition of the log that holds the table's entries."""
+        ...
+
+    def end_offset(self, partition: int) -> int:
+        """The offset the partition's next record gets, as far as this replica knows (the
+        end its last replay found, moved on by its own appends)."""
         ...
 
     async def own_partitions(self, owner: PartitionOwner) -> None:
@@ -46,8 +52,33 @@ class CommandLog(Protocol):
         first partitions (and told of every later change)."""
         ...
 
-    def replay(self, partitions: Collection[int] | None = None) -> AsyncIterator[ReplayedTable]:
-        """Every table in `partitions` (default: all), each with its entries in order."""
+    def replay(
+        self,
+        partitions: Collection[int] | None = None,
+        since: Mapping[int, int] | None = None,
+        covered: Mapping[str, int] | None = None,
+    ) -> AsyncIterator[ReplayedTable]:
+        """Every table in `partitions` (default: all), each with its entries in order,
+        read from offset `since[partition]` (default: the beginning); a table's records at
+        offsets up to `covered[table_id]` (its snapshot has them) are skipped unread."""
+        ...
+
+
+class SnapshotStore(Protocol):
+    """Where the latest snapshot of each table is kept (`adapters.kafka_snapshots`: a
+    compacted topic keyed by table id), so a rebuild replays only the log's tail."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    async def save(self, table_id: str, partition: int, data: bytes) -> None:
+        """Keep `data` as the table's latest snapshot (`partition`: the table's command-log
+        partition, which the store uses too)."""
+        ...
+
+    async def load(self, partitions: Collection[int]) -> dict[str, bytes]:
+        """The latest snapshot of every table of `partitions`."""
         ...
 
 

@@ -30,13 +30,14 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections import defaultdict
-from collections.abc import AsyncIterator, Collection, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.partitioner import murmur2
 
 from croupier.kit.kafka_producer import AckedProducer
+from croupier.kit.kafka_security import KafkaSecurity
 from croupier.table.adapters.log_codec import TOPIC, decode_table, encode
 from croupier.table.core.log_entry import LogEntry, ReplayedTable
 from croupier.table.ports import PartitionOwner
@@ -62,6 +63,7 @@ class KafkaCommandLog:
         group_id: str = "",
         instance_id: str = "",
         producer: AckedProducer | None = None,
+        security: KafkaSecurity | None = None,
     ) -> None:
         """`instance_id`: a stable name for this replica (a StatefulSet pod's name). With
         it, a replica restarted under the same name takes its partitions back at once
@@ -69,7 +71,11 @@ class KafkaCommandLog:
 
         `producer`: append through this started producer (the process's event bus's, so
         the process runs one librdkafka instance and one delivery thread); its owner
-        closes it. Without it the log makes its own and closes it at `stop`."""
+        closes it. Without it the log makes its own and closes it at `stop`.
+
+        `security`: TLS and SASL for the log's clients (the bus's `security`); by default
+        the process's `CROUPIER_KAFKA_*` settings."""
+        self._security = security or KafkaSecurity.from_environment()
         self._shared_producer = producer
         self._bootstrap = bootstrap
         self._topic = topic
@@ -87,7 +93,9 @@ class KafkaCommandLog:
     async def start(self) -> None:
         # A failed append (after the producer's delivery timeout) fences the table: the
         # record may be stored all the same (`TableHost._append`).
-        appender = self._shared_producer or AckedProducer(self._bootstrap)
+        appender = self._shared_producer or AckedProducer(
+            self._bootstrap, self._security.librdkafka()
+        )
         try:
             # The metadata request creates the topic if needed and names its partitions.
             self._partitions = await appender.partition_count(self._topic)
@@ -113,7 +121,10 @@ class KafkaCommandLog:
         """The partition Kafka's default partitioner puts the table's key in."""
         return _partition_of(table_id, self._partitions)
 
-    async def append(self, entries: Sequence[LogEntry]) -> None:
+    def end_offset(self, partition: int) -> int:
+        return self._next_offset.get(partition, 0)
+
+    async def append(self, entries: Sequence[LogEntry]) -> int:
         if self._appender is None:
             raise RuntimeError("KafkaCommandLog.append before start()")
         # Queue every entry first, then wait: the producer sends them together (same key,
@@ -134,11 +145,13 @@ class KafkaCommandLog:
             stored = await asyncio.gather(*deliveries)
         for partition, offset in stored:
             self._next_offset[partition] = max(self._next_offset.get(partition, 0), offset + 1)
+        return stored[-1][1]
 
     async def own_partitions(self, owner: PartitionOwner) -> None:
         """Join the group of replicas; returns once the first assignment was served."""
         members = AIOKafkaConsumer(
             bootstrap_servers=self._bootstrap,
+            **self._security.aiokafka(),
             group_id=self._group_id,
             group_instance_id=self._instance_id,
             heartbeat_interval_ms=1000,  # rebalances are noticed within a second
@@ -174,12 +187,16 @@ class KafkaCommandLog:
         )
 
     async def replay(
-        self, partitions: Collection[int] | None = None
+        self,
+        partitions: Collection[int] | None = None,
+        since: Mapping[int, int] | None = None,
+        covered: Mapping[str, int] | None = None,
     ) -> AsyncIterator[ReplayedTable]:
-        """Read `partitions` (default: all) from the beginning to their current end,
-        grouped by table."""
+        """Read `partitions` (default: all) from `since` (default: the beginning) to their
+        current end, grouped by table; records a table's snapshot covers are not decoded."""
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self._bootstrap,
+            **self._security.aiokafka(),
             enable_auto_commit=False,
             isolation_level="read_committed",
         )
@@ -191,22 +208,30 @@ class KafkaCommandLog:
                 return
             consumer.assign(assigned)
             await consumer.seek_to_beginning(*assigned)
+            for tp in assigned:
+                start = (since or {}).get(tp.partition, 0)
+                if start > await consumer.position(tp):
+                    consumer.seek(tp, start)
             end_offsets = await consumer.end_offsets(assigned)
             by_table: dict[str, list[bytes]] = defaultdict(list)
-            remaining = {tp for tp in assigned if end_offsets[tp] > 0}
+            last: dict[str, int] = {}
+            covered = covered or {}
+            remaining = {tp for tp in assigned if end_offsets[tp] > await consumer.position(tp)}
             while remaining:
                 batches = await consumer.getmany(*remaining, timeout_ms=1000)
                 for records in batches.values():
                     for record in records:
                         key = (record.key or b"").decode(errors="replace")
-                        by_table[key].append(record.value or b"")
+                        if record.offset > covered.get(key, -1):
+                            by_table[key].append(record.value or b"")
+                            last[key] = record.offset
                 for tp in list(remaining):
                     if await consumer.position(tp) >= end_offsets[tp]:
                         remaining.discard(tp)
             for tp, end in end_offsets.items():
                 self._next_offset[tp.partition] = end
             for table_id, raw_entries in by_table.items():
-                yield decode_table(table_id, raw_entries)
+                yield decode_table(table_id, raw_entries, last[table_id])
         finally:
             await consumer.stop()
 

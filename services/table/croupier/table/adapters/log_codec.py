@@ -85,12 +85,12 @@ def decode(data: bytes) -> LogEntry:
     )
 
 
-def decode_table(table_id: str, raw_entries: list[bytes]) -> ReplayedTable:
+def decode_table(table_id: str, raw_entries: list[bytes], last_offset: int = -1) -> ReplayedTable:
     """One table's stored entries, decoded up to the first unreadable one."""
     entries: list[LogEntry] = []
     for raw in raw_entries:
         try:
             entries.append(decode(raw))
         except UnreadableLog as exc:
-            return ReplayedTable(table_id, applicable(entries), unreadable=str(exc))
-    return ReplayedTable(table_id, applicable(entries))
+            return ReplayedTable(table_id, applicable(entries), str(exc), last_offset)
+    return ReplayedTable(table_id, applicable(entries), last_offset=last_offset)

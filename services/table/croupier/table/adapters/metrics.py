@@ -31,3 +31,12 @@ CRASH_REFUNDS_REQUESTED = Counter(
     "Tables voided because they could not be rebuilt; a crash refund was requested.",
     ["game"],
 )
+SNAPSHOTS_STORED = Counter(
+    "croupier_table_snapshots_stored_total", "Table snapshots written to the store.", ["game"]
+)
+SNAPSHOT_FALLBACKS = Counter(
+    "croupier_table_snapshot_fallbacks_total",
+    "Tables a rebuild replayed from the log's beginning: their snapshot was missing, "
+    "unreadable or from another engine version.",
+    ["reason"],
+)

@@ -48,11 +48,13 @@ class LogEntry:
 
 @dataclass(frozen=True)
 class ReplayedTable:
-    """Every entry of one table, or the reason it could not be read."""
+    """Every entry of one table read from the log, or the reason it could not be read;
+    `last_offset`: the log offset of the table's last record read (-1: none)."""
 
     table_id: str
     entries: list[LogEntry]
     unreadable: str | None = None
+    last_offset: int = -1
 
 
 def applicable(entries: list[LogEntry]) -> list[LogEntry]:

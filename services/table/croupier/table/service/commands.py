@@ -26,6 +26,7 @@ from croupier.table.service.deadlines import acquire_by, deadline_after
 from croupier.table.service.money import MoneySender
 from croupier.table.service.outgoing import Outgoing
 from croupier.table.service.requests import MoneyRequest
+from croupier.table.service.snapshots import Snapshots
 from croupier.table.service.tables import (
     HostedTable,
     LogUnavailable,
@@ -42,7 +43,9 @@ def _require_same_command(table: HostedTable, command_id: str, body: JSON) -> No
     """A repeated command id must repeat its command: one that carries something else
     is refused (ALREADY_EXISTS), naming what differs, instead of a silent OK."""
     index = table.seen_commands[command_id]
-    logged = decode(table.log[index - 1]).body
+    if index < table.log_start:
+        return  # logged before the table's snapshot: its body is no longer held
+    logged = decode(table.log[index - table.log_start]).body
     if logged == body:
         return
     if isinstance(logged.get("action"), dict) and isinstance(body.get("action"), dict):
@@ -75,8 +78,10 @@ class CommandPath:
         now_ms: Callable[[], int],
         call_later: CallLater,
         seeds: Callable[[], bytes],
+        snapshots: Snapshots,
     ) -> None:
         self._tables = tables
+        self.snapshots = snapshots
         self._log = command_log
         self._money = money
         self._outgoing = outgoing
@@ -184,6 +189,8 @@ class CommandPath:
             money_requests += self.commit(table, entry, outcome)
             if outcome.events:
                 self._outgoing.publish(table, entry, outcome)
+        hand_ended = any(outcome.settlement is not None for _, outcome in batch)
+        self.snapshots.after_commit(table, hand_ended)
         if money_requests:
             await self._money.ask_wallet(table, money_requests, deadline)
 
@@ -229,7 +236,7 @@ class CommandPath:
             raise TableVoided("this table was voided and refunded")
         try:
             async with asyncio.timeout_at(deadline):
-                await self._log.append(entries)
+                table.last_offset = await self._log.append(entries)
         except BaseException as exc:
             # Also when the caller went away (a cancelled call, a deadline): the entries
             # may be stored all the same.

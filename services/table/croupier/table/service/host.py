@@ -28,7 +28,7 @@ from typing import Any
 
 import structlog
 
-from croupier.game import JSON, ClockSettings, GameRules, Malformed
+from croupier.game import JSON, ClockSettings, GameRules, Malformed, Unknown
 from croupier.game.limits import check_amount, echo
 from croupier.kit.seeds import new_seed
 from croupier.table.adapters import metrics
@@ -37,7 +37,7 @@ from croupier.table.adapters.wallet_requests import WalletRequestsOnBus
 from croupier.table.core import history
 from croupier.table.core.history import initial_state
 from croupier.table.core.log_entry import LogEntry
-from croupier.table.ports import CallLater, CommandLog, Publisher, WalletRequests
+from croupier.table.ports import CallLater, CommandLog, Publisher, SnapshotStore, WalletRequests
 from croupier.table.service.background import Background
 from croupier.table.service.commands import CommandPath
 from croupier.table.service.deadlines import acquire_by, deadline_after
@@ -45,6 +45,8 @@ from croupier.table.service.money import Buyins, MoneySender
 from croupier.table.service.outgoing import Outgoing
 from croupier.table.service.ownership import Ownership
 from croupier.table.service.presence import Presence
+from croupier.table.service.rebuild import Rebuilder
+from croupier.table.service.snapshots import DEFAULT_SNAPSHOT_POLICY, SnapshotPolicy, Snapshots
 from croupier.table.service.tables import (
     HostedTable,
     Tables,
@@ -76,6 +78,8 @@ class TableHost:
         currency: str = "CHIP",
         buyins: Buyins | None = None,
         wallet_requests: WalletRequests | None = None,  # default: on `publisher`
+        snapshot_store: SnapshotStore | None = None,  # None: rebuilds replay whole logs
+        snapshot_policy: SnapshotPolicy = DEFAULT_SNAPSHOT_POLICY,
     ) -> None:
         self._engines = dict(engines)
         self._log = command_log
@@ -93,6 +97,10 @@ class TableHost:
             self._background,
             currency,
         )
+        self._snapshot_store = snapshot_store
+        self._snapshots = Snapshots(
+            snapshot_store, command_log, self._tables, self._background, snapshot_policy
+        )
         self._commands = CommandPath(
             tables=self._tables,
             command_log=command_log,
@@ -103,6 +111,7 @@ class TableHost:
             now_ms=now_ms,
             call_later=call_later,
             seeds=seeds,
+            snapshots=self._snapshots,
         )
         self._presence = Presence(
             tables=self._tables,
@@ -115,7 +124,14 @@ class TableHost:
         self._ownership = Ownership(
             tables=self._tables,
             command_log=command_log,
-            engine_for=self._engine_for,
+            rebuilder=Rebuilder(
+                tables=self._tables,
+                command_log=command_log,
+                snapshot_store=snapshot_store,
+                engine_for=self._engine_for,
+                commands=self._commands,
+                money=self._money,
+            ),
             commands=self._commands,
             presence=self._presence,
             views=self._views,
@@ -128,7 +144,10 @@ class TableHost:
     async def start(self) -> None:
         """Open the log and take this replica's partitions: their tables are rebuilt."""
         await self._log.start()
+        if self._snapshot_store is not None:
+            await self._snapshot_store.start()
         await self._log.own_partitions(self._ownership)
+        self._snapshots.start()
 
     async def end_streams(self) -> None:
         """End every view stream (shutdown: clients reconnect to the table's next owner)."""
@@ -154,7 +173,10 @@ class TableHost:
             if table.timer is not None:
                 table.timer.cancel()
         await self.end_streams()
+        await self._snapshots.stop()
         await self._log.stop()
+        if self._snapshot_store is not None:
+            await self._snapshot_store.stop()
 
     async def flush(self) -> None:
         """Wait until everything committed so far has been published."""
@@ -235,6 +257,7 @@ class TableHost:
         table = HostedTable(engine, initial_state(engine, opening), [encode(opening)])
         await self._commands.append(table, [opening], deadline)
         table.seen_commands[opening.command_id] = 1
+        self._snapshots.after_commit(table, hand_ended=False)
         self._tables.serving[table_id] = table
         metrics.TABLES_OPEN.labels(game).inc()
         return table_id
@@ -323,6 +346,11 @@ class TableHost:
     def hand_history(self, table_id: str, hand_number: int) -> JSON:
         """Everything needed to re-derive and replay a finished hand (`croupier verify`)."""
         table = self._table(table_id)
+        if table.log_start > 1:
+            raise Unknown(
+                f"this replica rebuilt table {table_id} from a snapshot at entry "
+                f"{table.log_start - 1}: it holds no hand history of the hands played before"
+            )
         return history.build(table.engine, [decode(encoded) for encoded in table.log], hand_number)
 
     def digest(self, table_id: str) -> str:

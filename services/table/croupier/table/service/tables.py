@@ -65,6 +65,12 @@ class HostedTable:
     money_backlog: list[MoneyRequest] = field(default_factory=list)
     resending: asyncio.Task[None] | None = None
     parked: bool = False  # its partition was revoked: no command until it is taken back
+    log_start: int = 1  # the index of `log[0]`: after a snapshot, later than the opening
+    # Command-log offsets: of the table's latest committed entry, and the one up to which
+    # its latest snapshot holds the partition (`service.snapshots`); -1: none.
+    last_offset: int = -1
+    covered_offset: int = -1
+    snapshot_index: int = 0  # the table index the latest snapshot holds (0: none yet)
 
 
 def require_seated(table: HostedTable, player: str) -> None:

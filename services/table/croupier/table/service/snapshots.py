@@ -1,0 +1,150 @@
+"""Snapshots of the tables a replica serves, so that rebuilding a table costs its latest
+snapshot and the log's tail, not its whole history.
+
+A snapshot holds the table's state and the command-log offset up to which the table's
+partition is in it. It is taken when a table opens, every `every` commands, at the end of
+a hand once `at_hand_end_after` commands passed since the last one, and when the table
+closes. A sweep every `sweep_seconds` snapshots again the tables with entries no snapshot
+holds (an idle table mid-hand) and those whose snapshot lags the partition's end by more
+than `lag_records` (an idle table in a busy partition): a rebuild reads a partition from
+the oldest offset its open tables' snapshots hold, which the sweep keeps near the end.
+That is also what makes retention safe: no open table needs a record older than a sweep
+or two, so the log's head may expire (`adapters.kafka_topics` checks the settings).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import structlog
+
+from croupier.kit.tasks import Periodic
+from croupier.table.adapters import metrics
+from croupier.table.adapters.snapshot_codec import (
+    SnapshotHeader,
+    TableSnapshot,
+    encode,
+)
+from croupier.table.ports import CommandLog, SnapshotStore
+from croupier.table.service.background import Background
+from croupier.table.service.tables import HostedTable, Tables
+
+log = structlog.get_logger("croupier.table.snapshots")
+
+# A snapshot keeps the ids of this many latest commands (a client's retry of an older one
+# after a rebuild is taken as new): what it holds does not grow with the table's age.
+SEEN_COMMANDS_KEPT = 10_000
+
+
+@dataclass(frozen=True)
+class SnapshotPolicy:
+    every: int = 200
+    at_hand_end_after: int = 20
+    sweep_seconds: float = 30.0
+    lag_records: int = 10_000
+
+
+DEFAULT_SNAPSHOT_POLICY = SnapshotPolicy()
+
+
+def snapshot_of(table: HostedTable, offset: int) -> TableSnapshot:
+    state = table.state
+    oldest_kept = state.index - SEEN_COMMANDS_KEPT
+    return TableSnapshot(
+        header=SnapshotHeader(
+            table_id=state.table_id,
+            game=state.game,
+            engine=table.engine.name,
+            engine_version=table.engine.version,
+            index=state.index,
+            offset=offset,
+            closed=state.closed,
+        ),
+        state=state,
+        seen_commands={c: i for c, i in table.seen_commands.items() if i > oldest_kept},
+        seats_taken=dict(table.seats_taken),
+        last_money_requests=list(table.last_money_requests),
+    )
+
+
+class Snapshots:
+    def __init__(
+        self,
+        store: SnapshotStore | None,
+        command_log: CommandLog,
+        tables: Tables,
+        background: Background,
+        policy: SnapshotPolicy,
+    ) -> None:
+        self._store = store
+        self._log = command_log
+        self._tables = tables
+        self._background = background
+        self.policy = policy
+        self._sweeper = Periodic(
+            self.sweep,
+            policy.sweep_seconds,
+            name="table-snapshot-sweep",
+            failure="snapshot sweep failed",
+            log=logging.getLogger("croupier.table.snapshots"),
+        )
+
+    def start(self) -> None:
+        if self._store is not None:
+            self._sweeper.start()
+
+    async def stop(self) -> None:
+        await self._sweeper.stop()
+
+    def after_commit(self, table: HostedTable, hand_ended: bool) -> None:
+        """The table committed entries (its lock held): snapshot it if the policy says so."""
+        since = table.state.index - table.snapshot_index
+        if (
+            table.snapshot_index == 0
+            or table.state.closed
+            or since >= self.policy.every
+            or (hand_ended and since >= self.policy.at_hand_end_after)
+        ):
+            self.take(table, table.last_offset)
+
+    def take(self, table: HostedTable, offset: int) -> None:
+        """Snapshot the table as it is now (its lock held), as holding the partition up to
+        `offset`; the store writes it in the background."""
+        if self._store is None:
+            return
+        data = encode(snapshot_of(table, offset))
+        table.snapshot_index, table.covered_offset = table.state.index, offset
+        table_id = table.state.table_id
+        self._background.run(lambda: self._save(table, table_id, data))
+
+    async def _save(self, table: HostedTable, table_id: str, data: bytes) -> None:
+        assert self._store is not None
+        try:
+            await self._store.save(table_id, self._log.partition_of(table_id), data)
+        except Exception as exc:  # noqa: BLE001 - the sweep takes another one
+            log.error("snapshot not stored", table_id=table_id, error=str(exc))
+            table.covered_offset = -1
+            return
+        metrics.SNAPSHOTS_STORED.labels(table.state.game).inc()
+
+    async def sweep(self) -> None:
+        """Snapshot again the open tables a rebuild would otherwise read far back for."""
+        for table in list(self._tables.serving.values()):
+            if self._lags(table):
+                async with table.lock:
+                    if self._lags(table):
+                        # Every entry of the table is at or below `last_offset` (none is
+                        # in flight: its lock is held), so its state holds the partition up
+                        # to the end this replica knows.
+                        end = self._log.end_offset(self._log.partition_of(table.state.table_id))
+                        self.take(table, max(end - 1, table.last_offset))
+
+    def _lags(self, table: HostedTable) -> bool:
+        if table.state.closed or table.parked or table.unconfirmed:
+            return False
+        end = self._log.end_offset(self._log.partition_of(table.state.table_id))
+        return (
+            table.last_offset > table.covered_offset
+            or table.covered_offset < end - 1 - self.policy.lag_records
+        )

@@ -1,0 +1,274 @@
+"""Snapshots: a table rebuilt from its latest snapshot and the log's tail is the table a
+full replay gives (its digest), for every game; a snapshot of another engine version or a
+damaged one falls back to the whole log; a table with neither is voided, refunded and
+counted; an open table whose log head expired is rebuilt from its snapshot.
+
+The in-memory log and snapshot store stand in for Kafka here
+(`tests/integration/table/test_snapshots_kafka.py` runs the Kafka store).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator, Collection, Mapping
+from dataclasses import replace
+
+import pytest
+
+from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.game import RuleBroken
+from croupier.kit.bus.memory import InMemoryBus
+from croupier.table.adapters import metrics
+from croupier.table.adapters.memory_log import InMemoryCommandLog, InMemorySnapshotStore
+from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
+from croupier.table.adapters.snapshot_codec import (
+    decode,
+    encode,
+    read_header,
+)
+from croupier.table.core.log_entry import ReplayedTable
+from croupier.table.games import load_engines
+from croupier.table.service.host import TableHost
+from croupier.table.service.snapshots import SnapshotPolicy
+from croupier.table.service.tables import TableVoided
+from tests.support.contract import LONG_TURN
+from tests.support.games import GAMES, GameAtTable
+from tests.support.table import FakeClock, Seeds
+
+# Snapshots often and mid-hand, so that tails start anywhere in a hand.
+OFTEN = SnapshotPolicy(every=7, at_hand_end_after=3, sweep_seconds=3600, lag_records=50)
+
+
+class CountingLog(InMemoryCommandLog):
+    """Counts the entries its replays hand out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.replayed = 0
+
+    async def replay(
+        self,
+        partitions: Collection[int] | None = None,
+        since: Mapping[int, int] | None = None,
+        covered: Mapping[str, int] | None = None,
+    ) -> AsyncIterator[ReplayedTable]:
+        async for table in super().replay(partitions, since, covered):
+            self.replayed += len(table.entries)
+            yield table
+
+
+def host_on(
+    log: InMemoryCommandLog,
+    bus: InMemoryBus,
+    store: InMemorySnapshotStore | None,
+    policy: SnapshotPolicy = OFTEN,
+) -> TableHost:
+    return TableHost(
+        engines=load_engines(),
+        command_log=log,
+        publisher=bus,
+        now_ms=FakeClock(),
+        seeds=Seeds("snapshots"),
+        snapshot_store=store,
+        snapshot_policy=policy,
+    )
+
+
+async def play_tables(
+    host: TableHost, game: GameAtTable, tables: int, actions: int, seed: int = 7
+) -> list[str]:
+    """Open `tables` full tables and play `actions` random actions spread over them."""
+    rng = random.Random(seed)
+    table_ids = []
+    for n in range(tables):
+        table_id = await host.open_table(
+            game.name, game.options, LONG_TURN, request_key=f"{seed}-{n}"
+        )
+        for seat, player in enumerate(game.players):
+            await host.seat(table_id, player, seat, game.stack)
+        table_ids.append(table_id)
+    for n in range(actions):
+        table_id = rng.choice(table_ids)
+        to_act = game.to_act(host.view(table_id, "").view)
+        if to_act is None:
+            continue
+        action = game.legal_action(host.view(table_id, to_act).view, rng)
+        try:
+            await host.act(table_id, to_act, f"c{n}", action)
+        except RuleBroken:
+            continue  # a random action the view allowed but the table did not: not logged
+    return table_ids
+
+
+async def digests(host: TableHost) -> dict[str, str]:
+    await host.start()
+    try:
+        return {table_id: host.digest(table_id) for table_id in host.table_ids()}
+    finally:
+        await host.stop()
+
+
+async def full_replay(log: InMemoryCommandLog, bus: InMemoryBus) -> dict[str, str]:
+    return await digests(host_on(log, bus, None))
+
+
+async def test_a_rebuild_from_snapshots_and_tails_equals_a_full_replay(
+    game: GameAtTable, bus: InMemoryBus
+) -> None:
+    log, store = CountingLog(), InMemorySnapshotStore()
+    first = host_on(log, bus, store)
+    await first.start()
+    table_ids = await play_tables(first, game, tables=4, actions=160)
+    await first.stop()
+    entries = log.end_offset(0)
+
+    log.replayed = 0
+    from_snapshots = await digests(host_on(log, bus, store))
+    tail = log.replayed
+    log.replayed = 0
+    replayed = await full_replay(log, bus)
+
+    assert sorted(from_snapshots) == sorted(table_ids)
+    assert from_snapshots == replayed
+    assert log.replayed == entries  # the full replay read every entry...
+    assert tail < entries / 4  # ...the rebuild from snapshots only the tails
+
+
+async def test_an_idle_table_is_snapshotted_again_by_the_sweep_so_rebuilds_read_little(
+    bus: InMemoryBus,
+) -> None:
+    game = GAMES["backgammon"]
+    log, store = CountingLog(), InMemorySnapshotStore()
+    first = host_on(log, bus, store)
+    await first.start()
+    (idle,) = await play_tables(first, game, tables=1, actions=3)
+    await play_tables(first, game, tables=3, actions=200, seed=8)
+    await first._snapshots.sweep()
+    await first.stop()
+    assert read_header(store.snapshots[idle][1]).offset >= log.end_offset(0) - 1 - OFTEN.lag_records
+
+    log.replayed = 0
+    await digests(host_on(log, bus, store))
+    assert log.replayed <= OFTEN.lag_records + OFTEN.every * 4
+
+
+async def test_an_open_table_whose_log_head_expired_is_rebuilt_from_its_snapshot(
+    bus: InMemoryBus,
+) -> None:
+    game = GAMES["poker"]
+    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
+    first = host_on(log, bus, store)
+    await first.start()
+    (table_id,) = await play_tables(first, game, tables=1, actions=40)
+    await first._snapshots.sweep()  # what the periodic sweep does before retention strikes
+    expected = first.digest(table_id)
+    await first.stop()
+    log.expire_before(log.end_offset(0))
+
+    rebuilt = host_on(log, bus, store)
+    assert await digests(rebuilt) == {table_id: expected}
+    assert table_id not in rebuilt.voided
+
+
+async def test_a_snapshot_of_another_engine_version_is_ignored(bus: InMemoryBus) -> None:
+    game = GAMES["joker"]
+    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
+    first = host_on(log, bus, store)
+    await first.start()
+    (table_id,) = await play_tables(first, game, tables=1, actions=30)
+    await first.stop()
+    partition, data = store.snapshots[table_id]
+    # Another version's snapshot, whose state would show if it were used.
+    snapshot = decode(data)
+    forged = replace(
+        snapshot,
+        header=replace(snapshot.header, engine_version="0"),
+        state=replace(snapshot.state, seated=("somebody else",)),
+    )
+    store.snapshots[table_id] = (partition, encode(forged))
+    fallbacks = metrics.SNAPSHOT_FALLBACKS.labels("UnreadableSnapshot")._value.get()
+
+    assert await digests(host_on(log, bus, store)) == await full_replay(log, bus)
+    assert metrics.SNAPSHOT_FALLBACKS.labels("UnreadableSnapshot")._value.get() == fallbacks + 1
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [lambda data: data[: len(data) // 2], lambda data: b"not a snapshot", lambda data: b""],
+    ids=["cut-off", "foreign", "empty"],
+)
+async def test_a_corrupt_snapshot_falls_back_to_the_log(bus: InMemoryBus, damage: object) -> None:
+    game = GAMES["rummy"]
+    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
+    first = host_on(log, bus, store)
+    await first.start()
+    (table_id,) = await play_tables(first, game, tables=1, actions=30)
+    await first.stop()
+    partition, data = store.snapshots[table_id]
+    store.snapshots[table_id] = (partition, damage(data))  # type: ignore[operator]
+
+    rebuilt = host_on(log, bus, store)
+    assert await digests(rebuilt) == await full_replay(log, bus)
+    assert table_id not in rebuilt.voided
+
+
+async def test_a_snapshot_that_would_build_a_foreign_class_is_refused(bus: InMemoryBus) -> None:
+    game = GAMES["backgammon"]
+    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
+    first = host_on(log, bus, store)
+    await first.start()
+    (table_id,) = await play_tables(first, game, tables=1, actions=5)
+    await first.stop()
+    partition, data = store.snapshots[table_id]
+    header = data[: data.index(b"\n", len(b"croupier.table.snapshot/1\n")) + 1]
+    # pickle of os.system("true"): a forged record must not run anything.
+    store.snapshots[table_id] = (partition, header + b"cos\nsystem\n(Vtrue\ntR.")
+
+    rebuilt = host_on(log, bus, store)
+    assert await digests(rebuilt) == await full_replay(log, bus)
+
+
+async def test_with_neither_snapshot_nor_log_the_table_is_voided_refunded_and_counted(
+    bus: InMemoryBus,
+) -> None:
+    game = GAMES["poker"]
+    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
+    first = host_on(log, bus, store)
+    await first.start()
+    (table_id,) = await play_tables(first, game, tables=1, actions=20)
+    await first.stop()
+    partition, data = store.snapshots[table_id]
+    store.snapshots[table_id] = (partition, data[: len(data) // 2])  # its header says poker
+    log.expire_before(log.end_offset(0))
+    refunds = metrics.CRASH_REFUNDS_REQUESTED.labels("poker")._value.get()
+
+    rebuilt = host_on(log, bus, store)
+    await rebuilt.start()
+    try:
+        assert table_id in rebuilt.voided
+        with pytest.raises(TableVoided):
+            rebuilt.view(table_id, "p0")
+        await rebuilt.flush()
+    finally:
+        await rebuilt.stop()
+    assert metrics.CRASH_REFUNDS_REQUESTED.labels("poker")._value.get() == refunds + 1
+    asked = [Envelope.FromString(m.value or b"") for m in bus.messages(WALLET_REQUESTS_TOPIC)]
+    assert [e.subject for e in asked if e.type == "wallet.crash_refund_requested"] == [table_id]
+
+
+async def test_a_table_rebuilt_from_a_snapshot_refuses_older_hand_histories_clearly(
+    bus: InMemoryBus,
+) -> None:
+    game = GAMES["backgammon"]
+    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
+    first = host_on(log, bus, store)
+    await first.start()
+    (table_id,) = await play_tables(first, game, tables=1, actions=10)
+    await first.stop()
+    rebuilt = host_on(log, bus, store)
+    await rebuilt.start()
+    try:
+        with pytest.raises(RuleBroken, match="from a snapshot"):
+            rebuilt.hand_history(table_id, 1)
+    finally:
+        await rebuilt.stop()
