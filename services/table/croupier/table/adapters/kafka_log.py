@@ -51,7 +51,8 @@ PARTITION_CACHE_SIZE = 65_536
 
 
 @functools.lru_cache(maxsize=PARTITION_CACHE_SIZE)
-def _partition_of(table_id: str, partitions: int) -> int:
+def partition_for(table_id: str, partitions: int) -> int:
+    """The partition of `partitions` that Kafka's default partitioner gives the key."""
     return int(murmur2(table_id.encode()) & 0x7FFFFFFF) % partitions
 
 
@@ -119,7 +120,7 @@ class KafkaCommandLog:
 
     def partition_of(self, table_id: str) -> int:
         """The partition Kafka's default partitioner puts the table's key in."""
-        return _partition_of(table_id, self._partitions)
+        return partition_for(table_id, self._partitions)
 
     def end_offset(self, partition: int) -> int:
         return self._next_offset.get(partition, 0)

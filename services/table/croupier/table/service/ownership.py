@@ -70,17 +70,21 @@ class Ownership:
         tables = self._tables
         kept = unchanged & partitions & tables.parked_partitions
         tables.parked_partitions.clear()
+        rebuilt = partitions - kept - tables.owned
+        known: dict[str, str] = {}  # open tables of rebuilt partitions: never dropped
         for table_id, table in list(tables.parked.items()):
             del tables.parked[table_id]
-            if self._log.partition_of(table_id) in kept:
+            partition = self._log.partition_of(table_id)
+            if partition in kept:
                 table.parked = False
                 tables.serving[table_id] = table
                 self._resume(table)
             else:
                 self._release(table)
-        rebuilt = partitions - kept - tables.owned
+                if partition in rebuilt and not table.state.closed:
+                    known[table_id] = table.state.game
         if rebuilt:
-            asked_again = await self._rebuilder.rebuild(rebuilt)
+            asked_again = await self._rebuilder.rebuild(rebuilt, known)
             if asked_again:
                 await self._money.ask_again(f"partitions {sorted(rebuilt)}", asked_again)
             metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)

@@ -9,7 +9,8 @@ snapshot and the log's tail, or from the whole log when a snapshot cannot be use
    snapshot whose opening is older than the offset read from, goes to the full replay.
 3. The full replay reads the partitions from the beginning for those tables only. A
    table it cannot rebuild either (its history expired or was lost, an unreadable entry)
-   is voided and its crash refund requested: a table the replica knew is never dropped.
+   is voided and its crash refund requested: a table the replica knew (from a snapshot,
+   or served before the rebalance) is never dropped.
 """
 
 from __future__ import annotations
@@ -62,8 +63,14 @@ class Rebuilder:
         self._commands = commands
         self._money = money
 
-    async def rebuild(self, partitions: frozenset[int]) -> list[MoneyRequest]:
-        """Serve the tables of `partitions`; returns what they ask of the wallet again."""
+    async def rebuild(
+        self, partitions: frozenset[int], known: dict[str, str] | None = None
+    ) -> list[MoneyRequest]:
+        """Serve the tables of `partitions`; returns what they ask of the wallet again.
+
+        `known`: open tables (id → game) this replica served in these partitions before;
+        one that neither a snapshot nor the log gives back (a broker that lost its data)
+        is voided and refunded."""
         asked_again: list[MoneyRequest] = []
         restored, full_replay = await self._restore(partitions)
         since = self._since(partitions, restored.values())
@@ -86,6 +93,9 @@ class Rebuilder:
             await self._serve(table, asked_again)
         if full_replay:
             await self._replay_fully(partitions, full_replay, asked_again)
+        for table_id, game in (known or {}).items():
+            if table_id not in self._tables.serving and table_id not in self._tables.voided:
+                await self._void(table_id, game, "its command log is gone (lost by the broker)")
         return asked_again
 
     async def _restore(

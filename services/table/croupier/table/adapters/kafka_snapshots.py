@@ -1,0 +1,75 @@
+"""The snapshot store on Kafka: a compacted topic (`croupier.table.snapshots`) keyed by
+table id, each table's snapshot in the partition of the same number as its command log's
+(so a replica given log partition p loads snapshot partition p).
+
+Kafka rather than PostgreSQL: the table host needs no database (architecture §5), the
+store is written from the same librdkafka producer as the log, and a compacted topic is
+what Kafka Streams keeps its state stores' changelogs in. Loading reads the partitions
+from the beginning to their end; compaction keeps that near one record per table (the
+broker compacts closed segments: `segment.ms` bounds how many older copies remain).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from croupier.kit.kafka_producer import AckedProducer
+from croupier.table.adapters.kafka_topics import SNAPSHOTS_TOPIC
+
+
+class KafkaSnapshotStore:
+    def __init__(
+        self,
+        bootstrap: str,
+        topic: str = SNAPSHOTS_TOPIC,
+        producer: AckedProducer | None = None,
+    ) -> None:
+        """`producer`: write through this started producer (its owner closes it); without
+        it the store makes its own and closes it at `stop`."""
+        self._bootstrap = bootstrap
+        self._topic = topic
+        self._shared_producer = producer
+        self._producer: AckedProducer | None = None
+
+    async def start(self) -> None:
+        self._producer = self._shared_producer or AckedProducer(self._bootstrap)
+
+    async def stop(self) -> None:
+        producer, self._producer = self._producer, None
+        if producer is not None and producer is not self._shared_producer:
+            await producer.close()
+
+    async def save(self, table_id: str, partition: int, data: bytes) -> None:
+        if self._producer is None:
+            raise RuntimeError("KafkaSnapshotStore.save before start()")
+        await self._producer.send(self._topic, table_id.encode(), data, partition=partition)
+
+    async def load(self, partitions: Collection[int]) -> dict[str, bytes]:
+        latest: dict[str, bytes] = {}
+        if not partitions:
+            return latest
+        consumer = AIOKafkaConsumer(bootstrap_servers=self._bootstrap, enable_auto_commit=False)
+        await consumer.start()
+        try:
+            assigned = [TopicPartition(self._topic, p) for p in sorted(partitions)]
+            consumer.assign(assigned)
+            await consumer.seek_to_beginning(*assigned)
+            ends = await consumer.end_offsets(assigned)
+            remaining = {tp for tp in assigned if ends[tp] > await consumer.position(tp)}
+            while remaining:
+                batches = await consumer.getmany(*remaining, timeout_ms=1000)
+                for records in batches.values():
+                    for record in records:
+                        table_id = (record.key or b"").decode(errors="replace")
+                        if record.value is None:  # a tombstone: the table was forgotten
+                            latest.pop(table_id, None)
+                        else:
+                            latest[table_id] = record.value
+                for tp in list(remaining):
+                    if await consumer.position(tp) >= ends[tp]:
+                        remaining.discard(tp)
+        finally:
+            await consumer.stop()
+        return latest

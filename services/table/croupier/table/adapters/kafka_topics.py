@@ -1,0 +1,122 @@
+"""The table host's topics, checked before it serves: a host on a wrong topic stops at
+once with a message naming the setting, instead of voiding tables later.
+
+- The command log (`croupier.table.commands`): the partition count the host was told
+  (`CROUPIER_TABLE_PARTITIONS`: a table's partition is its key's hash modulo the count, so
+  a topic re-created with another count scatters every table), `cleanup.policy=delete`
+  (compaction would keep one entry per table), and `retention.ms` of at least
+  `MIN_LOG_RETENTION_MS` or -1 (for ever). Snapshots make the head of an open table's log
+  unnecessary (`service.snapshots`: the sweep keeps every open table's snapshot within a
+  minute of the end), so the log's head may expire; closed tables' entries go with it.
+- The snapshots (`croupier.table.snapshots`): as many partitions as the command log (a
+  table's snapshot lives in the same partition number as its log) and
+  `cleanup.policy=compact` alone: the latest snapshot of each table is kept for ever,
+  the older ones are compacted away; `delete` would expire idle tables' snapshots.
+
+Neither topic is created here or by the host: an operator creates them
+(`deploy/local/kafka_admin.py topics` for the local broker, the chart's KafkaTopic
+resources in Kubernetes). Both are looked up without the metadata request that would
+create a missing topic with the broker's defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+
+SNAPSHOTS_TOPIC = "croupier.table.snapshots"
+DEFAULT_PARTITIONS = 6
+# A sweep snapshots every open table each `SnapshotPolicy.sweep_seconds` (30 s); a day of
+# retention leaves room for a host stopped for hours.
+MIN_LOG_RETENTION_MS = 24 * 3600 * 1000
+
+
+class TopicMisconfigured(Exception):
+    """The host's topics are missing or set up so that tables would be lost."""
+
+
+@dataclass(frozen=True)
+class TopicFacts:
+    partitions: int
+    cleanup_policy: str
+    retention_ms: int
+
+
+def log_problems(name: str, facts: TopicFacts | None, partitions: int) -> list[str]:
+    if facts is None:
+        return [f"the command-log topic {name!r} does not exist"]
+    problems = []
+    if facts.partitions != partitions:
+        problems.append(
+            f"the command-log topic {name!r} has {facts.partitions} partitions, the host "
+            f"expects {partitions} (CROUPIER_TABLE_PARTITIONS)"
+        )
+    if set(facts.cleanup_policy.split(",")) != {"delete"}:
+        problems.append(
+            f"the command-log topic {name!r} has cleanup.policy={facts.cleanup_policy}, "
+            "it must be delete"
+        )
+    if facts.retention_ms != -1 and facts.retention_ms < MIN_LOG_RETENTION_MS:
+        problems.append(
+            f"the command-log topic {name!r} keeps records {facts.retention_ms} ms, at least "
+            f"{MIN_LOG_RETENTION_MS} ms (or -1) is needed"
+        )
+    return problems
+
+
+def snapshot_problems(name: str, facts: TopicFacts | None, partitions: int) -> list[str]:
+    if facts is None:
+        return [f"the snapshot topic {name!r} does not exist"]
+    problems = []
+    if facts.partitions != partitions:
+        problems.append(
+            f"the snapshot topic {name!r} has {facts.partitions} partitions, as many as the "
+            f"command log's ({partitions}) are needed"
+        )
+    if facts.cleanup_policy != "compact":
+        problems.append(
+            f"the snapshot topic {name!r} has cleanup.policy={facts.cleanup_policy}, it "
+            "must be compact (alone: delete would expire idle tables' snapshots)"
+        )
+    return problems
+
+
+async def describe(admin: AIOKafkaAdminClient, name: str) -> TopicFacts | None:
+    """The topic's partition count and retention settings; None when it does not exist."""
+    if name not in await admin.list_topics():  # a metadata request for all: creates none
+        return None
+    (topic,) = await admin.describe_topics([name])
+    (response,) = await admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, name)])
+    (resource,) = response.resources
+    configs = {entry[0]: entry[1] for entry in resource[4]}
+    return TopicFacts(
+        partitions=len(topic["partitions"]),
+        cleanup_policy=str(configs.get("cleanup.policy", "delete")),
+        retention_ms=int(configs.get("retention.ms") or -1),
+    )
+
+
+async def check_topics(
+    bootstrap: str,
+    commands_topic: str,
+    snapshots_topic: str,
+    partitions: int,
+) -> None:
+    """Raise `TopicMisconfigured`, naming every problem, unless both topics are right."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        problems = log_problems(commands_topic, await describe(admin, commands_topic), partitions)
+        problems += snapshot_problems(
+            snapshots_topic, await describe(admin, snapshots_topic), partitions
+        )
+    finally:
+        await admin.close()
+    if problems:
+        raise TopicMisconfigured(
+            "the table host will not serve on these topics: "
+            + "; ".join(problems)
+            + " (docs/table-host.md, 'Topics')"
+        )
