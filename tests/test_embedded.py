@@ -15,6 +15,7 @@ import pytest
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
+from tests.support.services import service_stub
 
 CROUPIER = Path(sys.executable).parent / "croupier"
 
@@ -44,8 +45,10 @@ async def test_embedded_platform_serves_table_and_wallet_then_stops_cleanly(
 ) -> None:
     process, address = start_embedded(tmp_path)
     try:
-        async with grpc.aio.insecure_channel(address) as channel:
-            wallet = wallet_pb2_grpc.WalletStub(channel)
+        async with (
+            service_stub(address, wallet_pb2_grpc.WalletStub) as wallet,
+            service_stub(address, table_pb2_grpc.TableEngineStub) as table,
+        ):
             opened = await wallet.OpenAccount(
                 wallet_pb2.OpenAccountRequest(
                     kind=wallet_pb2.ACCOUNT_KIND_PLAYER_CASH, owner="ana", currency="USD"
@@ -55,7 +58,6 @@ async def test_embedded_platform_serves_table_and_wallet_then_stops_cleanly(
                 wallet_pb2.GetBalanceRequest(account_id=opened.account.account_id)
             )
             assert (balance.balance.amount_minor, balance.balance.currency) == (0, "USD")
-            table = table_pb2_grpc.TableEngineStub(channel)
             table_id = (
                 await table.OpenTable(table_pb2.OpenTableRequest(game="joker", options_json="{}"))
             ).table_id
@@ -99,8 +101,8 @@ async def test_embedded_platform_stop_leaves_no_process_behind(
     try:
         postgres = embedded_postgres(tmp_path)
         assert postgres, "the embedded PostgreSQL was not found while the platform ran"
-        async with grpc.aio.insecure_channel(address) as channel:  # the ledger in use
-            await wallet_pb2_grpc.WalletStub(channel).OpenAccount(
+        async with service_stub(address, wallet_pb2_grpc.WalletStub) as wallet:  # the ledger
+            await wallet.OpenAccount(
                 wallet_pb2.OpenAccountRequest(
                     kind=wallet_pb2.ACCOUNT_KIND_PLAYER_CASH, owner="ana", currency="USD"
                 )

@@ -28,6 +28,7 @@ from croupier.gateway.v1 import gateway_pb2_grpc
 from croupier.kit.auth import KeySet, issue_token
 from croupier.kit.server import Service, ServiceHost
 from croupier.kit.settings import ServerSettings
+from tests.support.services import SERVICE_KEYS, credential
 
 KEYS = KeySet(keys={"test-1": "k" * 64}, signing_kid="test-1")
 SERVICE_PATH = "/croupier.gateway.v1.Gateway"
@@ -69,8 +70,14 @@ async def served_gateway(
     def own_port() -> str:
         return f"127.0.0.1:{server.port if server else 0}"
 
-    lobby, tables, grpc_wallet = GrpcLobby(own_port), GrpcTables(own_port), GrpcWallet(own_port)
-    grpc_tournaments = GrpcTournaments(own_port)
+    # The services beside it are guarded as in production: the gateway calls them with its
+    # service credential.
+    gateway = credential("gateway")
+    lobby, tables = GrpcLobby(own_port, gateway), GrpcTables(own_port, gateway)
+    grpc_wallet, grpc_tournaments = (
+        GrpcWallet(own_port, gateway),
+        GrpcTournaments(own_port, gateway),
+    )
     remotes = (lobby, tables, grpc_wallet, grpc_tournaments)
     wired = build_gateway(
         key_set=KEYS,
@@ -88,6 +95,7 @@ async def served_gateway(
         services=[*beside, wired.service],
         on_stop=[*wired.stop_hooks, *(remote.close for remote in remotes)],
         serve_metrics_endpoint=False,
+        service_keys=SERVICE_KEYS,
     )
     await wired.http.start()
     await server.start()

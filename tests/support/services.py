@@ -6,7 +6,7 @@ that call a guarded service as the gateway or another service would."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -32,11 +32,14 @@ def credential(service: str = "tests") -> ServiceCredential:
 
 @asynccontextmanager
 async def service_stub(
-    target: Target, stub_class: Callable[[grpc.aio.Channel], Any], service: str = "tests"
+    target: Target,
+    stub_class: Callable[[grpc.aio.Channel], Any],
+    service: str = "tests",
+    options: Sequence[tuple[str, Any]] = (),
 ) -> AsyncIterator[Any]:
     """`stub_class` on a channel to a guarded service, its calls carrying `service`'s
     credential; the channel is closed on exit."""
-    channel = ServiceChannel(target, credential(service))
+    channel = ServiceChannel(target, credential(service), options)
     try:
         yield channel.stub(stub_class)
     finally:

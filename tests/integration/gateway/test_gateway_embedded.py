@@ -10,10 +10,12 @@ import subprocess
 from pathlib import Path
 
 import grpc
+import pytest
 
 from croupier.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.support.gateway import connect_call
+from tests.support.services import service_stub
 from tests.test_embedded import CROUPIER
 
 
@@ -36,10 +38,14 @@ async def test_the_embedded_gateway_answers_a_dev_tokens_player(tmp_path: Path) 
         assert token_process.returncode == 0
         issued = out.decode().strip()
         metadata = (("authorization", f"Bearer {issued}"),)
+        open_joker = table_pb2.OpenTableRequest(game="joker", options_json="{}")
+        async with service_stub(address, table_pb2_grpc.TableEngineStub) as host:
+            opened = await host.OpenTable(open_joker)
         async with grpc.aio.insecure_channel(address) as channel:
-            opened = await table_pb2_grpc.TableEngineStub(channel).OpenTable(
-                table_pb2.OpenTableRequest(game="joker", options_json="{}")
-            )
+            # The table host answers services only; players go through the gateway.
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await table_pb2_grpc.TableEngineStub(channel).OpenTable(open_joker)
+            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
             gateway = gateway_pb2_grpc.GatewayStub(channel)
             request = gateway_pb2.GetTableViewRequest(table_id=opened.table_id)
             view = await gateway.GetTableView(request, metadata=metadata)

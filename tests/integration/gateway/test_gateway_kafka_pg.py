@@ -30,6 +30,7 @@ from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
 from tests.support.games import GAMES
 from tests.support.gateway import ServedGateway, bearer, connect_call, served_gateway, token
 from tests.support.infra import unique_name
+from tests.support.services import service_stub
 from tests.support.table import Seeds, status_of
 
 POKER = GAMES["poker"]
@@ -150,8 +151,8 @@ async def test_a_bad_token_is_unauthenticated_and_acts_nowhere(
 
 
 async def test_the_balance_is_the_callers_own_account(platform: Platform) -> None:
-    async with grpc.aio.insecure_channel(platform.gateway.address) as channel:
-        await wallet_pb2_grpc.WalletStub(channel).OpenAccount(
+    async with service_stub(platform.gateway.address, wallet_pb2_grpc.WalletStub) as wallet:
+        await wallet.OpenAccount(
             wallet_pb2.OpenAccountRequest(
                 kind=wallet_pb2.ACCOUNT_KIND_PLAYER_CHIPS, owner="p0", currency="CHIP"
             )

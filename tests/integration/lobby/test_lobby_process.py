@@ -28,6 +28,7 @@ from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.support.cli import serving_port
+from tests.support.services import service_stub
 
 CROUPIER = Path(sys.executable).parent / "croupier"
 
@@ -100,8 +101,7 @@ async def test_a_killed_lobby_loses_no_open_game_or_ticket_and_seats_nobody_twic
 
         process, port = await serve()
         try:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-                lobby: Any = lobby_pb2_grpc.LobbyStub(channel)
+            async with service_stub(f"127.0.0.1:{port}", lobby_pb2_grpc.LobbyStub) as lobby:
                 opened = await lobby.OpenTable(
                     pb.OpenTableRequest(player_id="ann", request_key="g", options=backgammon(100))
                 )
@@ -118,8 +118,7 @@ async def test_a_killed_lobby_loses_no_open_game_or_ticket_and_seats_nobody_twic
             assert await process.wait() == -signal.SIGKILL
 
             process, port = await serve()
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-                lobby = lobby_pb2_grpc.LobbyStub(channel)
+            async with service_stub(f"127.0.0.1:{port}", lobby_pb2_grpc.LobbyStub) as lobby:
                 listed = await lobby.ListTables(pb.ListTablesRequest())
                 assert [(t.table_id, list(t.seated)) for t in listed.tables] == [
                     (opened.table.table_id, ["ann"])

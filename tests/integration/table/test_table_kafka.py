@@ -26,6 +26,7 @@ from tests.support.cli import serving_port
 from tests.support.games import GameAtTable
 from tests.support.infra import unique_name
 from tests.support.kafka_table import kafka_service
+from tests.support.services import service_stub
 from tests.support.table import random_joker_action
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
@@ -85,8 +86,8 @@ async def serve_table(kafka_bootstrap: str, topic: str) -> AsyncIterator[Any]:
     )
     try:
         port = await serving_port(process, "croupier serve table")
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            yield table_pb2_grpc.TableEngineStub(channel)
+        async with service_stub(f"127.0.0.1:{port}", table_pb2_grpc.TableEngineStub) as stub:
+            yield stub
     finally:
         process.kill()
         await process.wait()

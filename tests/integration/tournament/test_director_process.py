@@ -23,6 +23,7 @@ from croupier.tournament import codec
 from croupier.tournament.v1 import tournament_pb2 as pb
 from croupier.tournament.v1 import tournament_pb2_grpc
 from tests.support.cli import serving_port
+from tests.support.services import service_stub
 from tests.test_embedded import start_embedded
 from tests.unit.tournament.director_sample import sample_settings
 
@@ -64,7 +65,8 @@ async def test_serve_tournament_serves_relays_its_events_and_drains_on_sigterm(
                 health_pb2.HealthCheckRequest(service="croupier.tournament.v1.TournamentDirector")
             )
             assert health.status == health_pb2.HealthCheckResponse.SERVING
-            stub = tournament_pb2_grpc.TournamentDirectorStub(channel)
+        director = tournament_pb2_grpc.TournamentDirectorStub
+        async with service_stub(f"127.0.0.1:{port}", director) as stub:
             created = await stub.CreateTournament(_create_request(unique("key")))
         async with KafkaBus(bootstrap_servers=kafka_bootstrap) as bus:
             await bus.subscribe(codec.EVENTS_TOPIC, group=unique("group"), handler=handler)
@@ -89,8 +91,7 @@ async def test_serve_tournament_serves_relays_its_events_and_drains_on_sigterm(
 async def test_croupier_run_serves_the_director_with_the_embedded_wallet(tmp_path: Path) -> None:
     process, address = start_embedded(tmp_path)
     try:
-        async with grpc.aio.insecure_channel(address) as channel:
-            stub = tournament_pb2_grpc.TournamentDirectorStub(channel)
+        async with service_stub(address, tournament_pb2_grpc.TournamentDirectorStub) as stub:
             created = await stub.CreateTournament(_create_request("embedded"))
             # ana has no dollars in the embedded wallet: it refuses her entry, so the
             # director registers nobody.

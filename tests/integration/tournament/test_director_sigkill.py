@@ -17,8 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import grpc
-
+from croupier.kit.channels import ServiceChannel
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
 from croupier.table.bootstrap import table_service
@@ -34,6 +33,7 @@ from croupier.wallet.v1 import wallet_pb2
 from tests.integration.tournament.platform import DEPOSIT, USD, Platform, kafka_tables
 from tests.support.cli import serving_port
 from tests.support.infra import unique_name
+from tests.support.services import credential
 from tests.unit.tournament.director_sample import BUY_IN, FEE, sample_settings
 from tests.unit.tournament.hosted import Hosted
 
@@ -51,7 +51,7 @@ class Director:
     def __init__(self, env: dict[str, str]) -> None:
         self.env = env
         self.process: asyncio.subprocess.Process | None = None
-        self.channel: grpc.aio.Channel | None = None
+        self.channel: ServiceChannel | None = None
         self._drain: asyncio.Task[None] | None = None
 
     async def start(self) -> Any:
@@ -63,8 +63,8 @@ class Director:
         )  # fmt: skip
         port = await serving_port(self.process, "the director")
         self._drain = asyncio.create_task(self._drain_output(self.process))
-        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        return tournament_pb2_grpc.TournamentDirectorStub(self.channel)
+        self.channel = ServiceChannel(f"127.0.0.1:{port}", credential())
+        return self.channel.stub(tournament_pb2_grpc.TournamentDirectorStub)
 
     @staticmethod
     async def _drain_output(process: asyncio.subprocess.Process) -> None:

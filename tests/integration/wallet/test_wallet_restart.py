@@ -22,6 +22,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
+from tests.support.services import service_stub
 
 CROUPIER = [sys.executable, "-c", "from croupier.cli.main import main; main()"]
 
@@ -79,8 +80,8 @@ async def first_answer(port: int, process: asyncio.subprocess.Process, limit: fl
         ("grpc.min_reconnect_backoff_ms", 50),
         ("grpc.max_reconnect_backoff_ms", 50),
     ]
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=backoff) as channel:
-        stub = wallet_pb2_grpc.WalletStub(channel)
+    address = f"127.0.0.1:{port}"
+    async with service_stub(address, wallet_pb2_grpc.WalletStub, options=backoff) as stub:
         while time.monotonic() - started < limit:
             if process.returncode is not None:
                 pytest.fail(f"the wallet exited with code {process.returncode}")

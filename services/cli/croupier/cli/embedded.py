@@ -12,6 +12,7 @@ with Kafka and a managed PostgreSQL.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sys
 import tempfile
@@ -21,12 +22,14 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from croupier.cli.token import DEV_KEYS_FILE, write_dev_keys
+from croupier.cli.token import DEV_KEYS_FILE, SERVICE_KEYS_FILE, write_dev_keys
 from croupier.gateway.bootstrap import grpc_gateway
 from croupier.kit import eventloop, logs
-from croupier.kit.auth import new_key_set
+from croupier.kit.auth import KeySet, new_key_set
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import Service, ServiceHost, StopHook, check_free
+from croupier.kit.service_auth import KEYS_VARIABLE as SERVICE_KEYS_VARIABLE
+from croupier.kit.service_auth import ServiceCredential
 from croupier.kit.settings import ServerSettings
 from croupier.lobby.adapters.host_local import LocalTableHost
 from croupier.lobby.bootstrap import build_lobby
@@ -54,6 +57,17 @@ def _start_postgres(data_dir: Path) -> Any:
     # "delete": `cleanup` stops the server (pg_ctl stop), then deletes its data directory.
     # Deleting the directory of a running server left the server behind as an orphan.
     return get_server(data_dir, cleanup_mode="delete")
+
+
+def _service_keys() -> KeySet:
+    """The services' key set: CROUPIER_SERVICE_KEYS when set, else a new one at every
+    start, written where `croupier try` reads it (and deleted on exit), as the gateway's."""
+    text = os.environ.get(SERVICE_KEYS_VARIABLE, "")
+    if text:
+        return KeySet.parse(text)
+    key_set = new_key_set("dev-services-1")
+    write_dev_keys(key_set, SERVICE_KEYS_FILE)
+    return key_set
 
 
 async def _run(host: str, port: int, http_port: int, state_dir: Path) -> None:
@@ -91,11 +105,20 @@ async def _serve(
     server: ServiceHost | None = None
     # Money tables buy in through the wallet over gRPC, as in production: here it is this
     # process's own server, whose port is known once it listens.
-    wallet_client = GrpcWallet(lambda: f"{host}:{server.port if server else port}")
+    # The internal services answer only calls carrying a service credential, here as in
+    # production: each part calls the others with its own.
+    service_keys = _service_keys()
+    wallet_client = GrpcWallet(
+        lambda: f"{host}:{server.port if server else port}",
+        credential=ServiceCredential(service_keys, "table"),
+    )
     table_host = build_host(InMemoryCommandLog(), bus, buyins=Buyins(wallet_client))
     await table_host.start()
     tournament_pool = await open_tournament_database(postgres.get_uri(), TOURNAMENT_SCHEMA)
-    tournament_wallet = TournamentWallet(lambda: f"{host}:{server.port if server else port}")
+    tournament_wallet = TournamentWallet(
+        lambda: f"{host}:{server.port if server else port}",
+        credential=ServiceCredential(service_keys, "tournament"),
+    )
     director = build_director(
         pool=tournament_pool,
         schema=TOURNAMENT_SCHEMA,
@@ -124,11 +147,13 @@ async def _serve(
         tournament_address=own_address,
         http_host=host,
         http_port=http_port,
+        credential=ServiceCredential(service_keys, "gateway"),
     )
     await gateway.http.start()
 
     async def forget_keys() -> None:
         DEV_KEYS_FILE.unlink(missing_ok=True)
+        SERVICE_KEYS_FILE.unlink(missing_ok=True)
 
     services: list[Service] = [
         table_service(table_host),
@@ -152,7 +177,9 @@ async def _serve(
         pool.close,
         stop_postgres,
     ]
-    server = ServiceHost(settings=settings, services=services, on_stop=hooks)
+    server = ServiceHost(
+        settings=settings, services=services, on_stop=hooks, service_keys=service_keys
+    )
 
     def announce() -> None:
         lines = [

@@ -5,7 +5,10 @@ process at once with exit code 2 and a message naming every bad variable. So doe
 or metrics port another process holds (checked before the service starts anything), or,
 for the table host, a Kafka broker that cannot be reached: one line on stderr naming the
 address, exit code 2. The wallet and the tournament director serve without Kafka and join
-it in the background (the director reaches the wallet at CROUPIER_WALLET_ADDRESS).
+it in the background (the director reaches the wallet at CROUPIER_WALLET_ADDRESS). Every
+service needs the services' key set, CROUPIER_SERVICE_KEYS: its internal services answer
+only calls carrying a service credential signed with it, and it signs its own calls to
+the others with it (croupier.kit.service_auth).
 """
 
 from __future__ import annotations
@@ -41,12 +44,16 @@ SERVICE_MODULES: dict[str, str | None] = {
 
 async def _serve(name: str, settings: ServerSettings) -> None:
     from croupier.kit.server import ServiceHost, check_ports
+    from croupier.kit.service_auth import ServiceAuthSettings
 
     check_ports(settings)  # before the service joins Kafka or rebuilds anything
     services: list[Service] = []
     hooks: list[StopHook] = []
+    service_keys = None
     module_name = SERVICE_MODULES[name]
     if module_name is not None:
+        # No key set, no service: an internal service never serves open.
+        service_keys = load(ServiceAuthSettings).key_set()
         bootstrap = cast(_Bootstrap, importlib.import_module(module_name))
         services, hooks = await bootstrap.create_services()
     # What exists now lives as long as the process (modules, classes, rebuilt tables):
@@ -54,7 +61,10 @@ async def _serve(name: str, settings: ServerSettings) -> None:
     # instead of stalling every call in flight for tens of milliseconds.
     gc.collect()  # start-up garbage is freed, not frozen
     gc.freeze()
-    await ServiceHost(settings=settings, services=services, on_stop=hooks).run_until_signalled()
+    host = ServiceHost(
+        settings=settings, services=services, on_stop=hooks, service_keys=service_keys
+    )
+    await host.run_until_signalled()
 
 
 def _handle(args: argparse.Namespace) -> int:

@@ -17,9 +17,12 @@ from pathlib import Path
 
 from croupier.kit.auth import KeySet, check_player_name, issue_token
 
-__all__ = ["DEV_KEYS_FILE", "register", "write_dev_keys"]
+__all__ = ["DEV_KEYS_FILE", "SERVICE_KEYS_FILE", "read_key_set", "register", "write_dev_keys"]
 
 DEV_KEYS_FILE = Path(".local") / "gateway-keys"
+# The services' key set of a `croupier run` started without CROUPIER_SERVICE_KEYS, for
+# the development tools that call its internal services (`croupier try`).
+SERVICE_KEYS_FILE = Path(".local") / "service-keys"
 KEYS_VARIABLE = "CROUPIER_AUTH_KEYS"
 DEFAULT_TTL_SECONDS = 3600
 
@@ -32,16 +35,18 @@ def write_dev_keys(key_set: KeySet, path: Path = DEV_KEYS_FILE) -> None:
         file.write(key_set.format() + "\n")
 
 
-def _key_set(keys_file: Path) -> KeySet:
-    text = os.environ.get(KEYS_VARIABLE, "")
-    where = KEYS_VARIABLE
+def read_key_set(variable: str, keys_file: Path) -> KeySet:
+    """The key set in environment variable `variable`, else the one `croupier run` wrote
+    to `keys_file`; ValueError saying where to get one."""
+    text = os.environ.get(variable, "")
+    where = variable
     if not text:
         where = str(keys_file)
         try:
             text = keys_file.read_text()
         except FileNotFoundError:
             raise ValueError(
-                f"no key set: set {KEYS_VARIABLE} (kid=secret,...) or start `croupier run` "
+                f"no key set: set {variable} (kid=secret,...) or start `croupier run` "
                 f"in this directory (it writes {keys_file})"
             ) from None
     try:
@@ -59,7 +64,7 @@ def _player(text: str) -> str:
 
 def _handle(args: argparse.Namespace) -> int:
     try:
-        key_set = _key_set(args.keys_file)
+        key_set = read_key_set(KEYS_VARIABLE, args.keys_file)
     except ValueError as error:
         print(f"croupier token: {error}", file=sys.stderr)
         return 2

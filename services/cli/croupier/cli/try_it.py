@@ -5,7 +5,9 @@ A first look at the platform with nothing but this command: it connects to a run
 seats you and two bots, plays one hand and prints it, then fetches the hand's history
 (what `croupier verify` checks). Your seat is played by the same rule bot as the others
 (seed 002 rule 59: each bot decides from its own seat's view only, through the same gRPC
-calls a frontend makes), so the hand needs no input.
+calls a frontend makes), so the hand needs no input. It calls the table host as a service
+does, with a credential signed with the services' key set (CROUPIER_SERVICE_KEYS, else
+the one `croupier run` wrote to .local/service-keys).
 """
 
 from __future__ import annotations
@@ -17,6 +19,11 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from croupier.cli.token import SERVICE_KEYS_FILE, read_key_set
+from croupier.kit.channels import call_metadata
+from croupier.kit.service_auth import KEYS_VARIABLE as SERVICE_KEYS_VARIABLE
+from croupier.kit.service_auth import ServiceCredential
 
 YOU = "you"
 BOTS = ("bot1", "bot2")
@@ -152,11 +159,30 @@ def _play(stub: Any, out: Any, history_file: str) -> int:
     return 0
 
 
+class _AsService:
+    """The table host's stub, every call carrying a service credential: `try` drives the
+    host as the lobby does (opening a table, seating), which only services may."""
+
+    def __init__(self, stub: Any, credential: ServiceCredential) -> None:
+        self._stub = stub
+        self._credential = credential
+
+    def __getattr__(self, method: str) -> Any:
+        call = getattr(self._stub, method)
+        return lambda request: call(request, metadata=call_metadata(self._credential))
+
+
 def _handle(args: argparse.Namespace) -> int:
     import grpc
 
     from croupier.table.v1 import table_pb2_grpc
 
+    try:
+        keys = read_key_set(SERVICE_KEYS_VARIABLE, SERVICE_KEYS_FILE)
+    except ValueError as error:
+        print(f"croupier try: {error}", file=sys.stderr)
+        return 2
+    credential = ServiceCredential(keys, "try")
     address: str = args.address
     with grpc.insecure_channel(address) as channel:
         try:
@@ -169,7 +195,8 @@ def _handle(args: argparse.Namespace) -> int:
             )
             return 2
         try:
-            return _play(table_pb2_grpc.TableEngineStub(channel), sys.stdout, args.history)
+            stub = _AsService(table_pb2_grpc.TableEngineStub(channel), credential)
+            return _play(stub, sys.stdout, args.history)
         except grpc.RpcError as error:
             print(
                 f"croupier try: {address} answered {error.code().name}: {error.details()}",

@@ -24,12 +24,14 @@ from croupier.gateway.service.gateway import GatewayService
 from croupier.gateway.service.identity import Authenticator
 from croupier.gateway.service.ports import Lobby, Tables, Tournaments, Wallet
 from croupier.kit.auth import KeySet
+from croupier.kit.channels import Target
 from croupier.kit.server import Service, StopHook
+from croupier.kit.service_auth import ServiceCredential, credential_from_environment
 from croupier.kit.settings import env, load, port
 
 __all__ = ["GatewaySettings", "Wired", "build_gateway", "create_services", "grpc_gateway"]
 
-Target = str | Callable[[], str]
+SERVICE_CREDENTIAL_NAME = "gateway"
 
 
 def _key_set(text: str) -> str:
@@ -96,6 +98,7 @@ def build_gateway(
         name=SERVICE_NAME,
         register=lambda server: server.add_generic_rpc_handlers((handler,)),
         drain=http.stop,
+        public=True,  # players call it: it checks their tokens itself
     )
     return Wired(service=service, http=http, stop_hooks=[http.stop])
 
@@ -109,12 +112,14 @@ def grpc_gateway(
     tournament_address: Target,
     http_host: str,
     http_port: int,
+    credential: ServiceCredential,
 ) -> Wired:
-    """The gateway over the services' gRPC APIs at these addresses."""
-    lobby = GrpcLobby(lobby_address)
-    tables = GrpcTables(table_address)
-    wallet = GrpcWallet(wallet_address)
-    tournaments = GrpcTournaments(tournament_address)
+    """The gateway over the services' gRPC APIs at these addresses, calling them with its
+    service `credential`."""
+    lobby = GrpcLobby(lobby_address, credential)
+    tables = GrpcTables(table_address, credential)
+    wallet = GrpcWallet(wallet_address, credential)
+    tournaments = GrpcTournaments(tournament_address, credential)
     wired = build_gateway(
         key_set=key_set,
         lobby=lobby,
@@ -141,6 +146,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         tournament_address=settings.tournament_address,
         http_host=server.grpc_host,
         http_port=settings.http_port,
+        credential=credential_from_environment(SERVICE_CREDENTIAL_NAME),
     )
     await wired.http.start()
     return [wired.service], wired.stop_hooks

@@ -38,33 +38,42 @@ def call_metadata(credential: ServiceCredential | None) -> list[tuple[str, str]]
     return metadata
 
 
-class _Attach(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):
+def _with_ours(
+    details: grpc.aio.ClientCallDetails, credential: ServiceCredential | None
+) -> grpc.aio.ClientCallDetails:
+    ours = call_metadata(credential)
+    if not ours:
+        return details
+    names = {name for name, _ in ours}
+    theirs = [item for item in details.metadata or () if item[0] not in names]
+    return grpc.aio.ClientCallDetails(
+        method=details.method,
+        timeout=details.timeout,
+        metadata=grpc.aio.Metadata(*theirs, *ours),
+        credentials=details.credentials,
+        wait_for_ready=details.wait_for_ready,
+    )
+
+
+# Two classes: grpc.aio files an interceptor under one kind of call only.
+class _AttachToUnary(grpc.aio.UnaryUnaryClientInterceptor):
     def __init__(self, credential: ServiceCredential | None) -> None:
         self._credential = credential
-
-    def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        ours = call_metadata(self._credential)
-        if not ours:
-            return details
-        names = {name for name, _ in ours}
-        theirs = [item for item in details.metadata or () if item[0] not in names]
-        return grpc.aio.ClientCallDetails(
-            method=details.method,
-            timeout=details.timeout,
-            metadata=grpc.aio.Metadata(*theirs, *ours),
-            credentials=details.credentials,
-            wait_for_ready=details.wait_for_ready,
-        )
 
     async def intercept_unary_unary(
         self, continuation: Any, client_call_details: Any, request: Any
     ) -> Any:
-        return await continuation(self._details(client_call_details), request)
+        return await continuation(_with_ours(client_call_details, self._credential), request)
+
+
+class _AttachToStream(grpc.aio.UnaryStreamClientInterceptor):
+    def __init__(self, credential: ServiceCredential | None) -> None:
+        self._credential = credential
 
     async def intercept_unary_stream(
         self, continuation: Any, client_call_details: Any, request: Any
     ) -> Any:
-        return await continuation(self._details(client_call_details), request)
+        return await continuation(_with_ours(client_call_details, self._credential), request)
 
 
 class ServiceChannel:
@@ -90,7 +99,12 @@ class ServiceChannel:
             if self._channel is None:
                 target = self._target if isinstance(self._target, str) else self._target()
                 self._channel = grpc.aio.insecure_channel(
-                    target, options=self._options, interceptors=[_Attach(self._credential)]
+                    target,
+                    options=self._options,
+                    interceptors=[
+                        _AttachToUnary(self._credential),
+                        _AttachToStream(self._credential),
+                    ],
                 )
             stub = self._stubs[stub_class] = stub_class(self._channel)
         return stub

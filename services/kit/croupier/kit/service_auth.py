@@ -33,7 +33,7 @@ from croupier.kit.auth import (
     verify_service_token,
 )
 from croupier.kit.errors import Unauthenticated
-from croupier.kit.settings import env
+from croupier.kit.settings import env, load
 
 if TYPE_CHECKING:
     from croupier.kit.context import Handler
@@ -44,6 +44,7 @@ __all__ = [
     "ServiceAuthSettings",
     "ServiceCredential",
     "ServiceGuard",
+    "credential_from_environment",
 ]
 
 AUTHORIZATION_HEADER = "authorization"
@@ -108,6 +109,12 @@ class ServiceCredential:
             self._header = f"Bearer {token}"
             self._renew_at = now + self._ttl - RENEW_BEFORE_SECONDS
         return self._header
+
+
+def credential_from_environment(service: str) -> ServiceCredential:
+    """`service`'s credential, signed with `CROUPIER_SERVICE_KEYS` (SettingsError without
+    it): what a service started by `croupier serve` sends with its calls."""
+    return ServiceCredential(load(ServiceAuthSettings).key_set(), service)
 
 
 def _refusing(handler: Handler, error: Unauthenticated) -> Handler:

@@ -20,6 +20,7 @@ from typing import Any
 from croupier.kit.bus.interface import EventBus, Subscription
 from croupier.kit.migrations import migrate_database
 from croupier.kit.server import Service, StopHook
+from croupier.kit.service_auth import credential_from_environment
 from croupier.kit.settings import choice, env, load, positive_float, positive_int, sql_identifier
 from croupier.kit.tasks import Periodic, cancel, keep_trying
 from croupier.kit.wiring import bus_from_settings, start_relaying
@@ -182,7 +183,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
     bus = bus_from_settings(
         settings.bus, bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-lobby"
     )
-    host = GrpcTableHost(settings.table_address)
+    host = GrpcTableHost(settings.table_address, credential=credential_from_environment("lobby"))
     wired = build_lobby(
         pool=pool,
         schema=settings.schema,

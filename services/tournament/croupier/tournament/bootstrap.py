@@ -23,6 +23,7 @@ from croupier.kit.bus.interface import EventBus, Subscription
 from croupier.kit.migrations import migrate_database
 from croupier.kit.seeds import new_seed
 from croupier.kit.server import Service, StopHook
+from croupier.kit.service_auth import credential_from_environment
 from croupier.kit.settings import choice, env, load, positive_float, positive_int, sql_identifier
 from croupier.kit.tasks import Periodic, cancel, keep_trying
 from croupier.kit.wiring import bus_from_settings, start_relaying
@@ -186,8 +187,9 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
     bus = bus_from_settings(
         settings.bus, bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-tournament"
     )
-    wallet = GrpcWallet(settings.wallet_address)
-    tables = GrpcTableHost(settings.table_address)
+    credential = credential_from_environment("tournament")
+    wallet = GrpcWallet(settings.wallet_address, credential=credential)
+    tables = GrpcTableHost(settings.table_address, credential=credential)
     wired = build_director(
         pool=pool,
         schema=settings.schema,

@@ -7,8 +7,10 @@ sees the host's status and message; any other status means the host did not answ
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
+from croupier.kit.channels import Target
+from croupier.kit.service_auth import ServiceCredential
 from croupier.lobby.service.ports import TableClock
 from croupier.table.client import TableHostClient
 from croupier.table.v1 import table_pb2
@@ -20,11 +22,15 @@ HOST_TIMEOUT_SECONDS = 10.0
 
 class GrpcTableHost:
     def __init__(
-        self, target: str | Callable[[], str], timeout: float = HOST_TIMEOUT_SECONDS
+        self,
+        target: Target,
+        timeout: float = HOST_TIMEOUT_SECONDS,
+        *,
+        credential: ServiceCredential | None = None,
     ) -> None:
         """`target`: the host's address, or how to find it once known (the embedded
-        platform's own port)."""
-        self._client = TableHostClient(target, timeout)
+        platform's own port); `credential`: the lobby's (the host answers services only)."""
+        self._client = TableHostClient(target, timeout, credential=credential)
 
     async def open_table(
         self, *, game: str, options: Mapping[str, object], clock: TableClock, request_key: str

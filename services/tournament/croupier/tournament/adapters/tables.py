@@ -17,6 +17,7 @@ from typing import Any
 
 from croupier.game import JSON
 from croupier.kit.errors import Unavailable
+from croupier.kit.service_auth import ServiceCredential
 from croupier.table.client import TableHostClient
 from croupier.tournament.service.ports import RoundTable
 
@@ -64,11 +65,19 @@ class InProcessTableHost:
 class GrpcTableHost:
     """The table host's gRPC API, on a lazily opened channel."""
 
-    def __init__(self, target: str, timeout: float = TABLE_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self,
+        target: str,
+        timeout: float = TABLE_TIMEOUT_SECONDS,
+        *,
+        credential: ServiceCredential | None = None,
+    ) -> None:
+        """`credential`: the director's (the host answers services only)."""
         # Every status, a refusal too, leaves the round to be driven again later.
         self._client = TableHostClient(
             target,
             timeout,
+            credential=credential,
             refusals={},
             unavailable=TableHostUnavailable,
             details=True,
