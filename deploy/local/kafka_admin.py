@@ -20,9 +20,16 @@ import time
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError
 
+from croupier.table.adapters.kafka_topics import (
+    LOG_TOPIC_CONFIGS,
+    SNAPSHOT_TOPIC_CONFIGS,
+    SNAPSHOTS_TOPIC,
+)
+
 # (name, partitions). Each topic `t` also gets `t.dlq` with one partition for undecodable messages.
 TOPICS: tuple[tuple[str, int], ...] = (
     ("croupier.table.commands", 6),
+    (SNAPSHOTS_TOPIC, 6),
     ("croupier.table.events", 6),
     ("croupier.wallet.requests", 6),
     ("croupier.wallet.transfers", 6),
@@ -73,9 +80,13 @@ async def _topics(bootstrap: str) -> int:
     try:
         wanted = []
         for name, partitions in TOPICS:
-            # A table is its command log: keep it for ever (the broker's default retention
-            # would delete a long-lived table's opening and void it at the next restart).
-            configs = {"retention.ms": "-1"} if name == "croupier.table.commands" else {}
+            # The table host checks its two topics' settings before it serves
+            # (croupier.table.adapters.kafka_topics): snapshots make a week's retention
+            # of the command log safe.
+            configs = {
+                "croupier.table.commands": LOG_TOPIC_CONFIGS,
+                SNAPSHOTS_TOPIC: SNAPSHOT_TOPIC_CONFIGS,
+            }.get(name, {})
             wanted.append(NewTopic(name, partitions, 1, topic_configs=configs))
             wanted.append(NewTopic(f"{name}.dlq", 1, 1))
         response = await admin.create_topics(wanted, timeout_ms=30000)

@@ -21,6 +21,7 @@ from typing import Any
 import grpc
 import pytest
 
+from croupier.table.adapters.kafka_topics import create_topics, snapshots_topic_for
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.support.cli import serving_port
 from tests.support.games import GameAtTable
@@ -69,7 +70,9 @@ async def all_views(
 @asynccontextmanager
 async def serve_table(kafka_bootstrap: str, topic: str) -> AsyncIterator[Any]:
     """`croupier serve table` as a child process on a command topic of its own, its stub;
-    SIGKILLed at the end."""
+    SIGKILLed at the end. Its topics are created first: the host refuses to serve on
+    missing ones."""
+    await create_topics(kafka_bootstrap, topic, snapshots_topic_for(topic))
     env = dict(os.environ)
     env.update(
         CROUPIER_GRPC_HOST="127.0.0.1",

@@ -13,27 +13,51 @@ once with a message naming the setting, instead of voiding tables later.
   `cleanup.policy=compact` alone: the latest snapshot of each table is kept for ever,
   the older ones are compacted away; `delete` would expire idle tables' snapshots.
 
-Neither topic is created here or by the host: an operator creates them
-(`deploy/local/kafka_admin.py topics` for the local broker, the chart's KafkaTopic
-resources in Kubernetes). Both are looked up without the metadata request that would
-create a missing topic with the broker's defaults.
+The host never creates them: an operator does (`deploy/local/kafka_admin.py topics` for
+the local broker, the chart's KafkaTopic resources in Kubernetes), with `create_topics`'s
+settings; the check looks them up without the metadata request that would create a
+missing topic with the broker's defaults (a wiped broker must not come back with an empty
+log of another shape: the host refuses to serve on it).
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
-from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
-SNAPSHOTS_TOPIC = "croupier.table.snapshots"
+from croupier.kit.settings import SettingsError
+from croupier.table.adapters.log_codec import TOPIC
+
 DEFAULT_PARTITIONS = 6
 # A sweep snapshots every open table each `SnapshotPolicy.sweep_seconds` (30 s); a day of
 # retention leaves room for a host stopped for hours.
 MIN_LOG_RETENTION_MS = 24 * 3600 * 1000
+# The settings `create_topics` gives the topics: Kafka's default week for the log; for
+# the snapshots, segments closed hourly so the cleaner compacts them (loading reads what
+# is not compacted yet).
+LOG_TOPIC_CONFIGS = {"cleanup.policy": "delete", "retention.ms": str(7 * 24 * 3600 * 1000)}
+SNAPSHOT_TOPIC_CONFIGS = {
+    "cleanup.policy": "compact",
+    "segment.ms": str(3600 * 1000),
+    "min.cleanable.dirty.ratio": "0.1",
+}
+TOPIC_ALREADY_EXISTS = 36
 
 
-class TopicMisconfigured(Exception):
+def snapshots_topic_for(commands_topic: str) -> str:
+    """The snapshot topic that goes with a command log: one per log (a host loads every
+    snapshot of its partitions), `croupier.table.snapshots` for `croupier.table.commands`."""
+    stem = commands_topic.removesuffix(".commands")
+    return f"{stem}.snapshots"
+
+
+SNAPSHOTS_TOPIC = snapshots_topic_for(TOPIC)
+
+
+class TopicMisconfigured(SettingsError):
     """The host's topics are missing or set up so that tables would be lost."""
 
 
@@ -120,3 +144,36 @@ async def check_topics(
             + "; ".join(problems)
             + " (docs/table-host.md, 'Topics')"
         )
+
+
+async def create_topics(
+    bootstrap: str,
+    commands_topic: str = TOPIC,
+    snapshots_topic: str = SNAPSHOTS_TOPIC,
+    partitions: int = DEFAULT_PARTITIONS,
+) -> None:
+    """Create the two topics as the check wants them (an existing one is left as it is),
+    and wait until the broker lists them."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        response = await admin.create_topics(
+            [
+                NewTopic(commands_topic, partitions, 1, topic_configs=LOG_TOPIC_CONFIGS),
+                NewTopic(snapshots_topic, partitions, 1, topic_configs=SNAPSHOT_TOPIC_CONFIGS),
+            ]
+        )
+        failed = [
+            (topic, code)
+            for topic, code, *_ in response.topic_errors
+            if code not in (0, TOPIC_ALREADY_EXISTS)
+        ]
+        if failed:
+            raise RuntimeError(f"could not create the table host's topics: {failed}")
+        for _ in range(300):
+            if {commands_topic, snapshots_topic} <= set(await admin.list_topics()):
+                return
+            await asyncio.sleep(0.1)
+        raise RuntimeError(f"{commands_topic} and {snapshots_topic} not listed after creation")
+    finally:
+        await admin.close()

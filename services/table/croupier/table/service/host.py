@@ -98,9 +98,7 @@ class TableHost:
             currency,
         )
         self._snapshot_store = snapshot_store
-        self._snapshots = Snapshots(
-            snapshot_store, command_log, self._tables, self._background, snapshot_policy
-        )
+        self._snapshots = Snapshots(snapshot_store, command_log, self._tables, snapshot_policy)
         self._commands = CommandPath(
             tables=self._tables,
             command_log=command_log,
@@ -173,7 +171,7 @@ class TableHost:
             if table.timer is not None:
                 table.timer.cancel()
         await self.end_streams()
-        await self._snapshots.stop()
+        await self._snapshots.stop()  # before the log: they share its producer
         await self._log.stop()
         if self._snapshot_store is not None:
             await self._snapshot_store.stop()

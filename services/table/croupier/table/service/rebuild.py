@@ -210,7 +210,9 @@ class Rebuilder:
         asked_again += table.last_money_requests
         async with table.lock:
             if table.snapshot_index < table.state.index:
-                self._commands.snapshots.take(table, table.last_offset)
+                # The log was read to its end: the table holds the partition up to there.
+                end = self._log.end_offset(self._log.partition_of(table.state.table_id))
+                self._commands.snapshots.take(table, max(end - 1, table.last_offset))
             await self._commands.after_commit(table)
 
     def _replay(self, entries: list[LogEntry]) -> HostedTable:

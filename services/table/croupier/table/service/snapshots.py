@@ -14,6 +14,7 @@ or two, so the log's head may expire (`adapters.kafka_topics` checks the setting
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 
@@ -27,7 +28,6 @@ from croupier.table.adapters.snapshot_codec import (
     encode,
 )
 from croupier.table.ports import CommandLog, SnapshotStore
-from croupier.table.service.background import Background
 from croupier.table.service.tables import HostedTable, Tables
 
 log = structlog.get_logger("croupier.table.snapshots")
@@ -35,6 +35,7 @@ log = structlog.get_logger("croupier.table.snapshots")
 # A snapshot keeps the ids of this many latest commands (a client's retry of an older one
 # after a rebuild is taken as new): what it holds does not grow with the table's age.
 SEEN_COMMANDS_KEPT = 10_000
+STOP_SAVE_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -74,14 +75,13 @@ class Snapshots:
         store: SnapshotStore | None,
         command_log: CommandLog,
         tables: Tables,
-        background: Background,
         policy: SnapshotPolicy,
     ) -> None:
         self._store = store
         self._log = command_log
         self._tables = tables
-        self._background = background
         self.policy = policy
+        self._saving: set[asyncio.Task[None]] = set()
         self._sweeper = Periodic(
             self.sweep,
             policy.sweep_seconds,
@@ -95,7 +95,10 @@ class Snapshots:
             self._sweeper.start()
 
     async def stop(self) -> None:
+        """Stop sweeping; wait (a while) for the snapshots being written."""
         await self._sweeper.stop()
+        if self._saving:
+            await asyncio.wait(set(self._saving), timeout=STOP_SAVE_SECONDS)
 
     def after_commit(self, table: HostedTable, hand_ended: bool) -> None:
         """The table committed entries (its lock held): snapshot it if the policy says so."""
@@ -110,13 +113,16 @@ class Snapshots:
 
     def take(self, table: HostedTable, offset: int) -> None:
         """Snapshot the table as it is now (its lock held), as holding the partition up to
-        `offset`; the store writes it in the background."""
+        `offset`; the store writes it in the background (in order: a table's snapshots
+        are queued to the store in the order they were taken)."""
         if self._store is None:
             return
         data = encode(snapshot_of(table, offset))
         table.snapshot_index, table.covered_offset = table.state.index, offset
         table_id = table.state.table_id
-        self._background.run(lambda: self._save(table, table_id, data))
+        saving = asyncio.create_task(self._save(table, table_id, data))
+        self._saving.add(saving)
+        saving.add_done_callback(self._saving.discard)
 
     async def _save(self, table: HostedTable, table_id: str, data: bytes) -> None:
         assert self._store is not None
