@@ -111,6 +111,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
             settings.commands_topic,
             instance_id=settings.instance_id,
             producer=bus.producer,
+            security=bus.security,
         )
     hooks: list[StopHook] = []
     wallet = None
