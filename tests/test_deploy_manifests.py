@@ -1,4 +1,4 @@
-"""deploy/k8s, charts/croupier and services/*/Dockerfile: parse, and hold the properties we rely on.
+"""deploy/k8s, charts/croupier and deploy/docker/Dockerfile: the properties we rely on.
 
 No cluster, Helm or Docker is needed: the files are read as YAML (and the Dockerfiles as
 text) and checked for what the runbook promises: every Deployment probed over gRPC,
@@ -278,38 +278,62 @@ def test_templates_only_use_values_that_exist() -> None:
             assert key in service_keys, f"{template.name}: $service.{key}"
 
 
-# ---- Dockerfiles ----------------------------------------------------------------------
+# ---- the image ------------------------------------------------------------------------
+
+DOCKERFILE = ROOT / "deploy" / "docker" / "Dockerfile"
 
 
-def dockerfiles() -> list[pathlib.Path]:
-    return sorted((ROOT / "services").glob("*/Dockerfile"))
+def instructions() -> list[str]:
+    """The Dockerfile's instructions, continuation lines joined, comments dropped."""
+    joined = DOCKERFILE.read_text().replace("\\\n", " ")
+    lines = [line.strip() for line in joined.splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
 
 
-def test_the_table_host_has_a_dockerfile() -> None:
-    assert ROOT / "services" / "table" / "Dockerfile" in dockerfiles()
-
-
-@pytest.mark.parametrize("path", dockerfiles(), ids=lambda p: p.parent.name)
-def test_dockerfile_is_two_stage_non_root_with_one_entrypoint(path: pathlib.Path) -> None:
-    name = path.parent.name
-    lines = [line.strip() for line in path.read_text().splitlines()]
-    instructions = [line for line in lines if line and not line.startswith("#")]
-    assert len([line for line in instructions if line.startswith("FROM ")]) >= 2
-    entrypoints = [line for line in instructions if line.startswith("ENTRYPOINT")]
-    assert entrypoints == [f'ENTRYPOINT ["croupier", "serve", "{name}"]']
-    users = [line.split()[1] for line in instructions if line.startswith("USER ")]
-    assert users, "no USER: the image would run as root"
-    assert users[-1].split(":")[0] not in {"0", "root"}
-    assert "PYTHONUNBUFFERED=1" in path.read_text()
-    assert (K8S / f"{name}.yaml").exists(), f"no deploy/k8s/{name}.yaml for {path}"
-
-
-@pytest.mark.parametrize("path", dockerfiles(), ids=lambda p: p.parent.name)
-def test_dockerfile_entrypoint_names_a_registered_service(path: pathlib.Path) -> None:
-    """The image runs `croupier serve <folder>`: that name must be a `croupier serve` choice."""
+def test_one_dockerfile_builds_every_service() -> None:
+    assert not sorted((ROOT / "services").glob("*/Dockerfile")), "one Dockerfile, SERVICE arg"
     from croupier.cli.serve import SERVICE_MODULES
 
-    assert path.parent.name in SERVICE_MODULES, sorted(SERVICE_MODULES)
+    entry = [line for line in instructions() if line.startswith("ENTRYPOINT")]
+    assert entry == [
+        'ENTRYPOINT ["/bin/sh", "-c", "exec croupier serve \\"${CROUPIER_SERVICE}\\"", "--"]'
+    ]
+    assert "CROUPIER_SERVICE=${SERVICE}" in DOCKERFILE.read_text()
+    for name in SERVICES:
+        assert name in SERVICE_MODULES, name
+
+
+def test_dockerfile_is_multi_stage_pinned_and_non_root() -> None:
+    lines = instructions()
+    froms = [line for line in lines if line.startswith("FROM ")]
+    assert froms == ["FROM ${PYTHON_IMAGE} AS builder", "FROM ${PYTHON_IMAGE}"]
+    (base,) = [line for line in lines if line.startswith("ARG PYTHON_IMAGE=")]
+    image = base.split("=", 1)[1]
+    assert ":" in image and not image.endswith(":latest"), "the base image is pinned"
+    assert "uv==" in " ".join(lines), "uv pinned"
+    users = [line.split()[1] for line in lines if line.startswith("USER ")]
+    assert users == ["10001:10001"]
+    # Both stages declare SERVICE (an ARG does not cross a FROM).
+    assert lines.count("ARG SERVICE") == 2
+    assert "PYTHONUNBUFFERED=1" in DOCKERFILE.read_text()
+
+
+def test_each_image_installs_only_its_services_extra_from_the_lock() -> None:
+    text = " ".join(instructions())
+    syncs = [part for part in text.split("&&") if "uv sync" in part]
+    assert syncs and all("--frozen" in s and "--no-dev" in s for s in syncs)
+    assert all("--all-extras" not in s for s in syncs)
+    assert all("${EXTRA}" in s or "$(cat /tmp/extra)" in s for s in syncs)
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = extras["optional-dependencies"]
+    # The extras the image picks by service name, and the one no image takes.
+    assert {"table", "wallet", "gateway", "embedded"} <= set(extras)
+    assert not any("embedded" in s for s in syncs)
+    pinned = [line for line in (ROOT / "pyproject.toml").read_text().splitlines()]
+    for name in ("table", "wallet", "gateway"):
+        assert any(line.startswith(f"{name} = ") for line in pinned), name
 
 
 def test_dockerignore_keeps_the_context_small() -> None:

@@ -321,8 +321,9 @@ async def test_nothing_to_evaluate_between_single_games_or_before_any() -> None:
 def test_the_table_image_installs_the_gnubg_the_bridge_runs() -> None:
     """The settlement needs the gnubg program (gnubg-nn is cubeless): the table image
     installs Debian's package and names its binary, which is outside PATH."""
-    dockerfile = ROOT / "services" / "table" / "Dockerfile"
+    dockerfile = ROOT / "deploy" / "docker" / "Dockerfile"
     runtime = dockerfile.read_text().split("FROM ${PYTHON_IMAGE}\n")[-1]
+    assert 'if [ "${SERVICE}" = "table" ]' in runtime
     assert "apt-get install -y --no-install-recommends gnubg=" in runtime
     assert "CROUPIER_GNUBG=/usr/games/gnubg" in runtime
 
