@@ -7,7 +7,9 @@ tables are balanced between rounds; prizes are paid at the end in one batch."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -18,7 +20,9 @@ from prometheus_client import REGISTRY
 from croupier.game import RuleBroken
 from croupier.rummy.tools.bots import gin_bot_action
 from croupier.tournament.adapters.memory import InMemoryRepository, InMemoryWallet
+from croupier.tournament.core.actions import StartRound
 from croupier.tournament.core.options import Level
+from croupier.tournament.core.payouts import PayoutBracket
 from croupier.tournament.core.state import Tournament
 from croupier.tournament.service.director import Director
 from croupier.tournament.service.events import (
@@ -38,6 +42,7 @@ from tests.unit.tournament.hosted import Hosted, hosted_tables
 FUNDS = 10_000
 PRICE = 1_000
 REBUY_FEE = 100
+PAYOUTS = (PayoutBracket(2, 3, (10_000,)), PayoutBracket(4, 8, (7_000, 3_000)))
 
 
 @dataclass
@@ -74,8 +79,8 @@ class Game:
         """The host's tables of the running rounds, opened by the director."""
         return [h.table_id for h in self.record.hosted if h.table_id]
 
-    async def start(self, players: str, **changes: object) -> None:
-        self.tid, _ = await self.director.create("game", sample_settings(**changes))
+    async def start(self, players: str, seed: bytes = b"", **changes: object) -> None:
+        self.tid, _ = await self.director.create("game", sample_settings(**changes), seed)
         for player in players:
             await self.director.register(self.tid, player)
         self.clock.now = START
@@ -111,11 +116,19 @@ def _gin(**changes: object) -> dict[str, object]:
 
 @pytest.fixture
 async def game() -> AsyncIterator[Game]:
+    async with new_game() as played:
+        yield played
+
+
+@asynccontextmanager
+async def new_game(director_seeds: str = "director") -> AsyncIterator[Game]:
+    """A director, a wallet and a table host of its own (the host's seeds the same every
+    time, the director's fresh seeds from `director_seeds`)."""
     async with hosted_tables() as hosted:
         repository = InMemoryRepository()
         wallet = InMemoryWallet(balances=dict.fromkeys("abcdefgh", FUNDS))
         clock = ManualClock(START.replace(hour=12))
-        seeds = iter(Seeds("director"), None)
+        seeds = iter(Seeds(director_seeds), None)
         director = Director(
             repository=repository,
             wallet=wallet,
@@ -373,6 +386,33 @@ async def test_rule_42_tables_close_and_the_final_table_forms_when_all_fit(game:
         seen_final = seen_final or state.final_table is not None
         await game.play(game.tables()[0])
     assert game.record.status is Status.FINISHED and seen_final
+
+
+async def _balanced_to_the_end(seed: bytes, run: str) -> tuple[list[object], list[object]]:
+    """An eight-player Rummy tournament at tables of 4, without rebuys, played to the end
+    by the bots on a fresh host, the director's own fresh seeds differing by `run`: its
+    core actions and events but the host's table ids."""
+    settings = _gin(variant="rummy", table_size=4, rebuys=None, max_players=8, payouts=PAYOUTS)
+    async with new_game(f"director-{run}") as game:
+        await game.start("abcdefgh", seed, **settings)
+        for _ in range(200):
+            if game.record.status is not Status.RUNNING:
+                break
+            await game.play(game.tables()[0])
+        assert game.record.status is Status.FINISHED
+        events = [r.event for r in game.repository.events[game.tid]]
+        return list(game.record.actions), [e for e in events if not isinstance(e, RoundHosted)]
+
+
+async def test_rules_7_42_the_same_seed_seats_and_moves_the_same_players() -> None:
+    """Every draw derives from the tournament's seed: a replay with the same seed, players
+    and deals makes the same decisions; another seed seats them otherwise."""
+    seed = hashlib.sha256(b"replay").digest()
+    actions, events = await _balanced_to_the_end(seed, "first")
+    assert any(isinstance(a, StartRound) and len(a.table) == 2 for a in actions[3:])
+    assert await _balanced_to_the_end(seed, "second") == (actions, events)
+    other, _ = await _balanced_to_the_end(hashlib.sha256(b"other").digest(), "first")
+    assert other[:3] != actions[:3]  # the first rounds' tables come from the seating draw
 
 
 async def test_a_restarted_director_resumes_the_same_rounds_and_moves_no_money_twice(

@@ -232,10 +232,11 @@ def final_table_due(tables: Sequence[Table]) -> bool:
     return len(at) > 1 and sum(len(table.seats) for table in at) <= size
 
 
-def rummy_rebalance(tables: Sequence[Table], seed: bytes) -> Plan:
-    """Rule 42, OQ 22: the moves that close tables between rounds (module docstring)."""
+def rummy_rebalance(tables: Sequence[Table], seed: bytes, label: str = "rummy-rebalance") -> Plan:
+    """Rule 42, OQ 22: the moves that close tables between rounds (module docstring);
+    `label` keeps apart the draws one seed makes (each balancing of a tournament)."""
     size = check_tables(tables)
-    draw = Draw(check_seed(seed), "rummy-rebalance")
+    draw = Draw(check_seed(seed), label)
     stream = FairStream(seed, draw.label)
     occupied = [table for table in tables if table.seats]
     running = [table for table in occupied if table.running]

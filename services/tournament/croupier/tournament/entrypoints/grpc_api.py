@@ -51,7 +51,9 @@ class TournamentDirectorService(tournament_pb2_grpc.TournamentDirectorServicer):
         self, request: pb.CreateTournamentRequest, context: Context
     ) -> pb.CreateTournamentResponse:
         settings = codec.settings_from_proto(request.settings)
-        tournament_id, replayed = await self._director.create(request.request_key, settings)
+        tournament_id, replayed = await self._director.create(
+            request.request_key, settings, request.seed
+        )
         return pb.CreateTournamentResponse(tournament_id=tournament_id, replayed=replayed)
 
     async def CancelTournament(
@@ -98,7 +100,8 @@ class TournamentDirectorService(tournament_pb2_grpc.TournamentDirectorServicer):
             prize_pool=codec.money(view.prize_pool, currency),
             top_prizes=[codec.money(prize, currency) for prize in view.top_prizes],
             seats=[codec.seat_to_proto(seat) for seat in record.seats],
-            seating_seed=record.seating_seed.hex(),
+            # Secret until the draw is made: the seats it drew show it was used.
+            seating_seed=record.seating_seed.hex() if record.seats else "",
         )
 
     async def GetStandings(

@@ -21,7 +21,7 @@ from croupier.game import Duplicate
 from croupier.game.limits import echo
 from croupier.tournament.adapters import metrics
 from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound
-from croupier.tournament.core.seating import initial_seating
+from croupier.tournament.core.seating import check_seed, initial_seating
 from croupier.tournament.service.events import (
     Cancelled,
     Created,
@@ -76,17 +76,23 @@ class Director:
         self._lock = self._store.lock
         self._load = self._store.load
         self._save = self._store.save
-        self.rounds = Rounds(store=self._store, wallet=wallet, tables=tables, seeds=seeds)
+        self.rounds = Rounds(store=self._store, wallet=wallet, tables=tables)
 
     # --- use cases ----------------------------------------------------------------------
 
-    async def create(self, request_key: str, settings: Settings) -> tuple[str, bool]:
-        """Schedule a tournament; the id and whether `request_key` had created it already."""
+    async def create(
+        self, request_key: str, settings: Settings, seed: bytes = b""
+    ) -> tuple[str, bool]:
+        """Schedule a tournament; the id and whether `request_key` had created it already.
+        `seed`: the tournament's (a replay's), else a fresh one; its draws derive from it."""
         if not 1 <= len(request_key) <= 200:
             raise InvalidInput("invalid_request_key", "request_key must have 1-200 characters")
         settings.check()
+        seed = check_seed(seed) if seed else self._seeds()
         tournament_id = "t-" + uuid.uuid5(_ID_NAMESPACE, request_key).hex
-        record = TournamentRecord(tournament_id, request_key, settings, events=1, version=1)
+        record = TournamentRecord(
+            tournament_id, request_key, settings, seating_seed=seed, events=1, version=1
+        )
         stored, created = await self._repository.create(
             record, Recorded(tournament_id, 1, self._clock(), Created(settings))
         )
@@ -189,7 +195,8 @@ class Director:
             if len(players) < record.settings.min_players:
                 await self._cancel(record, BELOW_MIN_PLAYERS)
                 return Status.CANCELLED
-            seed = self._seeds()
+            # A tournament created before seeds were drawn at creation has none.
+            seed = record.seating_seed or self._seeds()
             seating = initial_seating(players, record.settings.table_size, seed)
             seats = tuple(
                 SeatAt(table.number, seat, player)

@@ -183,7 +183,8 @@ class TournamentRecord:
     entries: tuple[Entry, ...] = ()
     seats: tuple[SeatAt, ...] = ()
     seating_seed: bytes = b""
-    """The seating draw's seed (rule 7), recorded for audit once started."""
+    """The tournament's seed, drawn (or given) at its creation: the seating draw (rule 7)
+    and every balancing draw (rule 42) derive from it; shown once started, for audit."""
     actions: tuple[Action, ...] = ()
     """What the director told the points core since the start, in order."""
     offers: tuple[RebuyOffer, ...] = ()

@@ -106,9 +106,12 @@ def offers_for(
 
 
 def next_rounds(
-    record: TournamentRecord, state: Tournament, seed: bytes
+    record: TournamentRecord, state: Tournament
 ) -> tuple[tuple[SeatAt, ...], list[StartRound]]:
-    """The seats after balancing and the rounds to start now (rule 42, OQ 22)."""
+    """The seats after balancing and the rounds to start now (rule 42, OQ 22). The movers
+    are drawn from the tournament's seed under a label of their own for each count of
+    rounds started, so a replay of the tournament moves the same players and an auditor
+    re-derives every draw from the record."""
     seats = [seat for seat in record.seats if state.entrants[seat.player].out is None]
     size = record.settings.table_size
     numbers = sorted({seat.table for seat in seats})
@@ -123,7 +126,12 @@ def next_rounds(
     ]
     if not tables:
         return (), []
-    tables = list(apply_moves(tables, rummy_rebalance(tables, seed).moves))
+    tables = list(
+        apply_moves(
+            tables,
+            rummy_rebalance(tables, record.seating_seed, f"rummy-rebalance/{state.starts}").moves,
+        )
+    )
     starts: list[StartRound] = []
     for table in tables:
         if not table.running and len(table.seats) >= 2:

@@ -40,7 +40,7 @@ from croupier.tournament.service.plan import (
     result_action,
     round_table,
 )
-from croupier.tournament.service.ports import Seeds, TableHost, Wallet
+from croupier.tournament.service.ports import TableHost, Wallet
 from croupier.tournament.service.store import Store
 
 __all__ = ["Rounds"]
@@ -55,11 +55,10 @@ def _state(record: TournamentRecord) -> Tournament:
 
 
 class Rounds:
-    def __init__(self, *, store: Store, wallet: Wallet, tables: TableHost, seeds: Seeds) -> None:
+    def __init__(self, *, store: Store, wallet: Wallet, tables: TableHost) -> None:
         self._store = store
         self._wallet = wallet
         self._tables = tables
-        self._seeds = seeds
         self._by_table: dict[str, str] = {}
         """The host's table id → the tournament whose round it plays."""
 
@@ -93,7 +92,7 @@ class Rounds:
                 await self._finish(record, state)
                 return
             if not offers:
-                seats, starts = next_rounds(record, state, self._seeds())
+                seats, starts = next_rounds(record, state)
                 state, started = apply_all(state, starts)
                 events += started
                 hosted = tuple(HostedRound(start.round_id) for start in starts)
