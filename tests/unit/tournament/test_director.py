@@ -312,3 +312,11 @@ async def test_watching_replays_then_follows_the_events(setup: Setup) -> None:
     second = await asyncio.wait_for(waiting, 1)
     assert second.sequence == 2 and second.event == Registered("a", f"{tid}:a:entry-1")
     await stream.aclose()
+
+
+async def test_rule_7_a_given_seed_is_the_tournament_s_and_must_be_32_bytes(setup: Setup) -> None:
+    error = await refused(setup.director.create("short", sample_settings(), b"\x01" * 31))
+    assert (status_name(error), error.reason) == ("invalid_argument", "invalid_seed")
+    assert not setup.repository.records
+    tid, _ = await setup.director.create("given", sample_settings(), fixed_seed(9))
+    assert (await setup.director.get(tid)).seating_seed == fixed_seed(9)
