@@ -1,0 +1,99 @@
+"""charts/croupier through the real Helm (deploy/local/tools.sh builds it: `make test` runs
+`tools.sh ensure`), and every rendered object validated against the Kubernetes API schemas
+of the supported versions (kubernetes-validate ships them: no cluster, no network)."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CHART = ROOT / "charts" / "croupier"
+# The oldest and newest Kubernetes the chart supports (gRPC probes need 1.24; the schemas
+# kubernetes-validate ships start at 1.25), and one in between.
+KUBE_VERSIONS = ("1.30.0", "1.34.0", "1.37.0")
+VALUES_FILES = ("values.yaml", "values-dev.yaml", "values-production.yaml")
+
+
+def helm() -> str:
+    found = subprocess.run(
+        [str(ROOT / "deploy" / "local" / "tools.sh"), "path", "helm"],
+        capture_output=True,
+        text=True,
+    )
+    if found.returncode != 0:
+        pytest.fail(f"helm is not built: {found.stderr.strip()}", pytrace=False)
+    return found.stdout.strip()
+
+
+def run_helm(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([helm(), *args], capture_output=True, text=True, timeout=120)
+
+
+def render(values: str, kube_version: str, *sets: str) -> list[dict[str, Any]]:
+    options = [f"--set={item}" for item in sets]
+    done = run_helm(
+        "template", "croupier", str(CHART), "-f", str(CHART / values),
+        "--kube-version", kube_version, *options,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [doc for doc in yaml.safe_load_all(done.stdout) if doc]
+
+
+@pytest.mark.parametrize("values", VALUES_FILES)
+def test_helm_lint_strict_passes(values: str) -> None:
+    done = run_helm(
+        "lint", "--strict", str(CHART), "-f", str(CHART / values), "--kube-version", "1.30.0"
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("kube_version", KUBE_VERSIONS)
+@pytest.mark.parametrize("values", VALUES_FILES)
+def test_every_rendered_object_is_valid_for_the_kubernetes_version(
+    values: str, kube_version: str
+) -> None:
+    objects = render(values, kube_version)
+    assert objects
+    for obj in objects:
+        kubernetes_validate.validate(obj, kube_version, strict=True)
+
+
+def test_network_policies_are_on_by_default_and_only_the_gateway_is_open() -> None:
+    policies = {
+        obj["metadata"]["name"]: obj["spec"]
+        for obj in render("values.yaml", "1.30.0")
+        if obj["kind"] == "NetworkPolicy"
+    }
+    assert set(policies) == {"table", "wallet", "lobby", "tournament", "gateway"}
+    for name, spec in policies.items():
+        grpc_rule = spec["ingress"][0]
+        assert grpc_rule["ports"] == [{"port": "grpc"}]
+        if name == "gateway":
+            assert "from" not in grpc_rule, "the gateway is the one public service"
+        else:
+            assert grpc_rule["from"] == [
+                {"podSelector": {"matchLabels": {"app.kubernetes.io/part-of": "croupier"}}}
+            ], name
+
+
+def test_the_values_schema_refuses_a_wrong_value_with_its_path() -> None:
+    done = run_helm(
+        "template", "croupier", str(CHART), "--kube-version", "1.30.0",
+        "--set", "services.wallet.replicas=-1",
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "/services/wallet/replicas" in done.stderr
+
+
+def test_production_values_pull_from_a_registry_at_a_fixed_tag() -> None:
+    for obj in render("values-production.yaml", "1.30.0"):
+        if obj["kind"] == "Deployment":
+            (container,) = obj["spec"]["template"]["spec"]["containers"]
+            assert container["image"].startswith("registry.example/croupier/")
+            assert container["image"].endswith(":0.1.0")
