@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncpg  # type: ignore[import-untyped]
 from google.protobuf import wrappers_pb2
 from google.protobuf.message import Message
-from prometheus_client import CollectorRegistry
+from prometheus_client import REGISTRY, CollectorRegistry
 
 from croupier.common.v1 import common_pb2
 from croupier.events.v1.envelope_pb2 import Envelope
@@ -39,7 +39,7 @@ async def test_every_wallet_request_kind_and_dead_letters(
     handler = WalletRequestHandler(ledger=wallet.ledger, games=wallet.games,
                                    requests=PostgresRequestLog(pool), dead_letters=sink,
                                    metrics=wallet.metrics, clock=clock,  # type: ignore[arg-type]
-                                   topic="requests")  # fmt: skip
+                                   topic="requests", group=f"wallet-{schema}")  # fmt: skip
     house = await wallet.ledger.open_account(AccountKind.HOUSE_CLEARING, "house", "USD")
     for p in ("a", "b"):
         account = await wallet.ledger.open_account(AccountKind.PLAYER_CASH, p, "USD")
@@ -99,6 +99,9 @@ async def test_every_wallet_request_kind_and_dead_letters(
     assert reasons == ["already_settled", "already_settled", "invalid_request"]
     assert all(topic == "requests.dlq" for topic, _, _ in sink.sent)
     assert wallet.metrics.dead_letters.labels("already_settled")._value.get() == 1
+    # Every copy sent is counted with all the bus consumers' dead letters.
+    dead = {"group": f"wallet-{schema}", "topic": "requests"}
+    assert REGISTRY.get_sample_value("croupier_kafka_dead_lettered_total", dead) == 3
     assert await PostgresRequestLog(pool).outcome("odd") == (
         "dead_lettered", "invalid_request: unknown request payload "
         "type.googleapis.com/google.protobuf.StringValue of type 'wallet.request'",

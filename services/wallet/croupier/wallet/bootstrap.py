@@ -37,7 +37,11 @@ from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
 from croupier.wallet.adapters.postgres import PostgresUnitOfWork, create_pool
 from croupier.wallet.adapters.reports_pg import PostgresReportSource
 from croupier.wallet.adapters.requests_pg import PostgresRequestLog
-from croupier.wallet.entrypoints.consumer import REQUESTS_TOPIC, WalletRequestHandler
+from croupier.wallet.entrypoints.consumer import (
+    CONSUMER_GROUP,
+    REQUESTS_TOPIC,
+    WalletRequestHandler,
+)
 from croupier.wallet.entrypoints.events import TRANSFERS_TOPIC, encode_transfer_posted
 from croupier.wallet.entrypoints.grpc_api import SERVICE_NAME, WalletService
 from croupier.wallet.service.games import GameMoney
@@ -71,7 +75,7 @@ class WalletSettings:
     )
     requests_topic: str = env("CROUPIER_WALLET_REQUESTS_TOPIC", str, REQUESTS_TOPIC)
     transfers_topic: str = env("CROUPIER_WALLET_TRANSFERS_TOPIC", str, TRANSFERS_TOPIC)
-    consumer_group: str = env("CROUPIER_WALLET_CONSUMER_GROUP", str, "croupier-wallet")
+    consumer_group: str = env("CROUPIER_WALLET_CONSUMER_GROUP", str, CONSUMER_GROUP)
     instance_id: str = env(
         "CROUPIER_WALLET_INSTANCE_ID",
         str,
@@ -180,7 +184,7 @@ async def build_wallet(
     clock: Callable[[], datetime] = utc_now,
     requests_topic: str = REQUESTS_TOPIC,
     transfers_topic: str = TRANSFERS_TOPIC,
-    consumer_group: str = "croupier-wallet",
+    consumer_group: str = CONSUMER_GROUP,
     consume: bool = True,
     group_commits: int = DEFAULT_GROUP_COMMITS,
     connect_in_background: bool = False,
@@ -207,6 +211,7 @@ async def build_wallet(
         metrics=metrics,
         clock=clock,
         topic=requests_topic,
+        group=consumer_group,
     )
     wallet = Wallet(
         pool=pool,

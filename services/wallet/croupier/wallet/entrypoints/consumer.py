@@ -30,8 +30,14 @@ from typing import Protocol
 from google.protobuf.message import DecodeError
 
 from croupier.events.v1.envelope_pb2 import Envelope
-from croupier.kit.bus.delivery import DLQ_REASON_HEADER, DLQ_TOPIC_HEADER, TYPE_HEADER
+from croupier.kit.bus.delivery import (
+    DLQ_GROUP_HEADER,
+    DLQ_REASON_HEADER,
+    DLQ_TOPIC_HEADER,
+    TYPE_HEADER,
+)
 from croupier.kit.bus.interface import dead_letter_topic
+from croupier.kit.metrics import KAFKA_DEAD_LETTERED
 from croupier.table.v1 import table_pb2
 from croupier.wallet.core.errors import InvalidRequest, LedgerError
 from croupier.wallet.entrypoints import translate as tr
@@ -48,11 +54,12 @@ from croupier.wallet.service.ledger import LedgerService
 from croupier.wallet.service.ports import WalletMetrics
 from croupier.wallet.v1 import wallet_pb2
 
-__all__ = ["REQUESTS_TOPIC", "RequestLog", "WalletRequestHandler"]
+__all__ = ["CONSUMER_GROUP", "REQUESTS_TOPIC", "RequestLog", "WalletRequestHandler"]
 
 _log = logging.getLogger(__name__)
 
 REQUESTS_TOPIC = "croupier.wallet.requests"
+CONSUMER_GROUP = "croupier-wallet"
 
 
 class RawPublisher(Protocol):
@@ -101,6 +108,7 @@ class WalletRequestHandler:
         metrics: WalletMetrics,
         clock: Callable[[], datetime],
         topic: str = REQUESTS_TOPIC,
+        group: str = CONSUMER_GROUP,
     ) -> None:
         self._ledger = ledger
         self._games = games
@@ -109,6 +117,7 @@ class WalletRequestHandler:
         self._metrics = metrics
         self._clock = clock
         self._topic = topic
+        self._group = group
 
     async def __call__(self, envelope: Envelope) -> None:
         previous = await self._requests.outcome(envelope.id)
@@ -230,6 +239,9 @@ class WalletRequestHandler:
             headers=(
                 (DLQ_REASON_HEADER, reason.encode()),
                 (DLQ_TOPIC_HEADER, self._topic.encode()),
+                (DLQ_GROUP_HEADER, self._group.encode()),
                 (TYPE_HEADER, envelope.type.encode()),
             ),
         )
+        # With every bus consumer's dead letters (the wallet's own metric has the reason).
+        KAFKA_DEAD_LETTERED.labels(self._group, self._topic).inc()
