@@ -1,19 +1,15 @@
 """The monitoring an SRE gets: the alerting rules (promtool's check and unit tests), a runbook
-per alert, dashboards and rules that name only metrics the code exports, and the chart's
-monitoring objects built from the same files."""
+per alert, the dashboards, and the chart's monitoring objects built from the same files."""
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from prometheus_client import REGISTRY, CollectorRegistry
-from prometheus_client.exposition import generate_latest
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "deploy/prometheus/croupier.rules.yaml"
@@ -22,9 +18,6 @@ DASHBOARDS = sorted((ROOT / "deploy/grafana").glob("*.json"))
 RUNBOOKS = ROOT / "docs/operations/alerts"
 CHART = ROOT / "charts/croupier"
 RUNBOOK_URL = "https://github.com/croupier/croupier/blob/main/docs/operations/alerts/{}.md"
-# Metrics of other exporters the rules rely on: kube-state-metrics for the CronJob's outcome.
-FOREIGN = {"kube_job_status_failed"}
-METRIC = re.compile(r"\b(?:croupier|grpc_server|kube)_[a-z0-9_]+\b")
 
 
 def tool(name: str) -> str:
@@ -43,29 +36,6 @@ def rules() -> list[dict[str, Any]]:
 
 def alerts() -> list[dict[str, Any]]:
     return [rule for rule in rules() if "alert" in rule]
-
-
-def exported_metrics() -> set[str]:
-    """Every sample name the services register: the kit's, the table host's and the
-    director's (on the default registry, as each serves it) and the wallet's (on the
-    registry its bootstrap is given)."""
-    import croupier.table.adapters.metrics
-    import croupier.tournament.adapters.metrics  # noqa: F401 - registers the metrics
-    from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
-
-    wallet = CollectorRegistry()
-    PrometheusWalletMetrics(wallet)
-    names: set[str] = set()
-    for registry in (REGISTRY, wallet):
-        text = generate_latest(registry).decode()
-        for name, kind in re.findall(r"^# TYPE (\S+) (\S+)$", text, re.MULTILINE):
-            if kind == "counter":  # named with or without _total, as it has samples or not
-                names.add(name.removesuffix("_total") + "_total")
-            elif kind == "histogram":
-                names.update(name + suffix for suffix in ("_bucket", "_count", "_sum"))
-            else:
-                names.add(name)
-    return names
 
 
 def test_promtool_checks_the_rules() -> None:
@@ -104,22 +74,14 @@ def test_every_alert_links_its_runbook_and_every_runbook_has_its_alert() -> None
     assert {path.stem for path in RUNBOOKS.glob("*.md")} == names
 
 
-def test_rules_name_only_metrics_the_code_exports() -> None:
-    exported = exported_metrics() | FOREIGN
-    for rule in rules():
-        unknown = set(METRIC.findall(rule["expr"])) - exported
-        assert not unknown, f"{rule.get('alert', rule.get('record'))} names {unknown}"
-
-
 @pytest.mark.parametrize("path", DASHBOARDS, ids=lambda path: path.name)
-def test_dashboard_is_json_and_names_only_metrics_the_code_exports(path: Path) -> None:
+def test_dashboard_is_json_with_a_query_in_every_panel(path: Path) -> None:
+    """(Which metrics the queries name is checked against the services' own /metrics in
+    tests/integration/test_observability_scrape.py.)"""
     dashboard = json.loads(path.read_text())
-    exprs = [target["expr"] for panel in dashboard["panels"] for target in panel.get("targets", ())]
-    assert exprs, "a dashboard without queries"
-    exported = exported_metrics()
-    for expr in exprs:
-        unknown = set(METRIC.findall(expr)) - exported
-        assert not unknown, f"{path.name}: {expr} names {unknown}"
+    assert dashboard["panels"]
+    for panel in dashboard["panels"]:
+        assert [target["expr"] for target in panel["targets"]], panel["title"]
 
 
 def test_the_dashboards_show_what_operators_asked_for() -> None:
