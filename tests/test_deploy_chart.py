@@ -18,6 +18,8 @@ CHART = ROOT / "charts" / "croupier"
 # kubernetes-validate ships start at 1.25), and one in between.
 KUBE_VERSIONS = ("1.30.0", "1.34.0", "1.37.0")
 VALUES_FILES = ("values.yaml", "values-dev.yaml", "values-production.yaml")
+# Operators' resources, checked by their own tests below.
+CUSTOM_RESOURCES = {"kafka.strimzi.io/v1beta2"}
 
 
 def helm() -> str:
@@ -61,6 +63,8 @@ def test_every_rendered_object_is_valid_for_the_kubernetes_version(
     objects = render(values, kube_version)
     assert objects
     for obj in objects:
+        if obj["apiVersion"] in CUSTOM_RESOURCES:
+            continue  # no schema shipped: test_kafka_topics_match_what_the_code_needs
         kubernetes_validate.validate(obj, kube_version, strict=True)
 
 
@@ -97,3 +101,49 @@ def test_production_values_pull_from_a_registry_at_a_fixed_tag() -> None:
             (container,) = obj["spec"]["template"]["spec"]["containers"]
             assert container["image"].startswith("registry.example/croupier/")
             assert container["image"].endswith(":0.1.0")
+
+
+def test_kafka_topics_match_what_the_code_needs() -> None:
+    """Every topic the local broker gets (deploy/local/kafka_admin.py) is a KafkaTopic with
+    the same partitions, and the table host's two topics have the settings its start-up
+    check demands (croupier.table.adapters.kafka_topics); each has a dead-letter topic."""
+    import importlib.util
+
+    from croupier.table.adapters.kafka_topics import (
+        LOG_TOPIC_CONFIGS,
+        MIN_LOG_RETENTION_MS,
+        SNAPSHOT_TOPIC_CONFIGS,
+        SNAPSHOTS_TOPIC,
+    )
+    from croupier.table.adapters.log_codec import TOPIC
+
+    spec = importlib.util.spec_from_file_location(
+        "kafka_admin", ROOT / "deploy" / "local" / "kafka_admin.py"
+    )
+    assert spec is not None and spec.loader is not None
+    admin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(admin)
+
+    topics = {
+        obj["spec"]["topicName"]: obj
+        for obj in render("values-production.yaml", "1.30.0")
+        if obj["kind"] == "KafkaTopic"
+    }
+    for name, partitions in admin.TOPICS:
+        assert topics[name]["spec"]["partitions"] == partitions, name
+        assert topics[f"{name}.dlq"]["spec"]["partitions"] == 1, name
+    for obj in topics.values():
+        assert obj["metadata"]["labels"]["strimzi.io/cluster"] == "croupier"
+        assert obj["spec"]["replicas"] >= 3
+        assert int(obj["spec"]["config"]["min.insync.replicas"]) >= 2
+    log = topics[TOPIC]["spec"]["config"]
+    assert log["cleanup.policy"] == LOG_TOPIC_CONFIGS["cleanup.policy"]
+    assert int(log["retention.ms"]) >= MIN_LOG_RETENTION_MS
+    snapshots = topics[SNAPSHOTS_TOPIC]["spec"]["config"]
+    for key, value in SNAPSHOT_TOPIC_CONFIGS.items():
+        assert snapshots[key] == value, key
+    assert topics[SNAPSHOTS_TOPIC]["spec"]["partitions"] == topics[TOPIC]["spec"]["partitions"]
+
+
+def test_no_kafka_topic_without_strimzi() -> None:
+    assert not [obj for obj in render("values.yaml", "1.30.0") if obj["kind"] == "KafkaTopic"]
