@@ -23,6 +23,7 @@ from croupier.gateway.adapters.tables import GrpcTables
 from croupier.gateway.adapters.tournaments import GrpcTournaments
 from croupier.gateway.adapters.wallet import GrpcWallet
 from croupier.gateway.bootstrap import build_gateway
+from croupier.gateway.service.limits import DEFAULT_LIMITS, GatewayLimits
 from croupier.gateway.service.ports import Tournaments, Wallet
 from croupier.gateway.v1 import gateway_pb2_grpc
 from croupier.kit.auth import KeySet, issue_token
@@ -61,6 +62,7 @@ async def served_gateway(
     tournaments: Tournaments | None = None,
     clock: Callable[[], float],
     recheck_seconds: float = 0.05,
+    limits: GatewayLimits = DEFAULT_LIMITS,
 ) -> AsyncIterator[ServedGateway]:
     """The gateway and the services `beside` it on one free gRPC port, the gateway's lobby and
     table calls (and wallet and director calls, unless `wallet` and `tournaments` are given) going
@@ -89,6 +91,7 @@ async def served_gateway(
         http_port=0,
         clock=clock,
         recheck_seconds=recheck_seconds,
+        limits=limits,
     )
     server = ServiceHost(
         settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),

@@ -17,11 +17,13 @@ from croupier.gateway.adapters.lobby import GrpcLobby
 from croupier.gateway.adapters.tables import GrpcTables
 from croupier.gateway.adapters.tournaments import GrpcTournaments
 from croupier.gateway.adapters.wallet import GrpcWallet
+from croupier.gateway.core.rate_limits import RateLimit
 from croupier.gateway.entrypoints.connect_api import HttpServer, connect_app
 from croupier.gateway.entrypoints.grpc_api import grpc_handler
 from croupier.gateway.entrypoints.methods import SERVICE_NAME, gateway_methods
 from croupier.gateway.service.gateway import GatewayService
 from croupier.gateway.service.identity import Authenticator
+from croupier.gateway.service.limits import DEFAULT_LIMITS, CallLimits, GatewayLimits
 from croupier.gateway.service.ports import Lobby, Tables, Tournaments, Wallet
 from croupier.kit.auth import KeySet
 from croupier.kit.channels import Target
@@ -37,6 +39,18 @@ SERVICE_CREDENTIAL_NAME = "gateway"
 def _key_set(text: str) -> str:
     KeySet.parse(text)  # a bad key set stops the process at start, with the reason
     return text
+
+
+def _rate(text: str) -> float:
+    value = float(text)
+    RateLimit(rate=value, burst=1)  # the bounds, with their reason
+    return value
+
+
+def _burst(text: str) -> int:
+    value = int(text)
+    RateLimit(rate=1, burst=value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -65,6 +79,36 @@ class GatewaySettings:
         "127.0.0.1:50051",
         doc="the tournament director's gRPC address",
     )
+    player_rate: float = env(
+        "CROUPIER_GATEWAY_PLAYER_RATE",
+        _rate,
+        DEFAULT_LIMITS.per_player.rate,
+        doc="calls a second a player may make on average",
+    )
+    player_burst: int = env(
+        "CROUPIER_GATEWAY_PLAYER_BURST",
+        _burst,
+        DEFAULT_LIMITS.per_player.burst,
+        doc="calls a player may make at once",
+    )
+    address_rate: float = env(
+        "CROUPIER_GATEWAY_ADDRESS_RATE",
+        _rate,
+        DEFAULT_LIMITS.per_address.rate,
+        doc="calls a second one network address may make on average",
+    )
+    address_burst: int = env(
+        "CROUPIER_GATEWAY_ADDRESS_BURST",
+        _burst,
+        DEFAULT_LIMITS.per_address.burst,
+        doc="calls one network address may make at once",
+    )
+
+    def limits(self) -> GatewayLimits:
+        return GatewayLimits(
+            per_player=RateLimit(rate=self.player_rate, burst=self.player_burst),
+            per_address=RateLimit(rate=self.address_rate, burst=self.address_burst),
+        )
 
 
 @dataclass
@@ -87,11 +131,14 @@ def build_gateway(
     http_port: int,
     clock: Callable[[], float] = time.time,
     recheck_seconds: float | None = None,
+    limits: GatewayLimits = DEFAULT_LIMITS,
 ) -> Wired:
     """The gateway over the given ports; its HTTP server is built, not started."""
     gateway = GatewayService(lobby=lobby, tables=tables, wallet=wallet, tournaments=tournaments)
     options = {} if recheck_seconds is None else {"recheck_seconds": recheck_seconds}
-    methods = gateway_methods(gateway, Authenticator(key_set, clock=clock, **options))
+    methods = gateway_methods(
+        gateway, Authenticator(key_set, clock=clock, **options), CallLimits(limits)
+    )
     handler = grpc_handler(methods)
     http = HttpServer(connect_app(methods), http_host, http_port)
     service = Service(
@@ -113,6 +160,7 @@ def grpc_gateway(
     http_host: str,
     http_port: int,
     credential: ServiceCredential,
+    limits: GatewayLimits = DEFAULT_LIMITS,
 ) -> Wired:
     """The gateway over the services' gRPC APIs at these addresses, calling them with its
     service `credential`."""
@@ -128,6 +176,7 @@ def grpc_gateway(
         tournaments=tournaments,
         http_host=http_host,
         http_port=http_port,
+        limits=limits,
     )
     wired.stop_hooks += [lobby.close, tables.close, wallet.close, tournaments.close]
     return wired
@@ -147,6 +196,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         http_host=server.grpc_host,
         http_port=settings.http_port,
         credential=credential_from_environment(SERVICE_CREDENTIAL_NAME),
+        limits=settings.limits(),
     )
     await wired.http.start()
     return [wired.service], wired.stop_hooks

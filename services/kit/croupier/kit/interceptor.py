@@ -9,7 +9,8 @@ Every call through a kit server:
   `grpc_server_msg_sent_total`, labelled `grpc_type`, `grpc_service`, `grpc_method`); health
   checks are counted but not timed (a Watch lasts as long as its client);
 - has refusals turned into their status code (the one table, `croupier.kit.errors`), with
-  their message and their reason in the trailing metadata, and any other exception into
+  their message, their reason and their `google.rpc.Status` details in the trailing
+  metadata, and any other exception into
   INTERNAL with a message that names only the request id (the details go to the log);
 - answers a request body that cannot be decoded with INVALID_ARGUMENT instead of grpc's
   default INTERNAL, naming the expected message type.
@@ -28,7 +29,7 @@ import grpc
 import structlog
 from google.protobuf.message import DecodeError
 
-from croupier.kit.errors import REASON_HEADER, status_of
+from croupier.kit.errors import DETAILS_HEADER, REASON_HEADER, status_details, status_of
 from croupier.kit.logs import REQUEST_ID_HEADER
 from croupier.kit.metrics import (
     GRPC_HANDLED,
@@ -147,7 +148,11 @@ class _Call:
             log.info("call rejected", code=status.name, reason=reason, message=message)
             request_id = structlog.contextvars.get_contextvars().get("request_id", "")
             self.context.set_trailing_metadata(
-                ((REQUEST_ID_HEADER, request_id), (REASON_HEADER, reason))
+                (
+                    (REQUEST_ID_HEADER, request_id),
+                    (REASON_HEADER, reason),
+                    (DETAILS_HEADER, status_details(exc, status)),
+                )
             )
             await self.context.abort(status, message)
         if isinstance(exc, asyncio.CancelledError):

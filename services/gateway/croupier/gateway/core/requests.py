@@ -40,31 +40,36 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class InvalidRequest(Malformed):
-    """A field of a gateway request is missing, too long or of the wrong shape."""
+    """A field of a gateway request is missing, too long or of the wrong shape; `field`
+    names it (the path of the field in the request, for the error's `BadRequest`)."""
 
     reason = "invalid_request"
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def check_optional_id(value: str, what: str) -> str:
     """An id that may be empty: at most `MAX_ID` characters, no control characters."""
     if len(value) > MAX_ID:
-        raise InvalidRequest(f"{what} is limited to {MAX_ID} characters, got {len(value)}")
+        raise InvalidRequest(f"{what} is limited to {MAX_ID} characters, got {len(value)}", what)
     if _CONTROL.search(value):
-        raise InvalidRequest(f"{what} {echo(value)} contains a control character")
+        raise InvalidRequest(f"{what} {echo(value)} contains a control character", what)
     return value
 
 
 def check_id(value: str, what: str) -> str:
     """A required id: 1-`MAX_ID` characters, no control characters."""
     if not value:
-        raise InvalidRequest(f"{what} is required")
+        raise InvalidRequest(f"{what} is required", what)
     return check_optional_id(value, what)
 
 
 def check_ids(values: Sequence[str], what: str, most: int) -> list[str]:
     """A list of required ids, at most `most` of them."""
     if len(values) > most:
-        raise InvalidRequest(f"{what} holds at most {most} entries, got {len(values)}")
+        raise InvalidRequest(f"{what} holds at most {most} entries, got {len(values)}", what)
     return [check_id(value, what) for value in values]
 
 
@@ -73,7 +78,8 @@ def check_currency(value: str) -> str:
     if not _CURRENCY.fullmatch(value):
         raise InvalidRequest(
             f"currency {echo(value)} is not a currency code: 1-16 upper-case letters or digits "
-            "(USD, PLAY, CHIP)"
+            "(USD, PLAY, CHIP)",
+            "currency",
         )
     return value
 
@@ -81,17 +87,21 @@ def check_currency(value: str) -> str:
 def check_page(page_size: int, page_token: str) -> tuple[int, str]:
     """A page request: at most `MAX_PAGE_SIZE` items (0: the service's default)."""
     if page_size > MAX_PAGE_SIZE:
-        raise InvalidRequest(f"page_size is at most {MAX_PAGE_SIZE}, got {page_size}")
+        raise InvalidRequest(
+            f"page_size is at most {MAX_PAGE_SIZE}, got {page_size}", "page.page_size"
+        )
     if len(page_token) > MAX_PAGE_TOKEN or _CONTROL.search(page_token):
-        raise InvalidRequest("page_token is not one the service returned")
+        raise InvalidRequest("page_token is not one the service returned", "page.page_token")
     return page_size, page_token
 
 
 def check_action(has_message: bool, action_json: str) -> None:
     """Exactly one of the action's forms: the game's message or its JSON notation."""
     if has_message and action_json:
-        raise InvalidRequest("send the action once: as action or as action_json, not both")
+        raise InvalidRequest(
+            "send the action once: as action or as action_json, not both", "action_json"
+        )
     if not has_message and not action_json:
-        raise InvalidRequest("an action is required (action or action_json)")
+        raise InvalidRequest("an action is required (action or action_json)", "action")
     if len(action_json) > MAX_ACTION_JSON:
-        raise InvalidRequest(f"action_json is limited to {MAX_ACTION_JSON} bytes")
+        raise InvalidRequest(f"action_json is limited to {MAX_ACTION_JSON} bytes", "action_json")

@@ -4,8 +4,12 @@
 The same `GatewayMethod`s as the gRPC server: one implementation, two transports. The
 token comes from the `authorization` header. Refusals get their status from the kit's one
 table (`croupier.kit.errors.status_of`), as Connect codes of the same names, with the
-reason in the `x-error-reason` trailer; anything else is a bug, answered `internal` with
-the request id only (the details go to the log), as the kit's gRPC interceptor does.
+reason in the `x-error-reason` trailer and the `google.rpc` details in the error's
+details (`croupier.kit.errors.error_details`); anything else is a bug, answered `internal`
+with the request id only (the details go to the log), as the kit's gRPC interceptor does.
+A call runs under its request id (the `x-request-id` header, or a new one), which the
+gateway's calls to the services behind carry on (`croupier.kit.channels`) and which comes
+back in the `x-request-id` trailer.
 """
 
 from __future__ import annotations
@@ -21,13 +25,14 @@ import structlog
 import uvicorn
 from connectrpc.code import Code
 from connectrpc.compat import google_protobuf_codecs
-from connectrpc.errors import ConnectError
+from connectrpc.errors import ConnectError, ErrorDetail
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
+from protobuf.wkt import Any as PackedAny
 
 from croupier.gateway.entrypoints.methods import AUTHORIZATION, SERVICE_NAME, GatewayMethod
-from croupier.kit.errors import REASON_HEADER, status_of
+from croupier.kit.errors import REASON_HEADER, error_details, status_of
 from croupier.kit.logs import REQUEST_ID_HEADER
 from croupier.kit.server import CannotListen
 
@@ -37,17 +42,42 @@ log = structlog.get_logger("croupier.gateway.connect")
 STOP_GRACE_SECONDS = 5
 
 
+def _bind_request_id(context: RequestContext[Any, Any], method: str) -> str:
+    """The call's request id, bound to the log context (and so to the outgoing calls)
+    until `_unbind`, as the kit's interceptor does for gRPC calls."""
+    request_id = (context.request_headers.get(REQUEST_ID_HEADER) or uuid.uuid4().hex)[:128]
+    context.response_trailers[REQUEST_ID_HEADER] = request_id
+    structlog.contextvars.bind_contextvars(request_id=request_id, method=method)
+    return request_id
+
+
+def _unbind() -> None:
+    structlog.contextvars.unbind_contextvars("request_id", "method")
+
+
+def _details(error: Exception) -> list[ErrorDetail]:
+    """The error's `google.rpc` details, packed as connectrpc's own protobuf runtime packs
+    them (it does not take the `google.protobuf` messages)."""
+    return [
+        ErrorDetail(
+            PackedAny(
+                type_url=f"type.googleapis.com/{detail.DESCRIPTOR.full_name}",
+                value=detail.SerializeToString(),
+            )
+        )
+        for detail in error_details(error)
+    ]
+
+
 def _connect_error(
-    error: Exception, context: RequestContext[Any, Any], method: str
+    error: Exception, context: RequestContext[Any, Any], method: str, request_id: str
 ) -> ConnectError:
-    request_id = context.request_headers.get(REQUEST_ID_HEADER) or uuid.uuid4().hex
-    context.response_trailers[REQUEST_ID_HEADER] = request_id[:128]
     status = status_of(error)
     if status is not None:
         reason = str(getattr(error, "reason", ""))
         context.response_trailers[REASON_HEADER] = reason
         log.info("call rejected", method=method, code=status.name, reason=reason)
-        return ConnectError(Code[status.name], str(error))
+        return ConnectError(Code[status.name], str(error), details=_details(error))
     log.error("call failed", method=method, request_id=request_id, exc_info=error)
     return ConnectError(
         Code.INTERNAL, f"internal error while handling {method} (request id {request_id})"
@@ -55,26 +85,34 @@ def _connect_error(
 
 
 def _unary(
-    method: GatewayMethod, call: Callable[[Any, str | None], Awaitable[Any]]
+    method: GatewayMethod, call: Callable[[Any, str | None, str | None], Awaitable[Any]]
 ) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
     async def handle(request: Any, context: RequestContext[Any, Any]) -> Any:
+        authorization = context.request_headers.get(AUTHORIZATION)
+        request_id = _bind_request_id(context, method.name)
         try:
-            return await call(request, context.request_headers.get(AUTHORIZATION))
+            return await call(request, authorization, context.client_address)
         except Exception as error:  # noqa: BLE001 - every failure becomes a Connect status
-            raise _connect_error(error, context, method.name) from None
+            raise _connect_error(error, context, method.name, request_id) from None
+        finally:
+            _unbind()
 
     return handle
 
 
 def _stream(
-    method: GatewayMethod, call: Callable[[Any, str | None], AsyncIterator[Any]]
+    method: GatewayMethod, call: Callable[[Any, str | None, str | None], AsyncIterator[Any]]
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     async def handle(request: Any, context: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+        authorization = context.request_headers.get(AUTHORIZATION)
+        request_id = _bind_request_id(context, method.name)
         try:
-            async for response in call(request, context.request_headers.get(AUTHORIZATION)):
+            async for response in call(request, authorization, context.client_address):
                 yield response
         except Exception as error:  # noqa: BLE001 - every failure becomes a Connect status
-            raise _connect_error(error, context, method.name) from None
+            raise _connect_error(error, context, method.name, request_id) from None
+        finally:
+            _unbind()
 
     return handle
 

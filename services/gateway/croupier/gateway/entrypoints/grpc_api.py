@@ -25,19 +25,19 @@ def _authorization(context: Context) -> str | None:
 
 
 def _unary(
-    call: Callable[[Any, str | None], Awaitable[Any]],
+    call: Callable[[Any, str | None, str | None], Awaitable[Any]],
 ) -> Callable[[Any, Context], Awaitable[Any]]:
     async def handle(request: Any, context: Context) -> Any:
-        return await call(request, _authorization(context))
+        return await call(request, _authorization(context), context.peer())
 
     return handle
 
 
 def _stream(
-    call: Callable[[Any, str | None], AsyncIterator[Any]],
+    call: Callable[[Any, str | None, str | None], AsyncIterator[Any]],
 ) -> Callable[[Any, Context], AsyncIterator[Any]]:
     async def handle(request: Any, context: Context) -> AsyncIterator[Any]:
-        async for response in call(request, _authorization(context)):
+        async for response in call(request, _authorization(context), context.peer()):
             yield response
 
     return handle

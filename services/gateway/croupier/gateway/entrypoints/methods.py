@@ -1,5 +1,7 @@
 """The gateway's RPCs as both transports see them: read from the contract's descriptor, so
-a method added to `gateway.proto` and to `GatewayService` is served by both at once."""
+a method added to `gateway.proto` and to `GatewayService` is served by both at once. Each
+call is admitted by the rate limits of its address, authenticated, then admitted by its
+player's (`CallLimits`)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from google.protobuf.message import Message
 
 from croupier.gateway.service.gateway import GatewayService
 from croupier.gateway.service.identity import Authenticator
+from croupier.gateway.service.limits import CallLimits
 from croupier.gateway.v1 import gateway_pb2
+from croupier.kit.auth import Identity
 
 __all__ = ["SERVICE_NAME", "GatewayMethod", "gateway_methods"]
 
@@ -22,38 +26,55 @@ AUTHORIZATION = "authorization"
 
 @dataclass(frozen=True)
 class GatewayMethod:
-    """One RPC: its name, messages and behaviour, the caller authenticated from the
-    `authorization` header first (`unary` or `stream`, as the method is)."""
+    """One RPC: its name, messages and behaviour, called with the request, the
+    `authorization` header and the caller's network address (`unary` or `stream`, as the
+    method is)."""
 
     name: str
     request_class: type[Message]
     response_class: type[Message]
-    unary: Callable[[Any, str | None], Awaitable[Any]] | None
-    stream: Callable[[Any, str | None], AsyncIterator[Any]] | None
+    unary: Callable[[Any, str | None, str | None], Awaitable[Any]] | None
+    stream: Callable[[Any, str | None, str | None], AsyncIterator[Any]] | None
+
+
+@dataclass(frozen=True)
+class _Admission:
+    authenticator: Authenticator
+    limits: CallLimits
+
+    def caller(self, authorization: str | None, peer: str | None) -> Identity:
+        self.limits.admit_address(peer)
+        caller = self.authenticator.identify(authorization)
+        self.limits.admit_player(caller.player)
+        return caller
 
 
 def _unary(
-    behaviour: Callable[[Any, Any], Awaitable[Any]], authenticator: Authenticator
-) -> Callable[[Any, str | None], Awaitable[Any]]:
-    async def call(request: Any, authorization: str | None) -> Any:
-        return await behaviour(request, authenticator.identify(authorization))
+    behaviour: Callable[[Any, Any], Awaitable[Any]], admission: _Admission
+) -> Callable[[Any, str | None, str | None], Awaitable[Any]]:
+    async def call(request: Any, authorization: str | None, peer: str | None) -> Any:
+        return await behaviour(request, admission.caller(authorization, peer))
 
     return call
 
 
 def _stream(
-    behaviour: Callable[[Any, Any], AsyncIterator[Any]], authenticator: Authenticator
-) -> Callable[[Any, str | None], AsyncIterator[Any]]:
-    async def call(request: Any, authorization: str | None) -> AsyncIterator[Any]:
-        caller = authenticator.identify(authorization)
-        async for response in authenticator.until_expiry(behaviour(request, caller), caller):
+    behaviour: Callable[[Any, Any], AsyncIterator[Any]], admission: _Admission
+) -> Callable[[Any, str | None, str | None], AsyncIterator[Any]]:
+    async def call(request: Any, authorization: str | None, peer: str | None) -> AsyncIterator[Any]:
+        caller = admission.caller(authorization, peer)
+        stream = behaviour(request, caller)
+        async for response in admission.authenticator.until_expiry(stream, caller):
             yield response
 
     return call
 
 
-def gateway_methods(gateway: GatewayService, authenticator: Authenticator) -> list[GatewayMethod]:
+def gateway_methods(
+    gateway: GatewayService, authenticator: Authenticator, limits: CallLimits
+) -> list[GatewayMethod]:
     """Every RPC of `croupier.gateway.v1.Gateway`, bound to `gateway`."""
+    admission = _Admission(authenticator, limits)
     methods = []
     for method in _SERVICE.methods:
         behaviour = getattr(gateway, method.name)
@@ -63,8 +84,8 @@ def gateway_methods(gateway: GatewayService, authenticator: Authenticator) -> li
                 name=method.name,
                 request_class=getattr(gateway_pb2, method.input_type.name),
                 response_class=getattr(gateway_pb2, method.output_type.name),
-                unary=None if streaming else _unary(behaviour, authenticator),
-                stream=_stream(behaviour, authenticator) if streaming else None,
+                unary=None if streaming else _unary(behaviour, admission),
+                stream=_stream(behaviour, admission) if streaming else None,
             )
         )
     return methods

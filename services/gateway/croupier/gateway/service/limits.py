@@ -1,0 +1,72 @@
+"""Rate limits on the gateway's callers: per network address before the token is looked
+at (a flood of forged tokens costs its sender, not the gateway), per player after.
+
+A call over a limit is refused `RESOURCE_EXHAUSTED` (`croupier.kit.errors.RateLimited`)
+with the seconds to wait, which both transports send as a `google.rpc.RetryInfo`. A
+stream counts as one call when it is opened. The address is the TCP peer's: behind a
+proxy it is the proxy's, so the per-address limit is then set for the proxy's traffic
+(docs/gateway.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from croupier.gateway.core.rate_limits import RateLimit, RateLimiter
+from croupier.kit.errors import RateLimited
+
+__all__ = ["DEFAULT_LIMITS", "CallLimits", "GatewayLimits", "host_of"]
+
+
+@dataclass(frozen=True)
+class GatewayLimits:
+    per_player: RateLimit
+    per_address: RateLimit
+
+
+DEFAULT_LIMITS = GatewayLimits(
+    per_player=RateLimit(rate=50, burst=100), per_address=RateLimit(rate=500, burst=1000)
+)
+
+
+def host_of(peer: str | None) -> str:
+    """The host of a peer address as gRPC (`ipv4:10.0.0.1:5000`, `ipv6:[::1]:5000`) or
+    the HTTP server (`10.0.0.1:5000`) names it; "" when unknown."""
+    if not peer:
+        return ""
+    for prefix in ("ipv4:", "ipv6:"):
+        peer = peer.removeprefix(prefix)
+    host, separator, _ = peer.rpartition(":")
+    return (host if separator else peer).strip("[]")
+
+
+class CallLimits:
+    """The gateway's limits, on its clock."""
+
+    def __init__(self, limits: GatewayLimits, clock: Callable[[], float] = time.monotonic):
+        self._players = RateLimiter(limits.per_player)
+        self._addresses = RateLimiter(limits.per_address)
+        self._clock = clock
+
+    def admit_address(self, peer: str | None) -> None:
+        """A call from `peer`, or `RateLimited`."""
+        wait = self._addresses.wait(host_of(peer), self._clock())
+        if wait:
+            raise RateLimited(
+                f"too many calls from your address: retry in {wait:.2f} s",
+                wait,
+                "rate_limited_address",
+            )
+
+    def admit_player(self, player: str) -> None:
+        """A call by `player`, or `RateLimited`."""
+        wait = self._players.wait(player, self._clock())
+        if wait:
+            raise RateLimited(
+                f"too many calls: at most {self._players.limit.rate:g} a second on average; "
+                f"retry in {wait:.2f} s",
+                wait,
+                "rate_limited_player",
+            )
