@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable
 
 import pytest
+from prometheus_client import REGISTRY
 
 from croupier.game import ClockSettings
 from croupier.kit.bus.kafka import KafkaBus
@@ -50,6 +51,12 @@ def replays() -> float:
     return metrics.REPLAYS.labels("joker")._value.get()
 
 
+def rebalances(topic: str) -> float:
+    """Assignments the replicas of `topic`'s group received (all replicas in this process)."""
+    labels = {"group": f"{topic}.owners", "topic": topic}
+    return REGISTRY.get_sample_value("croupier_kafka_consumer_rebalances_total", labels) or 0
+
+
 async def test_replicas_split_the_partitions_and_take_tables_over_on_a_rebalance(
     kafka_bootstrap: str,
 ) -> None:
@@ -64,6 +71,7 @@ async def test_replicas_split_the_partitions_and_take_tables_over_on_a_rebalance
     try:
         await first.start()
         assert first.partitions == frozenset(range(PARTITIONS))
+        assert rebalances(topic) == 1
         # Tables until every partition holds at least one.
         tables: list[str] = []
         while {log_a.partition_of(t) for t in tables} != set(range(PARTITIONS)):
@@ -83,6 +91,7 @@ async def test_replicas_split_the_partitions_and_take_tables_over_on_a_rebalance
             )
         )
         assert first.partitions and second.partitions
+        assert rebalances(topic) >= 3  # the first replica's second assignment, the second's first
         moved = [t for t in tables if log_a.partition_of(t) in second.partitions]
         kept = [t for t in tables if t not in moved]
         assert moved and kept

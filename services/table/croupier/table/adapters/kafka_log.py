@@ -35,9 +35,11 @@ from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.partitioner import murmur2
+from prometheus_client import Counter
 
 from croupier.kit.kafka_producer import AckedProducer
 from croupier.kit.kafka_security import KafkaSecurity
+from croupier.kit.metrics import KAFKA_REBALANCES
 from croupier.table.adapters.log_codec import TOPIC, decode_table, encode
 from croupier.table.core.log_entry import LogEntry, ReplayedTable
 from croupier.table.ports import PartitionOwner
@@ -162,7 +164,9 @@ class KafkaCommandLog:
         await members.start()
         self._members = members
         first = asyncio.Event()
-        members.subscribe([self._topic], listener=_Listener(self, members, owner, first))
+        rebalances = KAFKA_REBALANCES.labels(self._group_id, self._topic)
+        listener = _Listener(self, members, owner, first, rebalances)
+        members.subscribe([self._topic], listener=listener)
         self._membership = asyncio.create_task(self._stay_member(members))
         try:
             await asyncio.wait_for(first.wait(), FIRST_ASSIGNMENT_SECONDS)
@@ -244,16 +248,19 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
         members: AIOKafkaConsumer,
         owner: PartitionOwner,
         first: asyncio.Event,
+        rebalances: Counter,
     ) -> None:
         self._log = log
         self._members = members
         self._owner = owner
         self._first = first
+        self._rebalances = rebalances  # croupier_kafka_consumer_rebalances_total's child
 
     async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
         await self._owner.partitions_revoked(frozenset(tp.partition for tp in revoked))
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        self._rebalances.inc()
         self._members.pause(*assigned)
         partitions = frozenset(tp.partition for tp in assigned)
         unchanged = await self._log.unchanged(partitions)
