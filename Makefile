@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo .venv-uv/bin/uv)
 
-.PHONY: venv protos run test test-unit lint bench infra-up infra-down clean
+.PHONY: venv protos web run test test-unit lint bench infra-up infra-down clean
 
 $(UV):
 	python3 -m venv .venv-uv && .venv-uv/bin/pip install -q uv
@@ -21,15 +21,28 @@ gen/python/.generated: venv $(shell find protos -name '*.proto') $(wildcard serv
 
 protos: gen/python/.generated
 
+## The gateway's web page: npm ci from package-lock.json, then TypeScript from the protos and
+## the bundle in services/gateway/web/dist (served by the gateway at /; never committed).
+WEB := services/gateway/web
+$(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(WEB)/dist/index.html: $(WEB)/node_modules/.installed $(WEB)/build.mjs $(WEB)/buf.gen.yaml $(shell find $(WEB)/src -not -path '*/gen/*' -type f) $(shell find protos -name '*.proto')
+	cd $(WEB) && npm run --silent build
+
+web: $(WEB)/dist/index.html
+
 ## The embedded platform: every implemented service in one process, in-memory bus, embedded PostgreSQL.
-run: protos
+run: protos web
 	.venv/bin/croupier run
 
 ## The whole suite, against a real Kafka broker and a real PostgreSQL (started here if absent).
-test: protos
+test: protos web
 	$(PY) scripts/lint_protos.py
 	deploy/local/gnubg.sh ensure
 	deploy/local/tools.sh ensure
+	deploy/local/chromium.sh ensure
 	deploy/local/with-infra.sh .venv/bin/pytest $(PYTEST_ARGS)
 
 ## Pure-logic tests only: no broker, no database.

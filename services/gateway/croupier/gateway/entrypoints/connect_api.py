@@ -1,5 +1,6 @@
 """The gateway over HTTP for browsers: Connect (JSON or binary) and gRPC-Web, with the
-`connectrpc` ASGI application, served by uvicorn (`HttpServer`).
+`connectrpc` ASGI application, and the web page beside it, served by uvicorn
+(`HttpServer`).
 
 The same `GatewayMethod`s as the gRPC server: one implementation, two transports. The
 token comes from the `authorization` header. Refusals get their status from the kit's one
@@ -32,6 +33,7 @@ from connectrpc.server import ConnectASGIApplication, Endpoint
 from protobuf.wkt import Any as PackedAny
 
 from croupier.gateway.entrypoints.methods import AUTHORIZATION, SERVICE_NAME, GatewayMethod
+from croupier.gateway.entrypoints.web_page import App, with_web_page
 from croupier.kit.errors import REASON_HEADER, error_details, status_of
 from croupier.kit.logs import REQUEST_ID_HEADER
 from croupier.kit.server import CannotListen
@@ -144,8 +146,10 @@ def _endpoints(methods: list[GatewayMethod]) -> dict[str, Any]:
     return {f"/{SERVICE_NAME}/{method.name}": _endpoint(method) for method in methods}
 
 
-def connect_app(methods: list[GatewayMethod]) -> GatewayApp:
-    return GatewayApp(service=methods, endpoints=_endpoints, codecs=google_protobuf_codecs())
+def connect_app(methods: list[GatewayMethod]) -> App:
+    """The API under its service path, the web page (`web_page`) at `/`."""
+    api = GatewayApp(service=methods, endpoints=_endpoints, codecs=google_protobuf_codecs())
+    return with_web_page(api, f"/{SERVICE_NAME}")
 
 
 class _Server(uvicorn.Server):
