@@ -1,6 +1,9 @@
-"""Rule 44's other half: a director process killed (SIGKILL) in the middle of a tournament
-and started again over the same PostgreSQL schema and Kafka consumer group finishes it
-without losing or repeating a round, a rebuy or a payment. The director runs as
+"""Rule 44's other half: a director process killed (SIGKILL) at three random points of a
+tournament and started again over the same PostgreSQL schema and Kafka consumer group
+finishes it with the same money movements as an uninterrupted run with the same seed (the
+tournament's seed, the host's deals and the bots are the same): no round, rebuy or payment
+lost or repeated. The points are drawn from a printed seed (`CROUPIER_TEST_SEED` replays
+one). The director runs as
 `croupier serve tournament`; the table host (a Kafka command log, served over gRPC) and
 the wallet service run in the test process, the bots play the rounds."""
 
@@ -9,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -38,8 +43,8 @@ from tests.unit.tournament.director_sample import BUY_IN, FEE, sample_settings
 from tests.unit.tournament.hosted import Hosted
 
 CROUPIER = Path(sys.executable).parent / "croupier"
-PLAYERS = [f"k{number}" for number in range(1, 9)]
-KILL_AFTER_ROUNDS = (2, 5)
+PLAYERS = 8
+KILLS = 3
 """Each kill comes right after a round was played, its result on its way to the director."""
 REBUYS_SOLD = 2
 WAIT_SECONDS = 60.0
@@ -117,15 +122,41 @@ async def _until(
         await asyncio.sleep(0.05)
 
 
+async def _quiet(repository: PostgresRepository, tid: str) -> TournamentRecord:
+    """The record once the director has done what is due (every saved round's table open,
+    nothing saved for a while): the bots then play the rounds in the same order in every
+    run, so the host deals them the same cards (its seeds go by the order of the deals)."""
+    last = await _record(repository, tid)
+    quiet = 0
+    while quiet < 3:
+        await asyncio.sleep(0.2)
+        record = await _record(repository, tid)
+        settled = all(h.table_id for h in record.hosted)
+        quiet = quiet + 1 if record.version == last.version and settled else 0
+        last = record
+    return last
+
+
 def _settled(table_id: str) -> Callable[[TournamentRecord], bool]:
     """Whether the director applied the round played at `table_id`."""
     return lambda record: all(h.table_id != table_id for h in record.hosted)
 
 
-async def test_a_director_killed_twice_mid_tournament_finishes_it_moving_money_once(
-    platform: Platform, kafka_bootstrap: str, postgres_dsn: str
-) -> None:
-    for player in PLAYERS:
+@dataclass(frozen=True)
+class Run:
+    rounds: int
+    money: dict[int, tuple[int, int, int]]
+    """Per player number: rebuys paid, prize won, balance change."""
+
+
+async def _run(
+    platform: Platform, kafka_bootstrap: str, postgres_dsn: str, seed: bytes, kills: set[int]
+) -> Run:
+    """One tournament of PLAYERS gin players on a host of its own, the director killed
+    right after each round numbered in `kills` was played."""
+    label = "killed" if kills else "whole"
+    players = [f"{label}{number}" for number in range(PLAYERS)]
+    for player in players:
         await platform.open_player(player)
     repository = PostgresRepository(platform.pool, platform.schema)
     async with kafka_tables(kafka_bootstrap, "sigkill") as hosted, served(hosted) as tables:
@@ -149,7 +180,7 @@ async def test_a_director_killed_twice_mid_tournament_finishes_it_moving_money_o
             variant="gin",
             start_time=datetime.now(UTC) + timedelta(seconds=4),
             min_players=2,
-            max_players=8,
+            max_players=PLAYERS,
             table_size=2,
             starting_chips=20,
             levels=(Level(10, 5),),
@@ -160,11 +191,13 @@ async def test_a_director_killed_twice_mid_tournament_finishes_it_moving_money_o
         )
         created = await stub.CreateTournament(
             pb.CreateTournamentRequest(
-                request_key=unique_name("sigkill"), settings=codec.settings_to_proto(settings)
+                request_key=unique_name("sigkill"),
+                settings=codec.settings_to_proto(settings),
+                seed=seed,
             )
         )
         tid = created.tournament_id
-        for player in PLAYERS:
+        for player in players:
             await stub.Register(pb.RegisterRequest(tournament_id=tid, player_id=player))
         await _until(repository, tid, lambda r: r.status is Status.RUNNING)
         played = sold = 0
@@ -181,6 +214,7 @@ async def test_a_director_killed_twice_mid_tournament_finishes_it_moving_money_o
                 )
                 if record.status is not Status.RUNNING:
                     break
+                record = await _quiet(repository, tid)
                 for offer in record.offers:
                     accept = sold < REBUYS_SOLD
                     await stub.Rebuy(
@@ -192,15 +226,14 @@ async def test_a_director_killed_twice_mid_tournament_finishes_it_moving_money_o
                     continue
                 await hosted.play(table_id)
                 played += 1
-                if played in KILL_AFTER_ROUNDS:
+                if played in kills:
                     await director.stop(signal.SIGKILL)
                     stub = await director.start()
-                else:
-                    await _until(repository, tid, _settled(table_id))
+                await _until(repository, tid, _settled(table_id))
             record = await _until(repository, tid, lambda r: r.status is Status.FINISHED)
         finally:
             await director.stop(signal.SIGTERM)
-    assert played > max(KILL_AFTER_ROUNDS)
+    assert played > max(kills, default=0)
     state = record.standings()
     assert state is not None and state.finished
     rebuys = {name: p.rebuys for name, p in state.entrants.items()}
@@ -209,9 +242,27 @@ async def test_a_director_killed_twice_mid_tournament_finishes_it_moving_money_o
     finished = [event for event in events if isinstance(event, Finished)]
     assert len(finished) == 1  # the prizes were paid once
     prizes = dict(finished[0].prizes)
-    assert sum(prizes.values()) == BUY_IN * (len(PLAYERS) + sold)
-    for player in PLAYERS:
+    assert sum(prizes.values()) == BUY_IN * (PLAYERS + sold)
+    money = {}
+    for number, player in enumerate(players):
+        change = await platform.balance(player) - DEPOSIT
         paid = (1 + rebuys[player]) * (BUY_IN + FEE)
-        assert await platform.balance(player) == DEPOSIT - paid + prizes.get(player, 0)
+        assert change == prizes.get(player, 0) - paid
+        money[number] = (rebuys[player], prizes.get(player, 0), change)
+    return Run(played, money)
+
+
+async def test_a_director_killed_at_three_random_points_moves_the_money_of_a_whole_run(
+    platform: Platform, kafka_bootstrap: str, postgres_dsn: str
+) -> None:
+    test_seed = int(os.environ.get("CROUPIER_TEST_SEED") or random.randrange(2**32))
+    print(f"CROUPIER_TEST_SEED={test_seed}")  # replays this test's draws
+    draw = random.Random(test_seed)
+    seed = draw.randbytes(32)
+    whole = await _run(platform, kafka_bootstrap, postgres_dsn, seed, set())
+    kills = set(draw.sample(range(1, whole.rounds), KILLS))
+    print(f"killed after rounds {sorted(kills)} of {whole.rounds}")
+    killed = await _run(platform, kafka_bootstrap, postgres_dsn, seed, kills)
+    assert killed == whole
     trial = await platform.wallet.GetTrialBalance(wallet_pb2.GetTrialBalanceRequest(currency=USD))
     assert trial.balanced
