@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -23,7 +22,9 @@ from croupier.bots.service.fleet import BOT_PREFIX, Fleet, FleetSettings
 from croupier.bots.service.ports import Clock, Names
 from croupier.bots.service.seat import Pacing
 from croupier.kit.bus.interface import EventBus
+from croupier.kit.channels import Target
 from croupier.kit.server import Service, StopHook
+from croupier.kit.service_auth import ServiceCredential, credential_from_environment
 from croupier.kit.settings import choice, env, load, positive_float
 from croupier.kit.tasks import Periodic, cancel, keep_trying
 from croupier.kit.wiring import bus_from_settings
@@ -92,8 +93,9 @@ class WiredBots:
 
 def build_bots(
     *,
-    lobby_address: str | Callable[[], str],
-    table_address: str | Callable[[], str],
+    lobby_address: Target,
+    table_address: Target,
+    credential: ServiceCredential | None,
     bus: EventBus | None,
     settings: FleetSettings | None = None,
     clock: Clock = utc_now,
@@ -103,9 +105,10 @@ def build_bots(
 ) -> tuple[WiredBots, GrpcSeatHost, GrpcLobby]:
     """The fleet on the lobby and the host at these addresses; with a bus, the lobby's
     events followed (joined in the background); with `tick_seconds`, due seats filled on
-    the clock. Also answers its two clients (the caller closes them after `stop`)."""
-    host = GrpcSeatHost(table_address)
-    lobby = GrpcLobby(lobby_address)
+    the clock. Its calls carry `credential` (the lobby and the host answer services only).
+    Also answers its two clients (the caller closes them after `stop`)."""
+    host = GrpcSeatHost(table_address, credential)
+    lobby = GrpcLobby(lobby_address, credential)
     fleet = Fleet(
         lobby=lobby,
         host=host,
@@ -146,6 +149,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
     wired, host, lobby = build_bots(
         lobby_address=settings.lobby_address,
         table_address=settings.table_address,
+        credential=credential_from_environment("bots"),
         bus=bus,
         settings=FleetSettings(
             fill_after=timedelta(seconds=settings.fill_after_seconds),

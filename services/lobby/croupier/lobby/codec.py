@@ -71,9 +71,9 @@ def options_from_proto(options: table_pb2.GameOptions) -> tuple[str, dict[str, o
 
 def _options_to_proto(game: str, options_json: str) -> table_pb2.GameOptions:
     message = table_pb2.GameOptions()
-    json_format.ParseDict(
-        json.loads(options_json), getattr(message, game), ignore_unknown_fields=True
-    )
+    member = getattr(message, game)
+    member.SetInParent()  # the game is named even when its options are all defaults
+    json_format.ParseDict(json.loads(options_json), member, ignore_unknown_fields=True)
     return message
 
 

@@ -5,10 +5,12 @@ stream a human's client gets) and its actions (`Act`, in the game's JSON notatio
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from croupier.bots.service.ports import SeatUpdate
+from croupier.kit.channels import Target
+from croupier.kit.service_auth import ServiceCredential
 from croupier.table.client import TableHostClient
 from croupier.table.v1 import table_pb2
 
@@ -18,8 +20,8 @@ JSON = dict[str, Any]
 
 
 class GrpcSeatHost:
-    def __init__(self, target: str | Callable[[], str]) -> None:
-        self._client = TableHostClient(target)
+    def __init__(self, target: Target, credential: ServiceCredential | None) -> None:
+        self._client = TableHostClient(target, credential=credential)
         self.received: list[tuple[str, table_pb2.TableView]] | None = None
         """Set to a list, every view a seat received is kept there (tests scan them)."""
 

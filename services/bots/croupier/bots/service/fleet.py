@@ -157,11 +157,6 @@ class Fleet:
         if not task.cancelled() and task.exception() is not None:
             _log.error("bot stopped", extra={"bot": bot}, exc_info=task.exception())
 
-    async def wait_idle(self) -> None:
-        """Until every seated bot's table has closed (tests)."""
-        while self._tasks:
-            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
-
     async def stop(self) -> None:
         """Stop every bot (their seats stay: the host's clocks play them)."""
         tasks, self._tasks = list(self._tasks.values()), {}
