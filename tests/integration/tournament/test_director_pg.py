@@ -127,6 +127,8 @@ async def test_rules_7_8_the_start_seats_everyone_and_closes_registration(
     tid = await _create(stub)
     for player in "abcde":
         await _register(stub, tid, player)
+    before = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    assert before.seating_seed == ""  # drawn at creation, secret until the seats are drawn
     assert platform.wired is not None
     platform.clock.now = START
     await platform.wired.director.start_due()
