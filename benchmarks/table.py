@@ -45,10 +45,12 @@ import sys
 import time
 import uuid
 
-import grpc
 from confluent_kafka.admin import AdminClient
 
 from croupier.joker.v1 import joker_pb2
+from croupier.kit.auth import new_key_set
+from croupier.kit.channels import ServiceChannel
+from croupier.kit.service_auth import ServiceCredential
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 CROUPIER = pathlib.Path(sys.executable).parent / "croupier"
@@ -90,9 +92,15 @@ def random_action(legal: joker_pb2.Legal, rng: random.Random) -> dict[str, objec
     return action
 
 
+# The table host answers services only (croupier.kit.service_auth): the bench drives it as
+# the lobby does, with a credential of a key set made for the run.
+SERVICE_KEYS = new_key_set("bench-services")
+
+
 def start_server(mode: str, topic: str) -> tuple[subprocess.Popen[str], int]:
     env = dict(os.environ)
     env.update(
+        CROUPIER_SERVICE_KEYS=SERVICE_KEYS.format(),
         CROUPIER_GRPC_HOST="127.0.0.1",
         CROUPIER_GRPC_PORT="0",
         CROUPIER_METRICS_PORT="0",
@@ -161,8 +169,9 @@ async def measure(mode: str, tables: int, actions: int, think_ms: int) -> dict[s
     topic = f"bench_table_commands_{uuid.uuid4().hex[:8]}"
     process, port = start_server(mode, topic)
     try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            stub: table_pb2_grpc.TableEngineAsyncStub = table_pb2_grpc.TableEngineStub(channel)
+        channel = ServiceChannel(f"127.0.0.1:{port}", ServiceCredential(SERVICE_KEYS, "bench"))
+        try:
+            stub: table_pb2_grpc.TableEngineAsyncStub = channel.stub(table_pb2_grpc.TableEngineStub)
             opened = await asyncio.gather(*(open_table(stub) for _ in range(tables)))
             latencies: list[float] = []
             started = time.perf_counter()
@@ -173,6 +182,8 @@ async def measure(mode: str, tables: int, actions: int, think_ms: int) -> dict[s
                 )
             )
             elapsed = time.perf_counter() - started
+        finally:
+            await channel.close()
     finally:
         process.terminate()
         process.wait()
