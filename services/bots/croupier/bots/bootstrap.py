@@ -19,12 +19,11 @@ from croupier.bots.adapters.host_grpc import GrpcSeatHost
 from croupier.bots.adapters.lobby_grpc import GrpcLobby
 from croupier.bots.entrypoints.lobby_events import EVENTS_TOPIC, LobbyEvents
 from croupier.bots.service.fleet import BOT_PREFIX, Fleet, FleetSettings
-from croupier.bots.service.ports import Clock, Names
+from croupier.bots.service.ports import Clock, Lobby, Names, SeatHost
 from croupier.bots.service.seat import Pacing
 from croupier.kit.bus.interface import EventBus
-from croupier.kit.channels import Target
 from croupier.kit.server import Service, StopHook
-from croupier.kit.service_auth import ServiceCredential, credential_from_environment
+from croupier.kit.service_auth import credential_from_environment
 from croupier.kit.settings import choice, env, load, positive_float
 from croupier.kit.tasks import Periodic, cancel, keep_trying
 from croupier.kit.wiring import bus_from_settings
@@ -93,22 +92,18 @@ class WiredBots:
 
 def build_bots(
     *,
-    lobby_address: Target,
-    table_address: Target,
-    credential: ServiceCredential | None,
+    lobby: Lobby,
+    host: SeatHost,
     bus: EventBus | None,
     settings: FleetSettings | None = None,
     clock: Clock = utc_now,
     names: Names = new_bot_name,
     tick_seconds: float | None = 1.0,
     consumer_group: str = CONSUMER_GROUP,
-) -> tuple[WiredBots, GrpcSeatHost, GrpcLobby]:
-    """The fleet on the lobby and the host at these addresses; with a bus, the lobby's
-    events followed (joined in the background); with `tick_seconds`, due seats filled on
-    the clock. Its calls carry `credential` (the lobby and the host answer services only).
-    Also answers its two clients (the caller closes them after `stop`)."""
-    host = GrpcSeatHost(table_address, credential)
-    lobby = GrpcLobby(lobby_address, credential)
+) -> WiredBots:
+    """The fleet seating bots through `lobby` and playing them on `host`; with a bus, the
+    lobby's events followed (joined in the background); with `tick_seconds`, due seats
+    filled on the clock."""
     fleet = Fleet(
         lobby=lobby,
         host=host,
@@ -138,7 +133,7 @@ def build_bots(
             keep_trying(subscribe, failure="bots: Kafka not reachable", log=_log),
             name="bots:kafka",
         )
-    return wired, host, lobby
+    return wired
 
 
 async def create_services() -> tuple[list[Service], list[StopHook]]:
@@ -146,10 +141,12 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
     bus = bus_from_settings(
         settings.bus, bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-bots"
     )
-    wired, host, lobby = build_bots(
-        lobby_address=settings.lobby_address,
-        table_address=settings.table_address,
-        credential=credential_from_environment("bots"),
+    credential = credential_from_environment("bots")
+    host = GrpcSeatHost(settings.table_address, credential)
+    lobby = GrpcLobby(settings.lobby_address, credential)
+    wired = build_bots(
+        lobby=lobby,
+        host=host,
         bus=bus,
         settings=FleetSettings(
             fill_after=timedelta(seconds=settings.fill_after_seconds),

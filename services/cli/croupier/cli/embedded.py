@@ -22,6 +22,8 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
+from croupier.bots.adapters.local import LocalLobby, LocalSeatHost
+from croupier.bots.bootstrap import build_bots
 from croupier.cli.token import DEV_KEYS_FILE, SERVICE_KEYS_FILE, write_dev_keys
 from croupier.gateway.bootstrap import grpc_gateway
 from croupier.kit import eventloop, logs
@@ -130,6 +132,7 @@ async def _serve(
     lobby = build_lobby(
         pool=lobby_pool, schema=LOBBY_SCHEMA, host=LocalTableHost(table_host), bus=bus
     )
+    bots = build_bots(lobby=LocalLobby(lobby.tables), host=LocalSeatHost(table_host), bus=bus)
     # The gateway calls the other services through this process's own port, as it calls
     # them over the network in production; its key set is new at every start, written
     # where `croupier token` reads it (and deleted on exit).
@@ -165,6 +168,7 @@ async def _serve(
     hooks: list[StopHook] = [
         *gateway.stop_hooks,
         forget_keys,
+        bots.stop,
         lobby.stop,
         lobby_pool.close,
         director.stop,

@@ -34,6 +34,7 @@ class _Bootstrap(Protocol):
 # which reads its own settings from the environment. "diagnostics" is the bare kit.
 SERVICE_MODULES: dict[str, str | None] = {
     "diagnostics": None,
+    "bots": "croupier.bots.bootstrap",
     "gateway": "croupier.gateway.bootstrap",
     "lobby": "croupier.lobby.bootstrap",
     "table": "croupier.table.bootstrap",
