@@ -11,13 +11,14 @@ from typing import Any
 
 from croupier.kit.bus.interface import EventBus
 from croupier.kit.server import Service, StopHook
-from croupier.kit.settings import choice, env, load
+from croupier.kit.settings import choice, env, load, positive_int
+from croupier.table.adapters.kafka_topics import DEFAULT_PARTITIONS
 from croupier.table.adapters.log_codec import TOPIC
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.adapters.wallets import GrpcWallet
 from croupier.table.entrypoints.grpc_api import TableEngineService
 from croupier.table.games import ALL_GAMES, game_names, load_engines
-from croupier.table.ports import CommandLog
+from croupier.table.ports import CommandLog, SnapshotStore
 from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
@@ -62,6 +63,19 @@ class TableSettings:
         "",
         doc="stable replica name (a StatefulSet pod name): restarts keep the partitions",
     )
+    snapshots_topic: str = env(
+        "CROUPIER_TABLE_SNAPSHOTS_TOPIC",
+        str,
+        "",
+        doc="the tables' snapshot topic, compacted (empty: the command log's name with "
+        "'.snapshots' for '.commands')",
+    )
+    partitions: int = env(
+        "CROUPIER_TABLE_PARTITIONS",
+        positive_int,
+        DEFAULT_PARTITIONS,
+        doc="the partition count the command log and snapshot topics must have",
+    )
 
 
 def build_host(
@@ -70,6 +84,7 @@ def build_host(
     currency: str = "CHIP",
     buyins: Buyins | None = None,
     games: tuple[str, ...] = game_names(ALL_GAMES),
+    snapshot_store: SnapshotStore | None = None,
 ) -> TableHost:
     return TableHost(
         engines=load_engines(games),
@@ -77,6 +92,7 @@ def build_host(
         publisher=bus,
         currency=currency,
         buyins=buyins,
+        snapshot_store=snapshot_store,
     )
 
 
@@ -97,14 +113,32 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         from croupier.kit.bus.memory import InMemoryBus
 
         command_log: CommandLog = InMemoryCommandLog()
+        snapshot_store: SnapshotStore | None = None  # the log lives and dies with the process
         bus = InMemoryBus()
         await bus.start()
     else:
         from croupier.kit.bus.kafka import KafkaBus
         from croupier.table.adapters.kafka_log import KafkaCommandLog
+        from croupier.table.adapters.kafka_snapshots import KafkaSnapshotStore
+        from croupier.table.adapters.kafka_topics import check_topics, snapshots_topic_for
 
         bus = KafkaBus(bootstrap_servers=settings.kafka_bootstrap)
         await bus.start()
+        snapshots_topic = settings.snapshots_topic or snapshots_topic_for(settings.commands_topic)
+        # Before the log's first request, which would create a missing topic.
+        try:
+            await check_topics(
+                settings.kafka_bootstrap,
+                settings.commands_topic,
+                snapshots_topic,
+                settings.partitions,
+            )
+        except BaseException:
+            await bus.stop()
+            raise
+        snapshot_store = KafkaSnapshotStore(
+            settings.kafka_bootstrap, snapshots_topic, producer=bus.producer
+        )
         # One producer for events and commands: the bus closes it after the host stopped.
         command_log = KafkaCommandLog(
             settings.kafka_bootstrap,
@@ -120,6 +154,6 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         hooks.append(wallet.close)
     plays = [code.strip() for code in settings.play_currencies.split(",") if code.strip()]
     buyins = Buyins(wallet, default_currency=settings.currency, play_currencies=plays)
-    host = build_host(command_log, bus, settings.currency, buyins, settings.games)
+    host = build_host(command_log, bus, settings.currency, buyins, settings.games, snapshot_store)
     await host.start()
     return [table_service(host)], [host.stop, *hooks, bus.stop]
