@@ -6,8 +6,12 @@ carries the credential and the request id of the call in progress."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import grpc
 import pytest
@@ -166,3 +170,23 @@ def test_a_service_token_is_not_a_players_token() -> None:
 
 def _now() -> float:
     return time.time()
+
+
+def test_a_service_without_the_services_key_set_refuses_to_start() -> None:
+    environ = dict(
+        os.environ,
+        CROUPIER_GRPC_HOST="127.0.0.1",
+        CROUPIER_GRPC_PORT="0",
+        CROUPIER_METRICS_PORT="0",
+        CROUPIER_SERVICE_KEYS="",
+    )
+    croupier = str(Path(sys.executable).parent / "croupier")
+    done = subprocess.run(
+        [croupier, "serve", "wallet"], env=environ, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "croupier serve wallet: invalid settings: CROUPIER_SERVICE_KEYS is required (the "
+        "services' key set, kid=secret[,kid=secret...] (secrets of 32+ characters; the first "
+        "signs, every one verifies))"
+    ]
