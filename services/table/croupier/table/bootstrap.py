@@ -11,6 +11,7 @@ from typing import Any
 
 from croupier.kit.bus.interface import EventBus
 from croupier.kit.server import Service, StopHook
+from croupier.kit.service_auth import credential_from_environment
 from croupier.kit.settings import choice, env, load, positive_int
 from croupier.table.adapters.kafka_topics import DEFAULT_PARTITIONS
 from croupier.table.adapters.log_codec import TOPIC
@@ -150,7 +151,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
     hooks: list[StopHook] = []
     wallet = None
     if settings.wallet:
-        wallet = GrpcWallet(settings.wallet)
+        wallet = GrpcWallet(settings.wallet, credential=credential_from_environment("table"))
         hooks.append(wallet.close)
     plays = [code.strip() for code in settings.play_currencies.split(",") if code.strip()]
     buyins = Buyins(wallet, default_currency=settings.currency, play_currencies=plays)
