@@ -147,3 +147,35 @@ def test_kafka_topics_match_what_the_code_needs() -> None:
 
 def test_no_kafka_topic_without_strimzi() -> None:
     assert not [obj for obj in render("values.yaml", "1.30.0") if obj["kind"] == "KafkaTopic"]
+
+
+def test_a_stopping_pod_leaves_the_service_before_sigterm_and_drains_within_its_grace() -> None:
+    values = yaml.safe_load((CHART / "values.yaml").read_text())["global"]
+    for obj in render("values-production.yaml", "1.30.0"):
+        if obj["kind"] != "Deployment":
+            continue
+        pod = obj["spec"]["template"]["spec"]
+        (container,) = pod["containers"]
+        assert container["lifecycle"]["preStop"]["exec"]["command"] == [
+            "sleep",
+            str(values["preStopSeconds"]),
+        ]
+        drain = next(
+            float(item["value"])
+            for item in container["env"]
+            if item["name"] == "CROUPIER_SHUTDOWN_GRACE_SECONDS"
+        )
+        assert pod["terminationGracePeriodSeconds"] > values["preStopSeconds"] + drain
+        keys = [c["topologyKey"] for c in pod["topologySpreadConstraints"]]
+        assert keys == ["kubernetes.io/hostname", "topology.kubernetes.io/zone"]
+
+
+def test_replicated_services_have_a_disruption_budget_and_stateless_ones_autoscale() -> None:
+    objects = render("values-production.yaml", "1.30.0")
+    replicas = {
+        o["metadata"]["name"]: o["spec"]["replicas"] for o in objects if o["kind"] == "Deployment"
+    }
+    budgets = {o["metadata"]["name"] for o in objects if o["kind"] == "PodDisruptionBudget"}
+    assert budgets == {name for name, count in replicas.items() if count > 1}
+    scalers = {o["metadata"]["name"] for o in objects if o["kind"] == "HorizontalPodAutoscaler"}
+    assert scalers == {"gateway", "lobby"}

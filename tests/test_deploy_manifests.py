@@ -9,6 +9,7 @@ values describe the same services with the same settings as the plain manifests.
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 from typing import Any
@@ -264,7 +265,10 @@ def _value_paths(node: Any, prefix: str = "") -> set[str]:
 def test_templates_only_use_values_that_exist() -> None:
     values = chart_values()
     known = _value_paths(values)
+    # What every service has, plus the optional keys the schema allows (read with `with`).
     service_keys = set.intersection(*(set(block) for block in values["services"].values()))
+    schema = json.loads((CHART / "values.schema.json").read_text())
+    service_keys |= set(schema["properties"]["services"]["additionalProperties"]["properties"])
     # templates/monitoring/ reads its optional `monitoring` block with defaults
     # (tests/test_observability.py checks it).
     templates = sorted(p for p in (CHART / "templates").glob("*") if p.is_file())
