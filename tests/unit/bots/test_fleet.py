@@ -20,7 +20,7 @@ from croupier.bots.core.policies import JokerPolicy
 from croupier.bots.entrypoints.lobby_events import listing_from_proto
 from croupier.bots.service.fleet import BOT_PREFIX, Fleet, FleetSettings
 from croupier.bots.service.seat import Pacing, SeatedBot
-from croupier.game import NotYours, RuleBroken
+from croupier.game import Malformed, NotYours, RuleBroken
 from croupier.lobby import codec
 from croupier.lobby.service.records import TableRecord
 from tests.unit.lobby.lobby_setup import Lobby, lobby
@@ -150,3 +150,17 @@ async def test_a_table_that_does_not_allow_bots_gets_none() -> None:
             await LocalLobby(tables).seat_bot(table_id=table_id, bot="bot:x", stack=0)
         assert refused.value.reason == "bots_not_allowed"
         assert (await tables.get(table_id)).table.holds == ()
+
+
+async def test_add_bots_refuses_another_than_the_owner_and_more_bots_than_free_seats() -> None:
+    async with bots() as setup:
+        tables = setup.lobby.tables
+        record = await tables.open(player="ann", request_key="t", game="joker", options={})
+        table_id = record.table.table_id
+        with pytest.raises(NotYours):
+            await tables.add_bots(table_id, "bob", 1)
+        with pytest.raises(Malformed) as refused:
+            await tables.add_bots(table_id, "ann", 4)
+        assert refused.value.reason == "out_of_bounds"
+        after = (await tables.add_bots(table_id, "ann", 3)).table
+        assert after.bots_wanted == 3 and after.holds == ()

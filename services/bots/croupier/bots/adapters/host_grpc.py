@@ -22,18 +22,16 @@ JSON = dict[str, Any]
 class GrpcSeatHost:
     def __init__(self, target: Target, credential: ServiceCredential | None) -> None:
         self._client = TableHostClient(target, credential=credential)
-        self.received: list[tuple[str, table_pb2.TableView]] | None = None
-        """Set to a list, every view a seat received is kept there (tests scan them)."""
 
     async def watch(self, table_id: str, player: str) -> AsyncIterator[SeatUpdate]:
         request = table_pb2.WatchViewRequest(
             table_id=table_id, player_id=player, view_format=table_pb2.VIEW_FORMAT_JSON
         )
         async for message in self._client.stream("WatchView", request):
-            yield self._update(player, message.view)
+            yield _update(message.view)
 
     async def act(self, table_id: str, player: str, command_id: str, action: JSON) -> None:
-        response = await self._client.call(
+        await self._client.call(
             "Act",
             table_pb2.ActRequest(
                 table_id=table_id,
@@ -43,12 +41,10 @@ class GrpcSeatHost:
                 view_format=table_pb2.VIEW_FORMAT_JSON,
             ),
         )
-        self._update(player, response.view)
-
-    def _update(self, player: str, view: table_pb2.TableView) -> SeatUpdate:
-        if self.received is not None:
-            self.received.append((player, view))
-        return SeatUpdate(int(view.version), json.loads(view.view_json or "{}"), view.closed)
 
     async def close(self) -> None:
         await self._client.close()
+
+
+def _update(view: table_pb2.TableView) -> SeatUpdate:
+    return SeatUpdate(int(view.version), json.loads(view.view_json or "{}"), view.closed)
