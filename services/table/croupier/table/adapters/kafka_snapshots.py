@@ -16,6 +16,7 @@ from collections.abc import Collection
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from croupier.kit.kafka_producer import AckedProducer
+from croupier.kit.kafka_security import KafkaSecurity
 from croupier.table.adapters.kafka_topics import SNAPSHOTS_TOPIC
 
 
@@ -25,16 +26,21 @@ class KafkaSnapshotStore:
         bootstrap: str,
         topic: str = SNAPSHOTS_TOPIC,
         producer: AckedProducer | None = None,
+        security: KafkaSecurity | None = None,
     ) -> None:
         """`producer`: write through this started producer (its owner closes it); without
-        it the store makes its own and closes it at `stop`."""
+        it the store makes its own and closes it at `stop`. `security`: TLS and SASL (by
+        default from the environment, as the command log's)."""
+        self._security = security or KafkaSecurity.from_environment()
         self._bootstrap = bootstrap
         self._topic = topic
         self._shared_producer = producer
         self._producer: AckedProducer | None = None
 
     async def start(self) -> None:
-        self._producer = self._shared_producer or AckedProducer(self._bootstrap)
+        self._producer = self._shared_producer or AckedProducer(
+            self._bootstrap, self._security.librdkafka()
+        )
 
     async def stop(self) -> None:
         producer, self._producer = self._producer, None
@@ -50,7 +56,11 @@ class KafkaSnapshotStore:
         latest: dict[str, bytes] = {}
         if not partitions:
             return latest
-        consumer = AIOKafkaConsumer(bootstrap_servers=self._bootstrap, enable_auto_commit=False)
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self._bootstrap,
+            enable_auto_commit=False,
+            **self._security.aiokafka(),
+        )
         await consumer.start()
         try:
             assigned = [TopicPartition(self._topic, p) for p in sorted(partitions)]

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
+from croupier.kit.kafka_security import KafkaSecurity
 from croupier.kit.settings import SettingsError
 from croupier.table.adapters.log_codec import TOPIC
 
@@ -127,9 +128,11 @@ async def check_topics(
     commands_topic: str,
     snapshots_topic: str,
     partitions: int,
+    security: KafkaSecurity | None = None,
 ) -> None:
     """Raise `TopicMisconfigured`, naming every problem, unless both topics are right."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    security = security or KafkaSecurity.from_environment()
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **security.aiokafka())
     await admin.start()
     try:
         problems = log_problems(commands_topic, await describe(admin, commands_topic), partitions)

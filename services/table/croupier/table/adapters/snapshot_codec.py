@@ -14,6 +14,8 @@ classes may differ, replays the log instead.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import io
 import json
 import pickle
@@ -55,12 +57,22 @@ class TableSnapshot:
     last_money_requests: list[MoneyRequest]
 
 
+@functools.cache
+def _allowed_global(module: str, name: str) -> Any:
+    """What a snapshot's pickle names, if it may: looked up once per name (a snapshot
+    names a dozen classes; the import machinery would cost more than the rest)."""
+    root = module.split(".", 1)[0]
+    if root in ALLOWED_MODULE_ROOTS or (module == "builtins" and name in ALLOWED_BUILTINS):
+        return getattr(importlib.import_module(module), name)
+    raise UnreadableSnapshot(f"a snapshot may not build {module}.{name}")
+
+
 class _CroupierOnly(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
-        root = module.split(".", 1)[0]
-        if root in ALLOWED_MODULE_ROOTS or (module == "builtins" and name in ALLOWED_BUILTINS):
-            return super().find_class(module, name)
-        raise UnreadableSnapshot(f"a snapshot may not build {module}.{name}")
+        try:
+            return _allowed_global(module, name)
+        except (ImportError, AttributeError) as exc:
+            raise UnreadableSnapshot(f"a snapshot names {module}.{name}: {exc}") from exc
 
 
 def encode(snapshot: TableSnapshot) -> bytes:

@@ -34,7 +34,7 @@ log = structlog.get_logger("croupier.table.snapshots")
 
 # A snapshot keeps the ids of this many latest commands (a client's retry of an older one
 # after a rebuild is taken as new): what it holds does not grow with the table's age.
-SEEN_COMMANDS_KEPT = 10_000
+SEEN_COMMANDS_KEPT = 32
 STOP_SAVE_SECONDS = 10.0
 
 
