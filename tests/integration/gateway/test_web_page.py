@@ -1,0 +1,188 @@
+"""The gateway's web page in real headless Chromium (Debian's, driven by Playwright for
+Python through `executable_path`), against the gateway, the lobby on the real PostgreSQL
+and a table host logging to the real Kafka broker: a player logs in with a token, sees a
+poker table a bot opened in the lobby, sits, plays the hand to its end against the bot
+(the poker RuleBot acting through the host), and the page shows the hand's history with
+the deal checked in the browser; the in-browser check accepts the real history and
+rejects it with two dealt cards swapped; no console errors."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pathlib
+import random
+import shutil
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+import pytest
+from playwright.async_api import Page, async_playwright
+
+from croupier.gateway.entrypoints.web_page import BUILT_PAGE
+from croupier.kit.bus.kafka import KafkaBus
+from croupier.lobby import codec
+from croupier.lobby.adapters.host_local import LocalTableHost
+from croupier.lobby.bootstrap import Wired, build_lobby, open_database
+from croupier.lobby.service.ports import TableClock
+from croupier.poker.tools.bots import RuleBot
+from croupier.poker.v1 import poker_pb2
+from croupier.table.adapters.kafka_log import KafkaCommandLog
+from croupier.table.bootstrap import table_service
+from croupier.table.games import load_engines
+from croupier.table.service.host import TableHost
+from croupier.table.v1 import table_pb2
+from tests.support.gateway import ServedGateway, served_gateway, token
+from tests.support.infra import unique_name
+from tests.support.table import Seeds
+
+# deploy/local/chromium.sh's browser (`make test` installs it): Debian's, or your own.
+CHROMIUM = os.environ.get("CROUPIER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+BOT, PLAYER, STACK = "bot-ana", "web-bob", 100
+
+
+@dataclass
+class Platform:
+    gateway: ServedGateway
+    host: TableHost
+    lobby: Wired
+
+
+def _check_prerequisites() -> None:
+    assert (BUILT_PAGE / "index.html").is_file(), "build the page first: make web"
+    assert os.access(CHROMIUM, os.X_OK), "install Chromium: deploy/local/chromium.sh ensure"
+
+
+@pytest.fixture
+async def platform(
+    kafka_bootstrap: str, postgres_dsn: str, unique: Callable[[str], str]
+) -> AsyncIterator[Platform]:
+    _check_prerequisites()
+    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
+    await bus.start()
+    host = TableHost(
+        engines=load_engines(),
+        command_log=KafkaCommandLog(kafka_bootstrap, unique_name("web_commands")),
+        publisher=bus,
+        seeds=Seeds("gateway-web"),
+    )
+    await host.start()
+    schema = unique("lobby_web")
+    pool = await open_database(postgres_dsn, schema)
+    lobby = build_lobby(
+        pool=pool, schema=schema, host=LocalTableHost(host), bus=None, tick_seconds=None
+    )
+    try:
+        async with served_gateway(
+            beside=[table_service(host), lobby.service()], clock=time.time
+        ) as gateway:
+            yield Platform(gateway, host, lobby)
+    finally:
+        await lobby.stop()
+        await pool.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        await pool.close()
+        await host.stop()
+        await bus.stop()
+
+
+async def open_poker_table(platform: Platform) -> str:
+    """A heads-up No-Limit Hold'em table opened in the lobby by the bot, seated in seat 0
+    (the lobby's use case in process: its gRPC API is for the gateway and services only)."""
+    game, options = codec.options_from_proto(
+        table_pb2.GameOptions(
+            poker=poker_pb2.Options(
+                variant=poker_pb2.VARIANT_NLHE, small_blind=1, big_blind=2, seats=2
+            )
+        )
+    )
+    record = await platform.lobby.tables.open(
+        player=BOT,
+        request_key="web-poker",
+        game=game,
+        options=options,
+        clock=TableClock(3600, 0, 3600),
+        invited=None,
+        with_code=False,
+        stack=STACK,
+    )
+    return record.table.table_id
+
+
+async def play_bot(host: TableHost, table_id: str, stop: asyncio.Event) -> None:
+    """The bot's seat: the poker RuleBot deciding from its own view, acting through the host."""
+    bot = RuleBot(BOT, random.Random(7))
+    turn = 0
+    while not stop.is_set():
+        view = dict(host.view(table_id, BOT).view)
+        hand = view.get("hand") or {}
+        action = bot.decide(view) if hand.get("to_act") == BOT else None
+        if action is not None:
+            turn += 1
+            await host.act(table_id, BOT, f"bot-{turn}", action)
+        await asyncio.sleep(0.05)
+
+
+async def play_until_hand_over(page: Page) -> None:
+    """Click the page's own buttons (check, else call) until hand 1's history shows."""
+    for _ in range(200):
+        if await page.locator('.hand[data-hand="1"]').count():
+            return
+        buttons = page.locator("#actions button.act")
+        if await buttons.count():
+            for kind in ("check", "call", "fold"):
+                choice = page.locator(f'#actions button.act[data-action="{kind}"]')
+                if await choice.count():
+                    await choice.first.click()
+                    break
+        await page.wait_for_timeout(100)
+    raise AssertionError("the hand did not end on the page")
+
+
+async def test_a_player_logs_in_sits_plays_a_hand_and_checks_its_deal_in_the_browser(
+    platform: Platform, tmp_path: pathlib.Path
+) -> None:
+    table_id = await open_poker_table(platform)
+    stop = asyncio.Event()
+    bot = asyncio.create_task(play_bot(platform.host, table_id, stop))
+    errors: list[str] = []
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--headless=new"]
+        )
+        try:
+            page = await browser.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.goto(platform.gateway.http + "/")
+            await page.fill("#token", token(PLAYER, now=time.time()))
+            await page.click("#login-button")
+            await page.wait_for_selector(f'.table-row[data-table="{table_id}"]')
+            assert await page.text_content("#me") == PLAYER
+            await page.click(f'.table-row[data-table="{table_id}"] button.join')
+            await page.wait_for_selector("#seats .seat.mine")
+            assert await page.locator("#seats .seat").count() == 2
+            assert await page.locator("#seats .seat.mine .card[data-card]").count() == 2
+
+            await play_until_hand_over(page)
+            verdict = await page.text_content('.hand[data-hand="1"] .verdict')
+            assert verdict is not None and verdict.startswith("deal verified"), verdict
+            await page.screenshot(path=str(tmp_path / "hand.png"), full_page=True)
+            assert (tmp_path / "hand.png").stat().st_size > 1000
+
+            history = platform.host.hand_history(table_id, 1)
+            delta = history["result"]["deltas"][PLAYER]
+            chips = await page.text_content("#chips")
+            assert chips is not None and int(chips) == STACK + delta
+            assert delta != 0 or history["result"]["deltas"][BOT] == 0
+
+            check = "async h => (await window.croupierVerify(h)).ok"
+            assert await page.evaluate(check, history) is True
+            swapped = dict(history, dealt=list(history["dealt"]))
+            swapped["dealt"][0], swapped["dealt"][5] = swapped["dealt"][5], swapped["dealt"][0]
+            assert await page.evaluate(check, swapped) is False
+        finally:
+            await browser.close()
+            stop.set()
+            await bot
+    assert errors == [], errors
