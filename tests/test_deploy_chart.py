@@ -179,3 +179,28 @@ def test_replicated_services_have_a_disruption_budget_and_stateless_ones_autosca
     assert budgets == {name for name, count in replicas.items() if count > 1}
     scalers = {o["metadata"]["name"] for o in objects if o["kind"] == "HorizontalPodAutoscaler"}
     assert scalers == {"gateway", "lobby"}
+
+
+def test_the_ledger_is_migrated_by_a_hook_and_reconciled_daily_with_real_commands() -> None:
+    from croupier.cli.main import build_parser
+
+    objects = {(o["kind"], o["metadata"]["name"]): o for o in render("values.yaml", "1.30.0")}
+    job = objects[("Job", "wallet-migrate")]
+    assert job["metadata"]["annotations"]["helm.sh/hook"] == "pre-install,pre-upgrade"
+    (migrate,) = job["spec"]["template"]["spec"]["containers"]
+    assert migrate["image"].startswith("croupier/wallet:")
+    assert build_parser().parse_args(migrate["command"][1:]).action == "migrate"
+    cron = objects[("CronJob", "ledger-reconcile-usd")]
+    assert cron["spec"]["schedule"] == "30 0 * * *"
+    (reconcile,) = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+    script = reconcile["command"][2].removeprefix("exec ")
+    words = script.replace('"$(date -u -d yesterday +%F)"', "2026-12-04").split()
+    parsed = build_parser().parse_args(words[1:])
+    assert (parsed.action, str(parsed.day)[:10], parsed.currency) == (
+        "reconcile",
+        "2026-12-04",
+        "USD",
+    )
+    for container in (migrate, reconcile):
+        (dsn,) = container["env"]
+        assert dsn["valueFrom"]["secretKeyRef"] == {"name": "croupier-postgres", "key": "dsn"}
