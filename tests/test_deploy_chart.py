@@ -204,3 +204,16 @@ def test_the_ledger_is_migrated_by_a_hook_and_reconciled_daily_with_real_command
     for container in (migrate, reconcile):
         (dsn,) = container["env"]
         assert dsn["valueFrom"]["secretKeyRef"] == {"name": "croupier-postgres", "key": "dsn"}
+
+
+def test_services_that_migrate_or_replay_before_listening_have_a_startup_probe() -> None:
+    for obj in render("values.yaml", "1.30.0"):
+        if obj["kind"] != "Deployment":
+            continue
+        (container,) = obj["spec"]["template"]["spec"]["containers"]
+        env = {item["name"] for item in container["env"]}
+        slow_start = "CROUPIER_POSTGRES_DSN" in env or obj["metadata"]["name"] == "table"
+        assert ("startupProbe" in container) is slow_start, obj["metadata"]["name"]
+        if slow_start:
+            assert container["startupProbe"]["grpc"]["port"] == 50051
+            assert "initialDelaySeconds" not in container["livenessProbe"]
