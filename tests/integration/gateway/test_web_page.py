@@ -15,38 +15,23 @@ import random
 import shutil
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 
 import pytest
 from playwright.async_api import Page, async_playwright
 
 from croupier.gateway.entrypoints.web_page import BUILT_PAGE
-from croupier.kit.bus.kafka import KafkaBus
 from croupier.lobby import codec
-from croupier.lobby.adapters.host_local import LocalTableHost
-from croupier.lobby.bootstrap import Wired, build_lobby, open_database
 from croupier.lobby.service.ports import TableClock
 from croupier.poker.tools.bots import RuleBot
 from croupier.poker.v1 import poker_pb2
-from croupier.table.adapters.kafka_log import KafkaCommandLog
-from croupier.table.bootstrap import table_service
-from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2
-from tests.support.gateway import ServedGateway, served_gateway, token
-from tests.support.infra import unique_name
-from tests.support.table import Seeds
+from tests.support.gateway import token
+from tests.support.lobby_gateway import LobbyPlatform, lobby_gateway
 
 # deploy/local/chromium.sh's browser (`make test` installs it): Debian's, or your own.
 CHROMIUM = os.environ.get("CROUPIER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 BOT, PLAYER, STACK = "bot-ana", "web-bob", 100
-
-
-@dataclass
-class Platform:
-    gateway: ServedGateway
-    host: TableHost
-    lobby: Wired
 
 
 def _check_prerequisites() -> None:
@@ -57,36 +42,13 @@ def _check_prerequisites() -> None:
 @pytest.fixture
 async def platform(
     kafka_bootstrap: str, postgres_dsn: str, unique: Callable[[str], str]
-) -> AsyncIterator[Platform]:
+) -> AsyncIterator[LobbyPlatform]:
     _check_prerequisites()
-    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
-    await bus.start()
-    host = TableHost(
-        engines=load_engines(),
-        command_log=KafkaCommandLog(kafka_bootstrap, unique_name("web_commands")),
-        publisher=bus,
-        seeds=Seeds("gateway-web"),
-    )
-    await host.start()
-    schema = unique("lobby_web")
-    pool = await open_database(postgres_dsn, schema)
-    lobby = build_lobby(
-        pool=pool, schema=schema, host=LocalTableHost(host), bus=None, tick_seconds=None
-    )
-    try:
-        async with served_gateway(
-            beside=[table_service(host), lobby.service()], clock=time.time
-        ) as gateway:
-            yield Platform(gateway, host, lobby)
-    finally:
-        await lobby.stop()
-        await pool.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        await pool.close()
-        await host.stop()
-        await bus.stop()
+    async with lobby_gateway(kafka_bootstrap, postgres_dsn, unique("lobby_web")) as platform:
+        yield platform
 
 
-async def open_poker_table(platform: Platform) -> str:
+async def open_poker_table(platform: LobbyPlatform) -> str:
     """A heads-up No-Limit Hold'em table opened in the lobby by the bot, seated in seat 0
     (the lobby's use case in process: its gRPC API is for the gateway and services only)."""
     game, options = codec.options_from_proto(
@@ -140,7 +102,7 @@ async def play_until_hand_over(page: Page) -> None:
 
 
 async def test_a_player_logs_in_sits_plays_a_hand_and_checks_its_deal_in_the_browser(
-    platform: Platform, tmp_path: pathlib.Path
+    platform: LobbyPlatform, tmp_path: pathlib.Path
 ) -> None:
     table_id = await open_poker_table(platform)
     stop = asyncio.Event()
