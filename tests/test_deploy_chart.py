@@ -74,7 +74,7 @@ def test_network_policies_are_on_by_default_and_only_the_gateway_is_open() -> No
         for obj in render("values.yaml", "1.30.0")
         if obj["kind"] == "NetworkPolicy"
     }
-    assert set(policies) == {"table", "wallet", "lobby", "tournament", "gateway"}
+    assert set(policies) == {"table", "wallet", "lobby", "tournament", "gateway", "bots"}
     for name, spec in policies.items():
         grpc_rule = spec["ingress"][0]
         assert grpc_rule["ports"] == [{"port": "grpc"}]

@@ -20,7 +20,7 @@ import yaml
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 K8S = ROOT / "deploy" / "k8s"
 CHART = ROOT / "charts" / "croupier"
-SERVICES = ("table", "wallet", "lobby", "tournament", "gateway")
+SERVICES = ("table", "wallet", "lobby", "tournament", "gateway", "bots")
 GRPC_PORT = 50051
 METRICS_PORT = 9090
 BASE_ENV = {
@@ -150,6 +150,7 @@ def test_deployment_is_configured_by_environment(name: str) -> None:
         ("lobby", True, True),
         ("tournament", True, True),
         ("gateway", False, False),
+        ("bots", True, False),
     ],
 )
 def test_stores_follow_the_architecture(name: str, kafka: bool, postgres: bool) -> None:
