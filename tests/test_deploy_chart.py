@@ -77,7 +77,8 @@ def test_network_policies_are_on_by_default_and_only_the_gateway_is_open() -> No
     assert set(policies) == {"table", "wallet", "lobby", "tournament", "gateway", "bots"}
     for name, spec in policies.items():
         grpc_rule = spec["ingress"][0]
-        assert grpc_rule["ports"] == [{"port": "grpc"}]
+        http = [{"port": "http"}] if name == "gateway" else []
+        assert grpc_rule["ports"] == [{"port": "grpc"}, *http]
         if name == "gateway":
             assert "from" not in grpc_rule, "the gateway is the one public service"
         else:
@@ -217,3 +218,13 @@ def test_services_that_migrate_or_replay_before_listening_have_a_startup_probe()
         if slow_start:
             assert container["startupProbe"]["grpc"]["port"] == 50051
             assert "initialDelaySeconds" not in container["livenessProbe"]
+
+
+def test_the_gateway_serves_browsers_on_http_and_reads_its_keys_from_a_secret() -> None:
+    objects = {(o["kind"], o["metadata"]["name"]): o for o in render("values.yaml", "1.30.0")}
+    service_ports = {p["name"]: p["port"] for p in objects[("Service", "gateway")]["spec"]["ports"]}
+    assert service_ports["http"] == 8080
+    (container,) = objects[("Deployment", "gateway")]["spec"]["template"]["spec"]["containers"]
+    env = {item["name"]: item for item in container["env"]}
+    assert "value" not in env["CROUPIER_AUTH_KEYS"], "keys only from a Secret"
+    assert env["CROUPIER_AUTH_KEYS"]["valueFrom"]["secretKeyRef"]["name"] == "croupier-auth-keys"

@@ -97,7 +97,8 @@ def test_each_service_has_a_service_account_deployment_and_service(name: str) ->
 def test_deployment_has_grpc_readiness_and_liveness_probes(name: str) -> None:
     server = container(name)
     ports = {port["name"]: port["containerPort"] for port in server["ports"]}
-    assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT}
+    http = {"http": chart_values()["services"][name]["httpPort"]} if name == "gateway" else {}
+    assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT, **http}
     for probe in ("readinessProbe", "livenessProbe"):
         assert server[probe]["grpc"]["port"] == ports["grpc"], probe
     if "startupProbe" in server:
@@ -243,6 +244,12 @@ def test_chart_values_match_the_plain_manifests(name: str) -> None:
         expected_env.add("CROUPIER_POSTGRES_DSN")
     if block["podNameEnv"]:
         expected_env.add(block["podNameEnv"])
+    expected_env |= set(block.get("secretEnv", {}))
+    for key, ref in block.get("secretEnv", {}).items():
+        assert env_of(name)[key]["valueFrom"]["secretKeyRef"] == {
+            "name": ref["secretName"],
+            "key": ref["key"],
+        }
     env = env_of(name)
     assert set(env) == expected_env
     for key, value in block["env"].items():
