@@ -1,0 +1,203 @@
+"""Gateway: an action through the gateway vs the same action straight to the table host.
+
+500 bot players (250 heads-up poker tables) act over gRPC. Direct: each bot calls the
+table host's `Act` naming its player, with a service credential, as the lobby's bots do.
+Through the gateway: the same bot calls the gateway's `Act` with its own token; the
+gateway checks the token and the rate limits and forwards to the host with its own
+service credential. Both run in one script against one table host served in this process
+(in-memory command log, so the figure is the gateway's cost, not Kafka's), the gateway and
+the host on one gRPC port as in the embedded platform. The bots read whose turn it is and
+the legal actions from the host in process (not timed): the figure is `Act` alone.
+Goal (issue #20): p99 through the gateway at most 1.5x direct, throughput at least 0.8x.
+Measured on the 2-core machine (2026-12-05, shared): direct 868 actions/s, p50 281 ms, p99
+380 ms; gateway 514 actions/s, p50 458 ms, p99 702 ms: 1.85x and 0.59x, goal not met. In
+one process the gateway's hop is a second server's work on the same cores as the bots and
+the host; a gateway process of its own is the next measurement.
+
+    python -m benchmarks.gateway [--players 500] [--actions 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from croupier.game import ClockSettings
+from croupier.gateway.adapters.lobby import GrpcLobby
+from croupier.gateway.adapters.tables import GrpcTables
+from croupier.gateway.adapters.tournaments import GrpcTournaments
+from croupier.gateway.adapters.wallet import GrpcWallet
+from croupier.gateway.bootstrap import build_gateway
+from croupier.gateway.core.rate_limits import RateLimit
+from croupier.gateway.service.limits import GatewayLimits
+from croupier.gateway.v1 import gateway_pb2, gateway_pb2_grpc
+from croupier.kit.auth import issue_token, new_key_set
+from croupier.kit.bus.memory import InMemoryBus
+from croupier.kit.channels import ServiceChannel
+from croupier.kit.server import ServiceHost
+from croupier.kit.service_auth import ServiceCredential
+from croupier.kit.settings import ServerSettings
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.bootstrap import table_service
+from croupier.table.games import load_engines
+from croupier.table.service.host import TableHost
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+
+HOUR = ClockSettings(turn_ms=3_600_000, reconnect_ms=3_600_000)
+PLAYER_KEYS, SERVICE_KEYS = new_key_set("bench-players"), new_key_set("bench-services")
+# 500 bots share one address here: the address limit is for a real deployment's clients.
+UNLIMITED = GatewayLimits(
+    per_player=RateLimit(rate=100_000, burst=100_000),
+    per_address=RateLimit(rate=100_000, burst=100_000),
+)
+Act = Callable[[str, str, str, str], Awaitable[Any]]  # table, player, command id, action
+
+
+def _bot_action(host: TableHost, table_id: str, rng: random.Random) -> tuple[str, str] | None:
+    public = dict(host.view(table_id, "").view)
+    hand = public.get("hand") or {}
+    player = hand.get("to_act")
+    if player is None:
+        return None
+    legal = (dict(host.view(table_id, player).view).get("hand") or {}).get("legal") or {}
+    choices = [a for a in ("check", "call") if a in legal.get("actions", ())] or ["fold"]
+    return player, json.dumps({"action": rng.choice(choices)})
+
+
+async def _drive(
+    host: TableHost, table_id: str, act: Act, actions: int, latencies: list[float], seed: int
+) -> None:
+    rng = random.Random(seed)
+    for number in range(actions):
+        move = _bot_action(host, table_id, rng)
+        if move is None:
+            await asyncio.sleep(0.001)  # between hands
+            continue
+        started = time.perf_counter()
+        await act(table_id, move[0], f"{seed}-{number}", move[1])
+        latencies.append(time.perf_counter() - started)
+
+
+async def measure(players: int, actions: int) -> dict[str, dict[str, float]]:
+    bus = InMemoryBus()
+    await bus.start()
+    host = TableHost(engines=load_engines(), command_log=InMemoryCommandLog(), publisher=bus)
+    await host.start()
+    server: ServiceHost | None = None
+
+    def own() -> str:
+        return f"127.0.0.1:{server.port if server else 0}"
+
+    credential = ServiceCredential(SERVICE_KEYS, "gateway")
+    lobby, tables = GrpcLobby(own, credential), GrpcTables(own, credential)
+    wallet, tournaments = GrpcWallet(own, credential), GrpcTournaments(own, credential)
+    remotes = (lobby, tables, wallet, tournaments)
+    wired = build_gateway(
+        key_set=PLAYER_KEYS,
+        lobby=lobby,
+        tables=tables,
+        wallet=wallet,
+        tournaments=tournaments,
+        http_host="127.0.0.1",
+        http_port=0,
+        limits=UNLIMITED,
+    )
+    server = ServiceHost(
+        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
+        services=[table_service(host), wired.service],
+        serve_metrics_endpoint=False,
+        service_keys=SERVICE_KEYS,
+    )
+    await server.start()
+    direct = ServiceChannel(own(), ServiceCredential(SERVICE_KEYS, "bots"))
+    players_channel = ServiceChannel(own(), None)
+    try:
+        table_ids = []
+        for number in range(players // 2):
+            table_id = await host.open_table("poker", {"blinds": [1, 2]}, HOUR)
+            for seat in range(2):
+                await host.seat(table_id, f"t{number}p{seat}", seat, 1_000_000)
+            table_ids.append(table_id)
+        now = time.time()
+        tokens = {
+            f"t{n}p{s}": "Bearer "
+            + issue_token(PLAYER_KEYS, f"t{n}p{s}", now=now, ttl_seconds=3600)
+            for n in range(players // 2)
+            for s in range(2)
+        }
+        host_stub = direct.stub(table_pb2_grpc.TableEngineStub)
+        gateway_stub = players_channel.stub(gateway_pb2_grpc.GatewayStub)
+
+        async def act_direct(table_id: str, player: str, command_id: str, action: str) -> Any:
+            return await host_stub.Act(
+                table_pb2.ActRequest(
+                    table_id=table_id, player_id=player, command_id=command_id, action_json=action
+                )
+            )
+
+        async def act_gateway(table_id: str, player: str, command_id: str, action: str) -> Any:
+            request = gateway_pb2.ActRequest(
+                table_id=table_id, command_id=f"g{command_id}", action_json=action
+            )
+            return await gateway_stub.Act(request, metadata=(("authorization", tokens[player]),))
+
+        results = {}
+        for name, act in (("direct", act_direct), ("gateway", act_gateway)):
+            latencies: list[float] = []
+            started = time.perf_counter()
+            await asyncio.gather(
+                *(
+                    _drive(host, table_id, act, actions, latencies, seed)
+                    for seed, table_id in enumerate(table_ids)
+                )
+            )
+            elapsed = time.perf_counter() - started
+            ordered = sorted(latencies)
+            results[name] = {
+                "actions": len(ordered),
+                "throughput": len(ordered) / elapsed,
+                "p50_ms": statistics.median(ordered) * 1000,
+                "p99_ms": ordered[int(len(ordered) * 0.99)] * 1000,
+            }
+        return results
+    finally:
+        await direct.close()
+        await players_channel.close()
+        await server.stop()
+        for remote in remotes:
+            await remote.close()
+        await host.stop()
+        await bus.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--players", type=int, default=500)
+    parser.add_argument("--actions", type=int, default=20, help="actions per table")
+    args, _ = parser.parse_known_args()
+    results = asyncio.run(measure(args.players, args.actions))
+    print(f"Act round trip, {args.players} bot players at {args.players // 2} heads-up poker")
+    print("tables, closed loop, one process (in-memory command log)")
+    print()
+    print("| path | actions | actions/s | p50 ms | p99 ms |")
+    print("|---|---:|---:|---:|---:|")
+    for name, r in results.items():
+        print(
+            f"| {name} | {r['actions']:.0f} | {r['throughput']:.0f} "
+            f"| {r['p50_ms']:.1f} | {r['p99_ms']:.1f} |"
+        )
+    gateway, direct = results["gateway"], results["direct"]
+    print(
+        f"\ngateway / direct: p99 {gateway['p99_ms'] / direct['p99_ms']:.2f}x (goal <= 1.5x), "
+        f"throughput {gateway['throughput'] / direct['throughput']:.2f}x (goal >= 0.8x)"
+    )
+
+
+if __name__ == "__main__":
+    main()
