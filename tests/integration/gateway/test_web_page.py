@@ -4,7 +4,8 @@ and a table host logging to the real Kafka broker: a player logs in with a token
 poker table a bot opened in the lobby, sits, plays the hand to its end against the bot
 (the poker RuleBot acting through the host), and the page shows the hand's history with
 the deal checked in the browser; the in-browser check accepts the real history and
-rejects it with two dealt cards swapped; no console errors."""
+rejects it with two dealt cards swapped; a backgammon game played to its end on the page
+against a random bot, its dice checked in the browser; no console errors."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from playwright.async_api import Page, async_playwright
 
+from croupier.backgammon.v1 import backgammon_pb2
 from croupier.gateway.entrypoints.web_page import BUILT_PAGE
 from croupier.lobby import codec
 from croupier.lobby.service.ports import TableClock
@@ -26,6 +28,7 @@ from croupier.poker.tools.bots import RuleBot
 from croupier.poker.v1 import poker_pb2
 from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2
+from tests.support.games import GAMES
 from tests.support.gateway import token
 from tests.support.lobby_gateway import LobbyPlatform, lobby_gateway
 
@@ -48,37 +51,44 @@ async def platform(
         yield platform
 
 
-async def open_poker_table(platform: LobbyPlatform) -> str:
-    """A heads-up No-Limit Hold'em table opened in the lobby by the bot, seated in seat 0
-    (the lobby's use case in process: its gRPC API is for the gateway and services only)."""
-    game, options = codec.options_from_proto(
-        table_pb2.GameOptions(
-            poker=poker_pb2.Options(
-                variant=poker_pb2.VARIANT_NLHE, small_blind=1, big_blind=2, seats=2
-            )
-        )
-    )
+POKER = table_pb2.GameOptions(
+    poker=poker_pb2.Options(variant=poker_pb2.VARIANT_NLHE, small_blind=1, big_blind=2, seats=2)
+)
+BACKGAMMON = table_pb2.GameOptions(
+    backgammon=backgammon_pb2.Options(mode=backgammon_pb2.MODE_SINGLE)
+)
+
+
+async def open_table(platform: LobbyPlatform, options: table_pb2.GameOptions) -> str:
+    """A two-seat table opened in the lobby by the bot, seated in seat 0 (the lobby's use
+    case in process: its gRPC API is for the gateway and services only)."""
+    game, options_json = codec.options_from_proto(options)
     record = await platform.lobby.tables.open(
         player=BOT,
-        request_key="web-poker",
+        request_key=f"web-{game}",
         game=game,
-        options=options,
+        options=options_json,
         clock=TableClock(3600, 0, 3600),
         invited=None,
         with_code=False,
-        stack=STACK,
+        stack=STACK if game == "poker" else 0,
     )
     return record.table.table_id
 
 
 async def play_bot(host: TableHost, table_id: str, stop: asyncio.Event) -> None:
-    """The bot's seat: the poker RuleBot deciding from its own view, acting through the host."""
-    bot = RuleBot(BOT, random.Random(7))
+    """The bot's seat, acting through the host from its own view: poker's RuleBot, or a
+    random legal backgammon play."""
+    rule_bot, rng = RuleBot(BOT, random.Random(7)), random.Random(7)
     turn = 0
     while not stop.is_set():
         view = dict(host.view(table_id, BOT).view)
-        hand = view.get("hand") or {}
-        action = bot.decide(view) if hand.get("to_act") == BOT else None
+        if "hand" in view or "table" in view:
+            hand = view.get("hand") or {}
+            action = rule_bot.decide(view) if hand.get("to_act") == BOT else None
+        else:
+            acting = view.get("to_act") == BOT and view.get("legal", {}).get("actions")
+            action = GAMES["backgammon"].legal_action(view, rng) if acting else None
         if action is not None:
             turn += 1
             await host.act(table_id, BOT, f"bot-{turn}", action)
@@ -104,7 +114,7 @@ async def play_until_hand_over(page: Page) -> None:
 async def test_a_player_logs_in_sits_plays_a_hand_and_checks_its_deal_in_the_browser(
     platform: LobbyPlatform, tmp_path: pathlib.Path
 ) -> None:
-    table_id = await open_poker_table(platform)
+    table_id = await open_table(platform, POKER)
     stop = asyncio.Event()
     bot = asyncio.create_task(play_bot(platform.host, table_id, stop))
     errors: list[str] = []
@@ -143,6 +153,44 @@ async def test_a_player_logs_in_sits_plays_a_hand_and_checks_its_deal_in_the_bro
             swapped = dict(history, dealt=list(history["dealt"]))
             swapped["dealt"][0], swapped["dealt"][5] = swapped["dealt"][5], swapped["dealt"][0]
             assert await page.evaluate(check, swapped) is False
+        finally:
+            await browser.close()
+            stop.set()
+            await bot
+    assert errors == [], errors
+
+
+async def test_a_player_plays_a_backgammon_game_on_the_page_and_checks_its_dice(
+    platform: LobbyPlatform,
+) -> None:
+    table_id = await open_table(platform, BACKGAMMON)
+    stop = asyncio.Event()
+    bot = asyncio.create_task(play_bot(platform.host, table_id, stop))
+    errors: list[str] = []
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--headless=new"]
+        )
+        try:
+            page = await browser.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.goto(platform.gateway.http + "/")
+            await page.fill("#token", token(PLAYER, now=time.time()))
+            await page.click("#login-button")
+            await page.click(f'.table-row[data-table="{table_id}"] button.join')
+            await page.wait_for_selector("#board .backgammon")
+            assert await page.locator("#board .point").count() == 24
+            assert await page.locator("#seats .seat").count() == 2
+            for _ in range(1500):
+                if await page.locator('.hand[data-hand="1"]').count():
+                    break
+                buttons = page.locator("#actions button.act")
+                if await buttons.count():
+                    await buttons.first.click()
+                await page.wait_for_timeout(50)
+            verdict = await page.text_content('.hand[data-hand="1"] .verdict')
+            assert verdict is not None and verdict.startswith("deal verified"), verdict
         finally:
             await browser.close()
             stop.set()
