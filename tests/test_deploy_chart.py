@@ -228,3 +228,14 @@ def test_the_gateway_serves_browsers_on_http_and_reads_its_keys_from_a_secret() 
     env = {item["name"]: item for item in container["env"]}
     assert "value" not in env["CROUPIER_AUTH_KEYS"], "keys only from a Secret"
     assert env["CROUPIER_AUTH_KEYS"]["valueFrom"]["secretKeyRef"]["name"] == "croupier-auth-keys"
+
+
+def test_every_service_reads_the_service_keys_from_a_secret() -> None:
+    for obj in render("values.yaml", "1.30.0"):
+        if obj["kind"] == "Deployment":
+            (container,) = obj["spec"]["template"]["spec"]["containers"]
+            env = {item["name"]: item for item in container["env"]}
+            assert env["CROUPIER_SERVICE_KEYS"]["valueFrom"]["secretKeyRef"] == {
+                "name": "croupier-service-keys",
+                "key": "keys",
+            }, obj["metadata"]["name"]

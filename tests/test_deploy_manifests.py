@@ -24,6 +24,7 @@ SERVICES = ("table", "wallet", "lobby", "tournament", "gateway", "bots")
 GRPC_PORT = 50051
 METRICS_PORT = 9090
 BASE_ENV = {
+    "CROUPIER_SERVICE_KEYS",
     "CROUPIER_GRPC_PORT",
     "CROUPIER_METRICS_PORT",
     "CROUPIER_SHUTDOWN_GRACE_SECONDS",
