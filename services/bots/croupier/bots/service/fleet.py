@@ -94,9 +94,6 @@ class Fleet:
         elif since is None:
             since = self._clock()
         self._tables[listing.table_id] = _Followed(listing, since)
-        for bot in listing.bots:
-            if bot.startswith(BOT_PREFIX) and bot not in self.seated:
-                self._start(listing, bot)  # seated before this process started
         await self._fill(listing.table_id)
 
     async def tick(self) -> None:
@@ -111,6 +108,11 @@ class Fleet:
             if followed is None:
                 return
             listing = followed.listing
+            # Under the table's lock: a bot being seated here is not taken for one seated
+            # before this process started, which its listing may already name.
+            for bot in listing.bots:
+                if bot.startswith(BOT_PREFIX) and bot not in self.seated:
+                    self._start(listing, bot)
             due = bots_due(listing, followed.since, self._clock(), self._settings.fill_after)
             options = json.loads(listing.options_json)
             for _ in range(due):
@@ -133,6 +135,8 @@ class Fleet:
             followed.listing = listing
 
     def _start(self, listing: Listing, bot: str) -> None:
+        if bot in self._tasks:
+            return
         rng = random.Random(f"{self._settings.seed}/{bot}")
         policy = policy_for(listing.game, bot, rng, json.loads(listing.options_json))
         if policy is None:
