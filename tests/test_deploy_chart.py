@@ -19,7 +19,7 @@ CHART = ROOT / "charts" / "croupier"
 KUBE_VERSIONS = ("1.30.0", "1.34.0", "1.37.0")
 VALUES_FILES = ("values.yaml", "values-dev.yaml", "values-production.yaml")
 # Operators' resources, checked by their own tests below.
-CUSTOM_RESOURCES = {"kafka.strimzi.io/v1beta2"}
+CUSTOM_RESOURCES = {"kafka.strimzi.io/v1beta2", "postgresql.cnpg.io/v1"}
 
 
 def helm() -> str:
@@ -239,3 +239,26 @@ def test_every_service_reads_the_service_keys_from_a_secret() -> None:
                 "name": "croupier-service-keys",
                 "key": "keys",
             }, obj["metadata"]["name"]
+
+
+def test_cloudnativepg_is_optional_and_pools_sessions() -> None:
+    assert not [
+        o for o in render("values.yaml", "1.30.0") if o["apiVersion"].startswith("postgresql")
+    ]
+    backup = (
+        "cloudnativepg.backup.destinationPath=s3://bucket/croupier",
+        "cloudnativepg.backup.retention=30d",
+        "cloudnativepg.backup.schedule=0 0 2 * * *",
+    )
+    objects = {
+        o["kind"]: o for o in render("values.yaml", "1.30.0", "cloudnativepg.enabled=true", *backup)
+    }
+    assert objects["Cluster"]["spec"]["instances"] == 3
+    assert objects["Cluster"]["spec"]["backup"]["barmanObjectStore"]["destinationPath"] == (
+        "s3://bucket/croupier"
+    )
+    assert objects["ScheduledBackup"]["spec"]["cluster"] == {"name": "croupier-pg"}
+    # search_path as a start-up parameter and prepared statements need session pooling.
+    assert objects["Pooler"]["spec"]["pgbouncer"]["poolMode"] == "session"
+    without_backup = render("values.yaml", "1.30.0", "cloudnativepg.enabled=true")
+    assert "ScheduledBackup" not in {o["kind"] for o in without_backup}
