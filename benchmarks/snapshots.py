@@ -1,7 +1,7 @@
 """Table host start-up from snapshots against a full replay of the same log, in the same run.
 
     deploy/local/with-infra.sh .venv/bin/python -m benchmarks.snapshots \
-        [--tables 2000] [--entries 200000]
+        [--tables 1000] [--entries 100000]
 
 A partition of the command log on the real broker holds `--tables` tables and `--entries`
 entries, interleaved as live tables write them (entry i of every table, then entry i + 1):
@@ -160,8 +160,8 @@ async def measure(tables: int, entries: int) -> dict[str, float]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", type=int, default=2_000)
-    parser.add_argument("--entries", type=int, default=200_000)
+    parser.add_argument("--tables", type=int, default=1_000)
+    parser.add_argument("--entries", type=int, default=100_000)
     args, _ = parser.parse_known_args(argv)  # `make bench` passes its arguments to all
     big = asyncio.run(measure(args.tables, args.entries))
     small = asyncio.run(measure(args.tables, args.entries // 10))
