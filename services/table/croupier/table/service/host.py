@@ -62,6 +62,42 @@ log = structlog.get_logger("croupier.table.host")
 STOP_FLUSH_SECONDS = 5.0
 
 
+def _publishing(tables: Tables, outgoing: Outgoing) -> list[asyncio.Task[None]]:
+    """The tasks still publishing committed events or resending money requests."""
+    tasks = [t.resending for t in tables.all() if t.resending is not None]
+    if outgoing.publishing is not None:
+        tasks.append(outgoing.publishing)
+    return tasks
+
+
+def _opening_entry(
+    engine: GameRules[Any],
+    table_id: str,
+    request_key: str,
+    game: str,
+    options: JSON,
+    settings: ClockSettings,
+    at_ms: int,
+) -> LogEntry:
+    """A table's first log entry: its game, options and clock."""
+    clock = {
+        "turn_ms": settings.turn_ms,
+        "reserve_ms": settings.reserve_ms,
+        "reconnect_ms": settings.reconnect_ms,
+    }
+    return LogEntry(
+        table_id=table_id,
+        index=1,
+        command_id=f"open:{request_key or table_id}",
+        kind="open",
+        player="",
+        body={"game": game, "options": options, "clock": clock},
+        at_ms=at_ms,
+        engine=engine.name,
+        engine_version=engine.version,
+    )
+
+
 class TableHost:
     """The facade the gRPC entrypoint and the tests call; each job is delegated."""
 
@@ -161,11 +197,8 @@ class TableHost:
                 "unpublished table events or money requests at stop; the next owner asks "
                 "again for each table's latest money requests only"
             )
-        if self._outgoing.publishing is not None:
-            self._outgoing.publishing.cancel()
-        for table in self._tables.all():
-            if table.resending is not None:
-                table.resending.cancel()
+        for task in _publishing(self._tables, self._outgoing):
+            task.cancel()
         self._background.cancel()
         for table in self._tables.serving.values():
             if table.timer is not None:
@@ -178,10 +211,7 @@ class TableHost:
 
     async def flush(self) -> None:
         """Wait until everything committed so far has been published."""
-        pending = [t.resending for t in self._tables.all() if t.resending is not None]
-        if self._outgoing.publishing is not None:
-            pending.append(self._outgoing.publishing)
-        await asyncio.gather(*pending)
+        await asyncio.gather(*_publishing(self._tables, self._outgoing))
 
     # ---- partition ownership (called by the command log) -----------------------------
 
@@ -232,25 +262,8 @@ class TableHost:
         options = {**options, "currency": self._buyins.currency(options)}
         if not settings.reconnect_ms:
             settings = replace(settings, reconnect_ms=default.reconnect_ms)
-        body = {
-            "game": game,
-            "options": options,
-            "clock": {
-                "turn_ms": settings.turn_ms,
-                "reserve_ms": settings.reserve_ms,
-                "reconnect_ms": settings.reconnect_ms,
-            },
-        }
-        opening = LogEntry(
-            table_id=table_id,
-            index=1,
-            command_id=f"open:{request_key or table_id}",
-            kind="open",
-            player="",
-            body=body,
-            at_ms=self._now_ms(),
-            engine=engine.name,
-            engine_version=engine.version,
+        opening = _opening_entry(
+            engine, table_id, request_key, game, options, settings, self._now_ms()
         )
         table = HostedTable(engine, initial_state(engine, opening), [encode(opening)])
         await self._commands.append(table, [opening], deadline)
