@@ -21,6 +21,7 @@ IMPURE_STDLIB = {
 }  # fmt: skip
 # Every core there is; a new one is added here (the test fails on one it does not know).
 CORES = {
+    "croupier.bots.core": SERVICES / "bots/croupier/bots/core",
     "croupier.backgammon.core": SERVICES / "backgammon/croupier/backgammon/core",
     "croupier.game": SERVICES / "game/croupier/game",
     "croupier.gateway.core": SERVICES / "gateway/croupier/gateway/core",

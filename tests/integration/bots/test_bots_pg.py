@@ -13,8 +13,8 @@ from collections.abc import Callable
 from croupier.bots.adapters.host_grpc import GrpcSeatHost
 from croupier.bots.adapters.lobby_grpc import GrpcLobby
 from croupier.bots.bootstrap import build_bots
-from croupier.bots.core.policies import JokerPolicy
 from croupier.bots.service.fleet import FleetSettings
+from croupier.bots.service.policies import JokerPolicy
 from croupier.bots.service.seat import Pacing, SeatedBot
 from croupier.joker.v1 import joker_pb2
 from croupier.kit.bus.kafka import KafkaBus

@@ -15,8 +15,8 @@ from typing import Any
 from croupier.bots.adapters.host_grpc import GrpcSeatHost
 from croupier.bots.adapters.lobby_grpc import GrpcLobby
 from croupier.bots.bootstrap import build_bots
-from croupier.bots.core.policies import PokerPolicy
 from croupier.bots.service.fleet import FleetSettings
+from croupier.bots.service.policies import PokerPolicy
 from croupier.bots.service.ports import SeatUpdate
 from croupier.bots.service.seat import Pacing, SeatedBot
 from croupier.kit.bus.kafka import KafkaBus

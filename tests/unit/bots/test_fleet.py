@@ -16,9 +16,9 @@ import pytest
 
 from croupier.bots.adapters.local import LocalLobby, LocalSeatHost
 from croupier.bots.core.fill import Listing
-from croupier.bots.core.policies import JokerPolicy
 from croupier.bots.entrypoints.lobby_events import listing_from_proto
 from croupier.bots.service.fleet import BOT_PREFIX, Fleet, FleetSettings
+from croupier.bots.service.policies import JokerPolicy
 from croupier.bots.service.seat import Pacing, SeatedBot
 from croupier.game import Malformed, NotYours, RuleBroken
 from croupier.lobby import codec

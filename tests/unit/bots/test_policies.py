@@ -7,7 +7,7 @@ import hashlib
 import random
 from typing import Any
 
-from croupier.bots.core.policies import buy_in_of, policy_for, stack_for
+from croupier.bots.service.policies import buy_in_of, policy_for, stack_for
 from croupier.game import Act, SeatPlayer, StartHand
 from croupier.joker.engine import ENGINE as JOKER
 

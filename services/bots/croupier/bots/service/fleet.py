@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from croupier.bots.core.fill import Listing, bots_due
-from croupier.bots.core.policies import GAMES_PLAYED, policy_for, stack_for
+from croupier.bots.service.policies import GAMES_PLAYED, policy_for, stack_for
 from croupier.bots.service.ports import Clock, Lobby, Names, SeatHost, Sleep
 from croupier.bots.service.seat import Pacing, SeatedBot
 from croupier.game import RuleBroken

@@ -14,7 +14,7 @@ import logging
 import random
 from dataclasses import dataclass
 
-from croupier.bots.core.policies import Policy
+from croupier.bots.service.policies import Policy
 from croupier.bots.service.ports import SeatHost, SeatUpdate, Sleep
 from croupier.game import RuleBroken
 from croupier.kit.tasks import cancel
