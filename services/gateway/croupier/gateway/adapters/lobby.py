@@ -58,6 +58,10 @@ class GrpcLobby(Remote):
         response: pb.InvitePlayersResponse = await self.call("InvitePlayers", _for(player, request))
         return response
 
+    async def add_bots(self, player: str, request: pb.AddBotsRequest) -> pb.AddBotsResponse:
+        response: pb.AddBotsResponse = await self.call("AddBots", _for(player, request))
+        return response
+
     async def find_game(self, player: str, request: pb.FindGameRequest) -> pb.FindGameResponse:
         response: pb.FindGameResponse = await self.call("FindGame", _for(player, request))
         return response

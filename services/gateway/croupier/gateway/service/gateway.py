@@ -131,6 +131,13 @@ class GatewayService:
         answer = await self._lobby.invite_players(caller.player, forwarded)
         return pb.InvitePlayersResponse(table=answer.table)
 
+    async def AddBots(self, request: pb.AddBotsRequest, caller: Identity) -> pb.AddBotsResponse:
+        forwarded = lobby_pb2.AddBotsRequest(
+            table_id=check_id(request.table_id, "table_id"), count=request.count
+        )
+        answer = await self._lobby.add_bots(caller.player, forwarded)
+        return pb.AddBotsResponse(table=answer.table)
+
     async def FindGame(self, request: pb.FindGameRequest, caller: Identity) -> pb.FindGameResponse:
         forwarded = lobby_pb2.FindGameRequest(
             request_key=check_id(request.request_key, "request_key"),

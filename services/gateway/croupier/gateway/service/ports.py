@@ -50,6 +50,10 @@ class Lobby(Protocol):
         self, player: str, request: lobby_pb2.InvitePlayersRequest
     ) -> lobby_pb2.InvitePlayersResponse: ...
 
+    async def add_bots(
+        self, player: str, request: lobby_pb2.AddBotsRequest
+    ) -> lobby_pb2.AddBotsResponse: ...
+
     async def find_game(
         self, player: str, request: lobby_pb2.FindGameRequest
     ) -> lobby_pb2.FindGameResponse: ...
