@@ -100,6 +100,19 @@ async def play_tables(
     return table_ids
 
 
+async def one_table(
+    bus: InMemoryBus, game: GameAtTable, actions: int
+) -> tuple[InMemoryCommandLog, InMemorySnapshotStore, str]:
+    """One table of `game` played for `actions` random actions by a host that then stops:
+    its log, its snapshots and its id."""
+    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
+    first = host_on(log, bus, store)
+    await first.start()
+    (table_id,) = await play_tables(first, game, tables=1, actions=actions)
+    await first.stop()
+    return log, store, table_id
+
+
 async def digests(host: TableHost) -> dict[str, str]:
     await host.start()
     try:
@@ -171,12 +184,7 @@ async def test_an_open_table_whose_log_head_expired_is_rebuilt_from_its_snapshot
 
 
 async def test_a_snapshot_of_another_engine_version_is_ignored(bus: InMemoryBus) -> None:
-    game = GAMES["joker"]
-    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
-    first = host_on(log, bus, store)
-    await first.start()
-    (table_id,) = await play_tables(first, game, tables=1, actions=30)
-    await first.stop()
+    log, store, table_id = await one_table(bus, GAMES["joker"], actions=30)
     partition, data = store.snapshots[table_id]
     # Another version's snapshot, whose state would show if it were used.
     snapshot = decode(data)
@@ -198,12 +206,7 @@ async def test_a_snapshot_of_another_engine_version_is_ignored(bus: InMemoryBus)
     ids=["cut-off", "foreign", "empty"],
 )
 async def test_a_corrupt_snapshot_falls_back_to_the_log(bus: InMemoryBus, damage: object) -> None:
-    game = GAMES["rummy"]
-    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
-    first = host_on(log, bus, store)
-    await first.start()
-    (table_id,) = await play_tables(first, game, tables=1, actions=30)
-    await first.stop()
+    log, store, table_id = await one_table(bus, GAMES["rummy"], actions=30)
     partition, data = store.snapshots[table_id]
     store.snapshots[table_id] = (partition, damage(data))  # type: ignore[operator]
 
@@ -213,12 +216,7 @@ async def test_a_corrupt_snapshot_falls_back_to_the_log(bus: InMemoryBus, damage
 
 
 async def test_a_snapshot_that_would_build_a_foreign_class_is_refused(bus: InMemoryBus) -> None:
-    game = GAMES["backgammon"]
-    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
-    first = host_on(log, bus, store)
-    await first.start()
-    (table_id,) = await play_tables(first, game, tables=1, actions=5)
-    await first.stop()
+    log, store, table_id = await one_table(bus, GAMES["backgammon"], actions=5)
     partition, data = store.snapshots[table_id]
     header = data[: data.index(b"\n", len(b"croupier.table.snapshot/1\n")) + 1]
     # pickle of os.system("true"): a forged record must not run anything.
@@ -231,12 +229,7 @@ async def test_a_snapshot_that_would_build_a_foreign_class_is_refused(bus: InMem
 async def test_with_neither_snapshot_nor_log_the_table_is_voided_refunded_and_counted(
     bus: InMemoryBus,
 ) -> None:
-    game = GAMES["poker"]
-    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
-    first = host_on(log, bus, store)
-    await first.start()
-    (table_id,) = await play_tables(first, game, tables=1, actions=20)
-    await first.stop()
+    log, store, table_id = await one_table(bus, GAMES["poker"], actions=20)
     partition, data = store.snapshots[table_id]
     store.snapshots[table_id] = (partition, data[: len(data) // 2])  # its header says poker
     log.expire_before(log.end_offset(0))
@@ -259,12 +252,7 @@ async def test_with_neither_snapshot_nor_log_the_table_is_voided_refunded_and_co
 async def test_a_table_rebuilt_from_a_snapshot_refuses_older_hand_histories_clearly(
     bus: InMemoryBus,
 ) -> None:
-    game = GAMES["backgammon"]
-    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
-    first = host_on(log, bus, store)
-    await first.start()
-    (table_id,) = await play_tables(first, game, tables=1, actions=10)
-    await first.stop()
+    log, store, table_id = await one_table(bus, GAMES["backgammon"], actions=10)
     rebuilt = host_on(log, bus, store)
     await rebuilt.start()
     try:
