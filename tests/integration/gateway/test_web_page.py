@@ -16,6 +16,7 @@ import random
 import shutil
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 import pytest
 from playwright.async_api import Page, async_playwright
@@ -95,6 +96,34 @@ async def play_bot(host: TableHost, table_id: str, stop: asyncio.Event) -> None:
         await asyncio.sleep(0.05)
 
 
+@asynccontextmanager
+async def page_with_bot(platform: LobbyPlatform, table_id: str) -> AsyncIterator[Page]:
+    """The page in Chromium, logged in as the player, the lobby showing `table_id`, while
+    the bot plays its seat; on leaving, the browser and the bot stop and the page must have
+    logged no console error."""
+    stop = asyncio.Event()
+    bot = asyncio.create_task(play_bot(platform.host, table_id, stop))
+    errors: list[str] = []
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--headless=new"]
+        )
+        try:
+            page = await browser.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.goto(platform.gateway.http + "/")
+            await page.fill("#token", token(PLAYER, now=time.time()))
+            await page.click("#login-button")
+            await page.wait_for_selector(f'.table-row[data-table="{table_id}"]')
+            yield page
+        finally:
+            await browser.close()
+            stop.set()
+            await bot
+    assert errors == [], errors
+
+
 async def play_until_hand_over(page: Page) -> None:
     """Click the page's own buttons (check, else call) until hand 1's history shows."""
     for _ in range(200):
@@ -115,84 +144,47 @@ async def test_a_player_logs_in_sits_plays_a_hand_and_checks_its_deal_in_the_bro
     platform: LobbyPlatform, tmp_path: pathlib.Path
 ) -> None:
     table_id = await open_table(platform, POKER)
-    stop = asyncio.Event()
-    bot = asyncio.create_task(play_bot(platform.host, table_id, stop))
-    errors: list[str] = []
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--headless=new"]
-        )
-        try:
-            page = await browser.new_page()
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(platform.gateway.http + "/")
-            await page.fill("#token", token(PLAYER, now=time.time()))
-            await page.click("#login-button")
-            await page.wait_for_selector(f'.table-row[data-table="{table_id}"]')
-            assert await page.text_content("#me") == PLAYER
-            await page.click(f'.table-row[data-table="{table_id}"] button.join')
-            await page.wait_for_selector("#seats .seat.mine")
-            assert await page.locator("#seats .seat").count() == 2
-            assert await page.locator("#seats .seat.mine .card[data-card]").count() == 2
+    async with page_with_bot(platform, table_id) as page:
+        assert await page.text_content("#me") == PLAYER
+        await page.click(f'.table-row[data-table="{table_id}"] button.join')
+        await page.wait_for_selector("#seats .seat.mine")
+        assert await page.locator("#seats .seat").count() == 2
+        assert await page.locator("#seats .seat.mine .card[data-card]").count() == 2
 
-            await play_until_hand_over(page)
-            verdict = await page.text_content('.hand[data-hand="1"] .verdict')
-            assert verdict is not None and verdict.startswith("deal verified"), verdict
-            await page.screenshot(path=str(tmp_path / "hand.png"), full_page=True)
-            assert (tmp_path / "hand.png").stat().st_size > 1000
+        await play_until_hand_over(page)
+        verdict = await page.text_content('.hand[data-hand="1"] .verdict')
+        assert verdict is not None and verdict.startswith("deal verified"), verdict
+        await page.screenshot(path=str(tmp_path / "hand.png"), full_page=True)
+        assert (tmp_path / "hand.png").stat().st_size > 1000
 
-            history = platform.host.hand_history(table_id, 1)
-            delta = history["result"]["deltas"][PLAYER]
-            chips = await page.text_content("#chips")
-            assert chips is not None and int(chips) == STACK + delta
-            assert delta != 0 or history["result"]["deltas"][BOT] == 0
+        history = platform.host.hand_history(table_id, 1)
+        delta = history["result"]["deltas"][PLAYER]
+        chips = await page.text_content("#chips")
+        assert chips is not None and int(chips) == STACK + delta
+        assert delta != 0 or history["result"]["deltas"][BOT] == 0
 
-            check = "async h => (await window.croupierVerify(h)).ok"
-            assert await page.evaluate(check, history) is True
-            swapped = dict(history, dealt=list(history["dealt"]))
-            swapped["dealt"][0], swapped["dealt"][5] = swapped["dealt"][5], swapped["dealt"][0]
-            assert await page.evaluate(check, swapped) is False
-        finally:
-            await browser.close()
-            stop.set()
-            await bot
-    assert errors == [], errors
+        check = "async h => (await window.croupierVerify(h)).ok"
+        assert await page.evaluate(check, history) is True
+        swapped = dict(history, dealt=list(history["dealt"]))
+        swapped["dealt"][0], swapped["dealt"][5] = swapped["dealt"][5], swapped["dealt"][0]
+        assert await page.evaluate(check, swapped) is False
 
 
 async def test_a_player_plays_a_backgammon_game_on_the_page_and_checks_its_dice(
     platform: LobbyPlatform,
 ) -> None:
     table_id = await open_table(platform, BACKGAMMON)
-    stop = asyncio.Event()
-    bot = asyncio.create_task(play_bot(platform.host, table_id, stop))
-    errors: list[str] = []
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--headless=new"]
-        )
-        try:
-            page = await browser.new_page()
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(platform.gateway.http + "/")
-            await page.fill("#token", token(PLAYER, now=time.time()))
-            await page.click("#login-button")
-            await page.click(f'.table-row[data-table="{table_id}"] button.join')
-            await page.wait_for_selector("#board .backgammon")
-            assert await page.locator("#board .point").count() == 24
-            assert await page.locator("#seats .seat").count() == 2
-            for _ in range(1500):
-                if await page.locator('.hand[data-hand="1"]').count():
-                    break
-                buttons = page.locator("#actions button.act")
-                if await buttons.count():
-                    await buttons.first.click()
-                await page.wait_for_timeout(50)
-            verdict = await page.text_content('.hand[data-hand="1"] .verdict')
-            assert verdict is not None and verdict.startswith("deal verified"), verdict
-        finally:
-            await browser.close()
-            stop.set()
-            await bot
-    assert errors == [], errors
+    async with page_with_bot(platform, table_id) as page:
+        await page.click(f'.table-row[data-table="{table_id}"] button.join')
+        await page.wait_for_selector("#board .backgammon")
+        assert await page.locator("#board .point").count() == 24
+        assert await page.locator("#seats .seat").count() == 2
+        for _ in range(1500):
+            if await page.locator('.hand[data-hand="1"]').count():
+                break
+            buttons = page.locator("#actions button.act")
+            if await buttons.count():
+                await buttons.first.click()
+            await page.wait_for_timeout(50)
+        verdict = await page.text_content('.hand[data-hand="1"] .verdict')
+        assert verdict is not None and verdict.startswith("deal verified"), verdict
