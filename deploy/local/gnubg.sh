@@ -15,6 +15,8 @@
 #   deploy/local/gnubg.sh path     print the gnubg binary's path (exit 1 if missing)
 #   deploy/local/gnubg.sh check    run one 2-ply cubeful evaluation (exit 1 on failure)
 set -euo pipefail
+# shellcheck source=deploy/local/apt-package.sh
+source "$(dirname "${BASH_SOURCE[0]}")/apt-package.sh"
 
 find_gnubg() {
   if [[ -n "${CROUPIER_GNUBG:-}" && -x "${CROUPIER_GNUBG}" ]]; then
@@ -49,33 +51,8 @@ WHY="the backgammon table settles an abandoned game from GNU Backgammon's cubefu
 WHY+=" evaluation, which only the gnubg program offers (PyPI's gnubg-nn is cubeless)"
 
 ensure() {
-  if find_gnubg >/dev/null; then
-    return 0
-  fi
-  if ! command -v apt-get >/dev/null 2>&1; then
-    echo "gnubg.sh: GNU Backgammon (gnubg) is missing and this is not a Debian/Ubuntu system;" >&2
-    echo "  ${WHY}." >&2
-    echo "  Install gnubg 1.07 with your package manager, or set CROUPIER_GNUBG to its path." >&2
-    exit 1
-  fi
-  local sudo=""
-  if [[ "$(id -u)" != 0 ]]; then
-    if ! command -v sudo >/dev/null 2>&1; then
-      echo "gnubg.sh: GNU Backgammon (gnubg) is missing; ${WHY}." >&2
-      echo "  Install it as root: apt-get install --no-install-recommends gnubg" >&2
-      echo "  (or set CROUPIER_GNUBG to a gnubg binary)." >&2
-      exit 1
-    fi
-    sudo="sudo"
-  fi
-  echo "gnubg.sh: installing Debian's gnubg package (GNU Backgammon 1.07, about 100 MB with" >&2
-  echo "  its libraries) with ${sudo:+sudo }apt-get: ${WHY}." >&2
-  echo "  Set CROUPIER_GNUBG to use a gnubg you installed yourself instead." >&2
-  export DEBIAN_FRONTEND=noninteractive
-  ${sudo} apt-get update -qq
-  ${sudo} apt-get install -y -qq --no-install-recommends gnubg >/dev/null
-  find_gnubg >/dev/null || { echo "gnubg.sh: gnubg still missing after apt-get install" >&2; exit 1; }
-  echo "gnubg.sh: installed $(find_gnubg)" >&2
+  apt_package_ensure gnubg.sh gnubg find_gnubg CROUPIER_GNUBG \
+    "GNU Backgammon 1.07, about 100 MB with its libraries: ${WHY}"
 }
 
 case "${1:-ensure}" in
