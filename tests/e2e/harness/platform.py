@@ -1,0 +1,97 @@
+"""The whole platform for one run: its own broker, every service as its own process on the
+real PostgreSQL (schemas named after the run, dropped at the end), the keys the gateway
+signs players' tokens with, and the stop that leaves nothing running (checked)."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg  # type: ignore[import-untyped]
+
+from croupier.kit.auth import KeySet, issue_token
+from tests.e2e.harness.broker import OwnBroker
+from tests.e2e.harness.processes import SERVICES, ServiceProcess, platform_processes
+
+
+@dataclass
+class Platform:
+    run_id: str
+    folder: Path
+    postgres_dsn: str
+    broker: OwnBroker
+    services: dict[str, ServiceProcess]
+    player_keys: KeySet
+    service_keys: KeySet
+
+    def token(self, player: str, ttl_seconds: int = 3600) -> str:
+        """A player's dev token, signed with the gateway's key (as `croupier token` does)."""
+        return issue_token(self.player_keys, player, now=time.time(), ttl_seconds=ttl_seconds)
+
+    @property
+    def gateway(self) -> str:
+        return self.services["gateway"].address
+
+    def schema(self, service: str) -> str:
+        return f"{self.run_id}_{service}"
+
+    def restart(self, name: str) -> float:
+        """SIGKILL `name` and start it again; the seconds until it served again."""
+        began = time.monotonic()
+        if name == "broker":
+            self.broker.kill()
+            self.broker.start()
+        else:
+            process = self.services[name]
+            process.kill()
+            process.start()
+            process.wait_ready()
+        return time.monotonic() - began
+
+    def stop(self) -> list[str]:
+        """Every service drained (SIGTERM, the reverse order of their start), then the
+        broker; the names of whatever is still running afterwards (should be none)."""
+        for name in reversed(SERVICES):
+            self.services[name].stop()
+        self.broker.stop()
+        left = [name for name, process in self.services.items() if process.alive()]
+        return left + (["broker"] if self.broker.pid is not None else [])
+
+    async def drop_schemas(self) -> None:
+        connection = await asyncpg.connect(self.postgres_dsn)
+        try:
+            for service in ("wallet", "tournament", "lobby"):
+                await connection.execute(f'DROP SCHEMA IF EXISTS "{self.schema(service)}" CASCADE')
+        finally:
+            await connection.close()
+
+
+def _keys(kid: str) -> KeySet:
+    return KeySet(keys={kid: secrets.token_urlsafe(48)}, signing_kid=kid)
+
+
+def start_platform(folder: Path, run_id: str, postgres_dsn: str) -> Platform:
+    """Broker first, then the services in their order, each serving before the next."""
+    folder.mkdir(parents=True, exist_ok=True)
+    broker = OwnBroker(folder / "kafka")
+    player_keys, service_keys = _keys("e2e-players"), _keys("e2e-services")
+    services = platform_processes(
+        folder=folder,
+        run_id=run_id,
+        kafka=broker.bootstrap,
+        postgres_dsn=postgres_dsn,
+        service_keys=service_keys.format(),
+        auth_keys=player_keys.format(),
+    )
+    platform = Platform(run_id, folder, postgres_dsn, broker, services, player_keys, service_keys)
+    try:
+        broker.start()
+        for name in SERVICES:
+            services[name].start()
+            services[name].wait_ready()
+    except BaseException:
+        platform.stop()
+        raise
+    return platform

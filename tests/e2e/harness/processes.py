@@ -1,0 +1,139 @@
+"""The platform as containers run it: one `croupier serve <service>` process per service,
+each on ports chosen once for the run (a restarted process comes back where the others
+look for it), its log in the run folder, ready when its gRPC health says SERVING."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from tests.e2e.harness.ports import free_ports
+
+CROUPIER = str(Path(sys.executable).parent / "croupier")
+# The order they start in: what a service calls at start-up is up before it.
+SERVICES = ("wallet", "table", "tournament", "lobby", "bots", "gateway")
+
+
+@dataclass
+class ServiceProcess:
+    name: str
+    port: int
+    metrics_port: int
+    env: dict[str, str]
+    log: Path
+    process: subprocess.Popen[bytes] | None = None
+    starts: int = field(default=0)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(
+                [CROUPIER, "serve", self.name], env=self.env, stdout=log, stderr=log,
+                stdin=subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip
+        self.starts += 1
+
+    def wait_ready(self, timeout: float = 90.0) -> None:
+        """Until its health check answers SERVING; fails if the process exits first."""
+        deadline = time.monotonic() + timeout
+        with grpc.insecure_channel(self.address) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            while time.monotonic() < deadline:
+                assert self.process is not None
+                if self.process.poll() is not None:
+                    raise RuntimeError(
+                        f"{self.name} exited with {self.process.returncode} before serving "
+                        f"(log: {self.log})"
+                    )
+                try:
+                    answer = health.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                    if answer.status == health_pb2.HealthCheckResponse.SERVING:
+                        return
+                except grpc.RpcError:
+                    pass
+                time.sleep(0.2)
+        raise RuntimeError(f"{self.name} not serving after {timeout:.0f} s (log: {self.log})")
+
+    def kill(self) -> None:
+        """The fault: SIGKILL, no draining."""
+        if self.process is not None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self) -> int | None:
+        """SIGTERM and wait for it to drain; its exit code (None: it had to be killed)."""
+        if self.process is None or self.process.poll() is not None:
+            return None if self.process is None else self.process.returncode
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return None
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+
+def platform_processes(
+    *,
+    folder: Path,
+    run_id: str,
+    kafka: str,
+    postgres_dsn: str,
+    service_keys: str,
+    auth_keys: str,
+) -> dict[str, ServiceProcess]:
+    """Every service's process (not started), wired to the others, the broker and the
+    run's own schemas (`<run_id>_wallet`, ...)."""
+    ports = free_ports(2 * len(SERVICES) + 1)
+    address = {name: f"127.0.0.1:{ports[i]}" for i, name in enumerate(SERVICES)}
+    common = {
+        "CROUPIER_GRPC_HOST": "127.0.0.1",
+        "CROUPIER_KAFKA_BOOTSTRAP": kafka,
+        "CROUPIER_POSTGRES_DSN": postgres_dsn,
+        "CROUPIER_SERVICE_KEYS": service_keys,
+        "CROUPIER_LOG_LEVEL": "INFO",
+        "CROUPIER_WALLET_ADDRESS": address["wallet"],
+        "CROUPIER_TABLE_ADDRESS": address["table"],
+        "CROUPIER_LOBBY_ADDRESS": address["lobby"],
+        "CROUPIER_TOURNAMENT_ADDRESS": address["tournament"],
+    }
+    own = {
+        "wallet": {"CROUPIER_WALLET_SCHEMA": f"{run_id}_wallet",
+                   "CROUPIER_WALLET_INSTANCE_ID": "e2e-wallet-0"},
+        "table": {"CROUPIER_TABLE_WALLET": address["wallet"],
+                  "CROUPIER_TABLE_INSTANCE_ID": "e2e-table-0"},
+        "tournament": {"CROUPIER_TOURNAMENT_SCHEMA": f"{run_id}_tournament"},
+        "lobby": {"CROUPIER_LOBBY_SCHEMA": f"{run_id}_lobby"},
+        "bots": {},
+        # The client bots all come from 127.0.0.1: the address limit is the whole run's.
+        "gateway": {"CROUPIER_AUTH_KEYS": auth_keys,
+                    "CROUPIER_GATEWAY_HTTP_PORT": str(ports[-1]),
+                    "CROUPIER_GATEWAY_ADDRESS_RATE": "100000",
+                    "CROUPIER_GATEWAY_ADDRESS_BURST": "100000"},
+    }  # fmt: skip
+    base = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
+    processes = {}
+    for i, name in enumerate(SERVICES):
+        port, metrics_port = ports[i], ports[len(SERVICES) + i]
+        listen = {"CROUPIER_GRPC_PORT": str(port), "CROUPIER_METRICS_PORT": str(metrics_port)}
+        processes[name] = ServiceProcess(
+            name=name,
+            port=port,
+            metrics_port=metrics_port,
+            env=base | common | own[name] | listen,
+            log=folder / f"{name}.log",
+        )
+    return processes
