@@ -21,5 +21,9 @@ are those of docs/rules/rummy-tournaments.md and docs/rules/poker-naiko.md.
 - `spin`: a Spin's published multiplier table, its provably fair draw and prizes;
 - `seating`: tables and seats, the recorded initial draw (rule 7), rummy balancing
   (rule 42, OQ 22), the final table;
-- `balancing`: poker TDA breaking and balancing, dead button, hand-for-hand.
+- `balancing`: poker TDA breaking and balancing, dead button, hand-for-hand;
+- `poker_config`: a poker tournament's terms (Sit & Go, Spin, scheduled);
+- `poker_tournament`: a poker tournament hand by hand: `start`, `hand_finished`, `tick`
+  return the new state and the `poker_decisions` to carry out;
+- `poker_entries`: registration, late registration and re-entry, with their refusals.
 """

@@ -51,8 +51,10 @@ from croupier.tournament.core.seating import (
 )
 
 __all__ = [
+    "dealt_in",
     "due_big_blind",
     "hand_for_hand_due",
+    "newcomer_seat",
     "next_button_and_blinds",
     "rank_simultaneous_busts",
     "tda_rebalance",
@@ -64,6 +66,12 @@ def _after(numbers: Sequence[int], seat: int) -> int:
     return next((n for n in numbers if n > seat), numbers[0])
 
 
+def dealt_in(seats: Collection[int], previous: Blinds) -> list[int]:
+    """The sorted `seats` dealt into the hand after the one `previous` describes: all but
+    those seated since between its small and big blinds (the next button and small blind)."""
+    return sorted(s for s in seats if not between(previous.small_blind, s, previous.big_blind))
+
+
 def next_button_and_blinds(
     seats: Collection[int], previous: Blinds, busted: Collection[int] = ()
 ) -> Blinds:
@@ -71,11 +79,7 @@ def next_button_and_blinds(
     are those held when the last hand ended, `busted` those whose player went out in it.
     A player seated since between the next button and small blind (the last small and
     big blinds) is not dealt in until the button has passed him, so never gets a blind."""
-    playing = sorted(
-        seat
-        for seat in set(seats) - set(busted)
-        if not between(previous.small_blind, seat, previous.big_blind)
-    )
+    playing = dealt_in(set(seats) - set(busted), previous)
     if len(playing) < 2:
         raise NotAllowed("not_enough_players", "a hand needs at least two players at the table")
     big_blind = _after(playing, previous.big_blind)
@@ -95,7 +99,7 @@ def due_big_blind(table: Table) -> int | None:
         return None
 
 
-def _newcomer_seat(table: Table, stream: FairStream) -> int:
+def newcomer_seat(table: Table, stream: FairStream) -> int:
     """A drawn free seat where a broken table's player is dealt in at once (docstring)."""
     blinds = table.blinds
     if blinds is not None:
@@ -115,10 +119,11 @@ def _worst_seat(table: Table, stream: FairStream) -> int:
     return free_seat(table, None, table.blinds.big_blind + 1)
 
 
-def tda_rebalance(tables: Sequence[Table], seed: bytes) -> Plan:
-    """The moves that break and balance tables now (module docstring)."""
+def tda_rebalance(tables: Sequence[Table], seed: bytes, label: str = "tda-rebalance") -> Plan:
+    """The moves that break and balance tables now (module docstring); `label` keeps
+    apart the draws one seed makes (each rebalancing of a tournament)."""
     size = check_tables(tables)
-    draw = Draw(check_seed(seed), "tda-rebalance")
+    draw = Draw(check_seed(seed), label)
     stream = FairStream(seed, draw.label)
     at = {table.number: table for table in tables if table.seats}
     left = sum(len(table.seats) for table in at.values())
@@ -141,7 +146,7 @@ def tda_rebalance(tables: Sequence[Table], seed: bytes) -> Plan:
         # shortest table: the same as dealing them seat cards.
         for seat, _ in stream.shuffled(broken.seats):
             target = min(at.values(), key=lambda t: (len(t.seats), t.number))
-            move(broken, seat, target, _newcomer_seat(target, stream), "table_broken")
+            move(broken, seat, target, newcomer_seat(target, stream), "table_broken")
     if any(broken.running for broken in breaking):
         return Plan(tuple(moves), draw)
     while at:
