@@ -1,6 +1,8 @@
 """`croupier serve lobby` killed (SIGKILL) with an open game and a queued ticket: a new
 process over the same database lists the game and matches the ticket on its ticker,
-nobody is seated twice; SIGTERM drains and exits 0."""
+nobody is seated twice; SIGTERM drains and exits 0. Killed on the real Kafka broker while
+the host is seating a matched player: the new process finishes that seat, once, and the
+ticket still waiting for another stake keeps waiting."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ import asyncpg  # type: ignore[import-untyped]
 import grpc
 
 from croupier.backgammon.v1 import backgammon_pb2
+from croupier.kit.bus.interface import EventBus
+from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.kit.server import ServiceHost
 from croupier.kit.settings import ServerSettings
@@ -40,11 +44,26 @@ def backgammon(stake: int = 0) -> table_pb2.GameOptions:
 
 
 @asynccontextmanager
-async def table_host() -> AsyncIterator[tuple[Any, str]]:
-    """A table host served over gRPC in this process: its stub and address."""
-    bus = InMemoryBus()
+async def table_host(
+    bus: EventBus | None = None, stall_seating_of: str = ""
+) -> AsyncIterator[tuple[Any, str]]:
+    """A table host served over gRPC in this process (publishing on `bus`, in memory
+    without one): its stub and address. The first `SeatPlayer` of `stall_seating_of`
+    never answers (the lobby asking dies waiting)."""
+    bus = bus or InMemoryBus()
     await bus.start()
     host = TableHost(command_log=InMemoryCommandLog(), publisher=bus, engines=load_engines())
+    if stall_seating_of:
+        seat = host.seat
+        stalled: list[str] = []
+
+        async def stall_first(table_id: str, player: str, *args: Any, **kwargs: Any) -> Any:
+            if player == stall_seating_of and not stalled:
+                stalled.append(table_id)
+                await asyncio.Event().wait()
+            return await seat(table_id, player, *args, **kwargs)
+
+        host.seat = stall_first  # type: ignore[method-assign]
     await host.start()
     server = ServiceHost(
         settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
@@ -59,6 +78,32 @@ async def table_host() -> AsyncIterator[tuple[Any, str]]:
             yield table_pb2_grpc.TableEngineStub(channel), address
     finally:
         await server.stop()
+
+
+async def served_lobby(env: dict[str, str]) -> tuple[asyncio.subprocess.Process, int]:
+    """`croupier serve lobby` started with `env`; the process and its gRPC port."""
+    process = await asyncio.create_subprocess_exec(
+        str(CROUPIER),
+        "serve",
+        "lobby",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    return process, await serving_port(process, "the lobby")
+
+
+async def stop_and_drop(process: asyncio.subprocess.Process, dsn: str, schema: str) -> None:
+    """SIGTERM the served lobby (it must exit 0), then drop its schema."""
+    if process.returncode is None:
+        process.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(30):
+            assert await process.wait() == 0
+    connection = await asyncpg.connect(dsn)
+    try:
+        await connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    finally:
+        await connection.close()
 
 
 async def placed(lobby: Any, request: pb.GetTicketRequest) -> pb.Ticket:
@@ -88,18 +133,7 @@ async def test_a_killed_lobby_loses_no_open_game_or_ticket_and_seats_nobody_twic
             CROUPIER_LOBBY_TICK_SECONDS="0.1",
         )
 
-        async def serve() -> tuple[asyncio.subprocess.Process, int]:
-            process = await asyncio.create_subprocess_exec(
-                str(CROUPIER),
-                "serve",
-                "lobby",
-                env=env,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-            )
-            return process, await serving_port(process, "the lobby")
-
-        process, port = await serve()
+        process, port = await served_lobby(env)
         try:
             async with service_stub(f"127.0.0.1:{port}", lobby_pb2_grpc.LobbyStub) as lobby:
                 opened = await lobby.OpenTable(
@@ -117,7 +151,7 @@ async def test_a_killed_lobby_loses_no_open_game_or_ticket_and_seats_nobody_twic
             process.kill()
             assert await process.wait() == -signal.SIGKILL
 
-            process, port = await serve()
+            process, port = await served_lobby(env)
             async with service_stub(f"127.0.0.1:{port}", lobby_pb2_grpc.LobbyStub) as lobby:
                 listed = await lobby.ListTables(pb.ListTablesRequest())
                 assert [(t.table_id, list(t.seated)) for t in listed.tables] == [
@@ -152,12 +186,86 @@ async def test_a_killed_lobby_loses_no_open_game_or_ticket_and_seats_nobody_twic
                 else:
                     raise AssertionError("ann was seated twice")
         finally:
-            if process.returncode is None:
-                process.send_signal(signal.SIGTERM)
-                async with asyncio.timeout(30):
-                    assert await process.wait() == 0
-            connection = await asyncpg.connect(postgres_dsn)
-            try:
-                await connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-            finally:
-                await connection.close()
+            await stop_and_drop(process, postgres_dsn, schema)
+
+
+def find(player: str, low: int, high: int) -> pb.FindGameRequest:
+    return pb.FindGameRequest(
+        player_id=player, request_key="q", options=backgammon(), min_stake=low, max_stake=high
+    )
+
+
+async def test_a_lobby_killed_while_the_host_seats_a_match_finishes_that_seat_once(
+    postgres_dsn: str, kafka_bootstrap: str, unique: Callable[[str], str]
+) -> None:
+    schema = unique("lobby")
+    bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
+    async with table_host(bus, stall_seating_of="eve") as (host, address):
+        env = dict(
+            os.environ,
+            CROUPIER_GRPC_HOST="127.0.0.1",
+            CROUPIER_GRPC_PORT="0",
+            CROUPIER_METRICS_PORT="0",
+            CROUPIER_POSTGRES_DSN=postgres_dsn,
+            CROUPIER_LOBBY_SCHEMA=schema,
+            CROUPIER_LOBBY_BUS="kafka",
+            CROUPIER_KAFKA_BOOTSTRAP=kafka_bootstrap,
+            CROUPIER_TABLE_ADDRESS=address,
+            CROUPIER_LOBBY_TICK_SECONDS="0.1",
+        )
+        process, port = await served_lobby(env)
+        try:
+            async with service_stub(f"127.0.0.1:{port}", lobby_pb2_grpc.LobbyStub) as lobby:
+                opened = await lobby.OpenTable(
+                    pb.OpenTableRequest(player_id="ann", request_key="g", options=backgammon(100))
+                )
+                gus = (await lobby.FindGame(find("gus", 5_000, 5_000))).ticket
+                eve = (await lobby.FindGame(find("eve", 100, 200))).ticket
+                fay = (await lobby.FindGame(find("fay", 150, 150))).ticket
+                eve_ticket = pb.GetTicketRequest(player_id="eve", ticket_id=eve.ticket_id)
+                for _ in range(300):  # the ticker matched them and the host is seating eve
+                    if (
+                        await lobby.GetTicket(eve_ticket)
+                    ).ticket.status == pb.TICKET_STATUS_MATCHED:
+                        break
+                    await asyncio.sleep(0.05)
+                await asyncio.sleep(0.5)  # the hold is saved before the host is asked
+            process.kill()
+            assert await process.wait() == -signal.SIGKILL
+
+            process, port = await served_lobby(env)
+            async with service_stub(f"127.0.0.1:{port}", lobby_pb2_grpc.LobbyStub) as lobby:
+                seated = await placed(lobby, eve_ticket)
+                fay_ticket = pb.GetTicketRequest(player_id="fay", ticket_id=fay.ticket_id)
+                other = await placed(lobby, fay_ticket)
+                assert seated.status == other.status == pb.TICKET_STATUS_SEATED
+                assert seated.table_id == other.table_id
+                assert sorted([seated.seat, other.seat]) == [0, 1]
+                view = await host.GetView(
+                    table_pb2.GetViewRequest(table_id=seated.table_id, player_id="eve")
+                )
+                assert sorted(view.view.seated) == ["eve", "fay"]
+                gus_ticket = pb.GetTicketRequest(player_id="gus", ticket_id=gus.ticket_id)
+                assert (await lobby.GetTicket(gus_ticket)).ticket.status == (
+                    pb.TICKET_STATUS_WAITING
+                )
+                listed = await lobby.ListTables(pb.ListTablesRequest())
+                assert [(t.table_id, list(t.seated), t.seats_taken) for t in listed.tables] == [
+                    (opened.table.table_id, ["ann"], 1),
+                    (
+                        seated.table_id,
+                        [v for _, v in sorted([(seated.seat, "eve"), (other.seat, "fay")])],
+                        2,
+                    ),
+                ]
+                for player, table_id in (("eve", seated.table_id), ("ann", opened.table.table_id)):
+                    try:
+                        await lobby.JoinTable(
+                            pb.JoinTableRequest(player_id=player, table_id=table_id)
+                        )
+                    except grpc.aio.AioRpcError as error:
+                        assert error.code() == grpc.StatusCode.ALREADY_EXISTS
+                    else:
+                        raise AssertionError(f"{player} was seated twice")
+        finally:
+            await stop_and_drop(process, postgres_dsn, schema)

@@ -55,6 +55,11 @@ class GrpcTableHost:
             table_id=table_id, player=player, seat=seat, stack=stack, is_bot=is_bot
         )
 
+    async def is_seated(self, table_id: str, player: str) -> bool:
+        request = table_pb2.GetViewRequest(table_id=table_id, player_id=player)
+        response = await self._client.call("GetView", request)
+        return player in response.view.seated
+
     async def close_table(self, table_id: str) -> None:
         await self._client.close_table(table_id)
 

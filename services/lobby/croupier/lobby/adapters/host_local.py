@@ -33,5 +33,8 @@ class LocalTableHost:
     ) -> None:
         await self._host.seat(table_id, player, seat, stack, is_bot)
 
+    async def is_seated(self, table_id: str, player: str) -> bool:
+        return player in self._host.view(table_id, player).seated
+
     async def close_table(self, table_id: str) -> None:
         await self._host.close(table_id)

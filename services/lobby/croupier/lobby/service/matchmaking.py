@@ -151,11 +151,14 @@ class Matchmaking:
         for ticket in group:
             player = ticket.ticket.player
             try:
-                known = record.table.seat_of(player)
-                if known is None:
-                    seat, record = await self._tables.join(table_id, player, ticket.stack)
+                seated = {p: s for s, p in record.table.seated}
+                if player in seated:
+                    seat = seated[player]  # seated by a pass that died before saving the ticket
+                elif record.table.has(player):
+                    # held by a pass that died before the host answered
+                    seat, record = await self._tables.finish_hold(table_id, player, ticket.stack)
                 else:
-                    seat = known  # seated by a pass that died before saving the ticket
+                    seat, record = await self._tables.join(table_id, player, ticket.stack)
                 placed = self._next(
                     ticket, status=TicketStatus.SEATED, table_id=table_id, seat=seat
                 )

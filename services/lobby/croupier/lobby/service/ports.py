@@ -51,6 +51,11 @@ class TableHost(Protocol):
         `is_bot` labels the seat BOT."""
         ...
 
+    async def is_seated(self, table_id: str, player: str) -> bool:
+        """Whether the host has seated `player` at the table (asked when a lobby finds a
+        seat it held but never heard the host's answer for)."""
+        ...
+
     async def close_table(self, table_id: str) -> None: ...
 
 

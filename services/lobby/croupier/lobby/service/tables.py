@@ -19,7 +19,7 @@ from typing import Any
 from croupier.game.limits import check_amount, echo
 from croupier.lobby.core.errors import InvalidInput, NotFound
 from croupier.lobby.core.policy import check_id, check_player, check_stake_allowed
-from croupier.lobby.core.seats import LobbyTable
+from croupier.lobby.core.seats import Hold, LobbyTable
 from croupier.lobby.core.terms import terms_of
 from croupier.lobby.service.listing import TableFilter
 from croupier.lobby.service.ports import Clock, Codes, Repository, TableClock, TableHost
@@ -177,17 +177,35 @@ class Tables:
             held, hold = record.table.reserve(
                 player, self._clock(), self._hold_for, invite_code, bot=bot
             )
-            record = await self._save(record, held)
-            try:
-                await self._host.seat(
-                    table_id=table_id, player=player, seat=hold.seat, stack=stack, is_bot=bot
-                )
-            except Exception:
-                record = await self.get(table_id)
-                await self._save(record, record.table.release(player))
-                raise
+            await self._save(record, held)
+            return hold.seat, await self._seat_on_host(table_id, player, hold, stack)
+
+    async def finish_hold(self, table_id: str, player: str, stack: int) -> tuple[int, TableRecord]:
+        """Finish the seat this lobby holds for `player` but never heard the host answer
+        for (the process died in between): confirm it if the host seated him, else have
+        the host seat him now. Nobody is seated twice, nobody is left holding."""
+        async with self._lock(table_id):
             record = await self.get(table_id)
-            return hold.seat, await self._save(record, record.table.confirm(player))
+            hold = next(h for h in record.table.holds if h.player == player)
+            if await self._host.is_seated(table_id, player):
+                return hold.seat, await self._save(record, record.table.confirm(player))
+            return hold.seat, await self._seat_on_host(table_id, player, hold, stack)
+
+    async def _seat_on_host(
+        self, table_id: str, player: str, hold: Hold, stack: int
+    ) -> TableRecord:
+        """Have the host seat the holder of `hold`, then turn the hold into his seat; a
+        refusal releases it."""
+        try:
+            await self._host.seat(
+                table_id=table_id, player=player, seat=hold.seat, stack=stack, is_bot=hold.bot
+            )
+        except Exception:
+            record = await self.get(table_id)
+            await self._save(record, record.table.release(player))
+            raise
+        record = await self.get(table_id)
+        return await self._save(record, record.table.confirm(player))
 
     async def invite(self, table_id: str, owner: str, players: Iterable[str]) -> TableRecord:
         invitees = [check_player(p) for p in players]
