@@ -128,13 +128,13 @@ def enter(state: PokerTournament, player: str, now: int) -> Step:
     seat = newcomer_seat(target, FairStream(draw_seed(state, label), label))
     tables[target.number - 1] = seat_player(target, seat, player)
     entry = state.entries.get(player, 0) + 1
-    places = {p: place for p, place in state.places.items() if p != player}
+    out = tuple(g for g in (tuple(p for p in group if p != player) for group in state.out) if g)
     state = replace(
         state,
         tables=tuple(tables),
         chips={**state.chips, player: config.starting_stack},
         entries={**state.entries, player: entry},
-        places=places,
+        out=out,
         draws=state.draws + 1,
     )
     decisions: list[Decision] = [Entered(player, target.number, seat, entry)]

@@ -114,8 +114,12 @@ class PokerTournament:
     """Every player who entered, in entry order: his chips now (0: out)."""
     entries: Mapping[str, int]
     """How many times each player entered (re-entries: more than 1)."""
-    places: Mapping[str, int]
-    """The place of each player out (a re-entered player is in again: not listed)."""
+    out: tuple[tuple[str, ...], ...]
+    """Players out, the first out first; players in one group share a place (a
+    re-entered player is in again: not listed). Places are numbered from these at any
+    time (`standings`), so late entries never leave a gap or a clash."""
+    in_hand: Mapping[int, tuple[str, ...]]
+    """Each running table's players dealt into its hand (`Deal.players`)."""
     clock: LevelClock
     spin: Multiplier | None
     """A Spin's drawn row; None for other kinds."""
@@ -176,7 +180,8 @@ def start(config: PokerConfig, players: Sequence[str], seed: bytes, now: int) ->
         tables=seating.tables,
         chips=dict.fromkeys(players, config.starting_stack),
         entries=dict.fromkeys(players, 1),
-        places={},
+        out=(),
+        in_hand={},
         clock=level_at(config.structure, 0),
         spin=spin,
     )
@@ -196,45 +201,47 @@ def hand_finished(
 ) -> Step:
     """The decisions after `table`'s hand: `Busted` (its players with 0 chips; held until
     the round ends in hand-for-hand), then the clock's, `Moves`, `TableClosed`,
-    `HandForHand`, `Deal`s and `Finished`. Both mappings name every player seated at the
-    table, by chips at the hand's start (as the state has them) and at its end; the hand
-    moves chips between them but never makes or loses any. Refused, the state unchanged:
-    a finished tournament (`finished`), an unknown table (`unknown_table`) or one with no
-    hand in play (`no_hand`), stacks naming other players (`unknown_player`), disagreeing
-    with the state (`stacks_mismatch`) or not adding up (`chips_not_conserved`)."""
+    `HandForHand`, `Deal`s and `Finished`. Both mappings name the players dealt into the
+    hand (its `Deal.players`), by chips at the hand's start (as the state has them) and
+    at its end; a hand moves chips between them but never makes or loses any. Refused,
+    the state unchanged: a finished tournament (`finished`), an unknown table
+    (`unknown_table`) or one with no hand in play (`no_hand`), stacks naming other
+    players (`unknown_player`), negative or not whole (`invalid_stacks`), disagreeing with
+    the state (`stacks_mismatch`) or not adding up (`chips_not_conserved`)."""
     if state.finished:
         raise NotAllowed("finished", "the tournament is over")
     now = check_clock(now)
     if isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= len(state.tables):
         raise NotFound("unknown_table", f"no table {echo(table)} in this tournament")
-    at = state.tables[table - 1]
-    if not at.running:
+    players = state.in_hand.get(table)
+    if players is None:
         raise NotAllowed("no_hand", f"table {table} has no hand in play")
-    seated = set(at.players)
     for stacks in (stacks_before, stacks_after):
-        if not isinstance(stacks, Mapping) or set(stacks) != seated:
+        if not isinstance(stacks, Mapping) or stacks.keys() != set(players):
             raise NotFound(
-                "unknown_player", f"the stacks must name the players seated at table {table}"
+                "unknown_player", f"the stacks must name the players dealt in at table {table}"
             )
     try:
-        for player in at.players:
+        for player in players:
             check_amount(stacks_after[player], f"chips of {echo(player)} after the hand")
     except OutOfBounds as exc:
         raise InvalidInput("invalid_stacks", exc.message) from None
-    if any(stacks_before[p] != state.chips[p] for p in at.players):
+    if any(stacks_before[p] != state.chips[p] for p in players):
         raise InvalidInput(
             "stacks_mismatch", f"table {table}: the chips at the hand's start are not the state's"
         )
     if sum(stacks_after.values()) != sum(stacks_before.values()):
         raise InvalidInput("chips_not_conserved", f"table {table}: the hand made or lost chips")
-    out = [(p, stacks_before[p]) for p in at.players if stacks_after[p] == 0]
-    chips = {**state.chips, **{p: stacks_after[p] for p in at.players}}
+    out = [(p, stacks_before[p]) for p in players if stacks_after[p] == 0]
+    chips = {**state.chips, **stacks_after}
+    at = state.tables[table - 1]
     gone = {p for p, _ in out}
     tables = list(state.tables)
     tables[table - 1] = replace(
         at, running=False, seats=tuple((s, p) for s, p in at.seats if p not in gone)
     )
-    state = replace(state, tables=tuple(tables), chips=chips)
+    in_hand = {n: p for n, p in state.in_hand.items() if n != table}
+    state = replace(state, tables=tuple(tables), chips=chips, in_hand=in_hand)
     decisions: list[Decision] = []
     if state.hand_for_hand:
         state = replace(state, pending_busts=(*state.pending_busts, *out))
@@ -270,24 +277,21 @@ def paid_prizes(state: PokerTournament) -> tuple[int, ...]:
 def standings(state: PokerTournament) -> tuple[Place, ...]:
     """The live ranking: players in by chips (equal chips share a place), then players
     out by place; final once `finished`."""
-    places = list(numbered(groups([(p, c) for p, c in state.chips.items() if c > 0])))
-    by_place: dict[int, list[str]] = {}
-    for player, place in state.places.items():
-        by_place.setdefault(place, []).append(player)
-    places.extend(Place(place, tuple(by_place[place])) for place in sorted(by_place))
-    return tuple(places)
+    alive = groups([(p, c) for p, c in state.chips.items() if c > 0])
+    return numbered([*alive, *reversed(state.out)])
 
 
 def _place(
-    state: PokerTournament, out: Sequence[tuple[str, int]]
+    state: PokerTournament, busts: Sequence[tuple[str, int]]
 ) -> tuple[PokerTournament, Busted]:
     """Places for players out together, after the players still in."""
     alive = sum(1 for c in state.chips.values() if c > 0)
-    ranked = rank_simultaneous_busts(dict(out), alive + 1)
-    places = dict(state.places)
-    for entry in ranked:
-        places.update(dict.fromkeys(entry.players, entry.place))
-    return replace(state, places=places), Busted(ranked)
+    if len(busts) > 1:  # equal chips share a place listed in entry order
+        order = {player: index for index, player in enumerate(state.chips)}
+        busts = sorted(busts, key=lambda bust: order[bust[0]])
+    ranked = rank_simultaneous_busts(dict(busts), alive + 1)
+    out = (*state.out, *(entry.players for entry in reversed(ranked)))
+    return replace(state, out=out), Busted(ranked)
 
 
 def _paid_places(state: PokerTournament) -> int:
@@ -360,7 +364,8 @@ def _rebalance(state: PokerTournament, decisions: list[Decision]) -> PokerTourna
 def _hand_for_hand(state: PokerTournament, decisions: list[Decision]) -> PokerTournament:
     in_play = sum(1 for t in state.tables if t.seats)
     size = state.config.table_size
-    due = in_play > 1 and hand_for_hand_due(players_left(state), _paid_places(state), size)
+    paid = _paid_places(state)  # a freeroll of virtual chips may pay no place
+    due = in_play > 1 and paid > 0 and hand_for_hand_due(players_left(state), paid, size)
     if due != state.hand_for_hand:
         decisions.append(HandForHand(due))
         state = replace(state, hand_for_hand=due)
@@ -374,11 +379,13 @@ def _deal(
     if state.clock.in_break or (state.hand_for_hand and any(t.running for t in state.tables)):
         ready = []
     tables = list(state.tables)
+    in_hand = dict(state.in_hand)
     for table in ready:
         blinds, players = _positions(state, table)
         tables[table.number - 1] = replace(table, running=True, blinds=blinds)
+        in_hand[table.number] = players
         decisions.append(Deal(table.number, blinds, players, state.level))
-    return replace(state, tables=tuple(tables)), tuple(decisions)
+    return replace(state, tables=tuple(tables), in_hand=in_hand), tuple(decisions)
 
 
 def _positions(state: PokerTournament, table: Table) -> tuple[Blinds, tuple[str, ...]]:
