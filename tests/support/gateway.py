@@ -60,13 +60,15 @@ async def served_gateway(
     beside: list[Service],
     wallet: Wallet | None = None,
     tournaments: Tournaments | None = None,
+    tables: GrpcTables | None = None,
     clock: Callable[[], float],
     recheck_seconds: float = 0.05,
     limits: GatewayLimits = DEFAULT_LIMITS,
 ) -> AsyncIterator[ServedGateway]:
     """The gateway and the services `beside` it on one free gRPC port, the gateway's lobby and
     table calls (and wallet and director calls, unless `wallet` and `tournaments` are given) going
-    to that port over gRPC; its HTTP server on another free port."""
+    to that port over gRPC (table calls to `tables`' replicas, when given); its HTTP server on
+    another free port."""
     server: ServiceHost | None = None
 
     def own_port() -> str:
@@ -75,7 +77,7 @@ async def served_gateway(
     # The services beside it are guarded as in production: the gateway calls them with its
     # service credential.
     gateway = credential("gateway")
-    lobby, tables = GrpcLobby(own_port, gateway), GrpcTables(own_port, gateway)
+    lobby, tables = GrpcLobby(own_port, gateway), tables or GrpcTables(own_port, gateway)
     grpc_wallet, grpc_tournaments = (
         GrpcWallet(own_port, gateway),
         GrpcTournaments(own_port, gateway),

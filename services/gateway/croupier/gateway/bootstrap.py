@@ -10,7 +10,7 @@ same way.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from croupier.gateway.adapters.lobby import GrpcLobby
@@ -34,11 +34,23 @@ from croupier.kit.settings import env, load, port
 __all__ = ["GatewaySettings", "Wired", "build_gateway", "create_services", "grpc_gateway"]
 
 SERVICE_CREDENTIAL_NAME = "gateway"
+DEFAULT_TABLE_ADDRESSES: tuple[str, ...] = ("127.0.0.1:50051",)
 
 
 def _key_set(text: str) -> str:
     KeySet.parse(text)  # a bad key set stops the process at start, with the reason
     return text
+
+
+def table_addresses(text: str) -> tuple[str, ...]:
+    """`host:port[,host:port...]`: the table host's replicas, of every game's table-engine
+    service; an item may be written `game=host:port` (as the services' per-game setting is),
+    the game being found by asking (`adapters.table_routes`)."""
+    addresses = tuple(item.partition("=")[2] or item for item in text.split(","))
+    addresses = tuple(address.strip() for address in addresses)
+    if not all(addresses):
+        raise ValueError(f"an empty address in {text!r}")
+    return addresses
 
 
 def _rate(text: str) -> float:
@@ -67,8 +79,12 @@ class GatewaySettings:
     lobby_address: str = env(
         "CROUPIER_LOBBY_ADDRESS", str, "127.0.0.1:50051", doc="the lobby's gRPC address"
     )
-    table_address: str = env(
-        "CROUPIER_TABLE_ADDRESS", str, "127.0.0.1:50051", doc="the table host's gRPC address"
+    table_addresses: tuple[str, ...] = env(
+        "CROUPIER_TABLE_ADDRESS",
+        table_addresses,
+        DEFAULT_TABLE_ADDRESSES,
+        doc="the table host's replicas' gRPC addresses, comma-separated (each table's calls "
+        "go to the replica serving it)",
     )
     wallet_address: str = env(
         "CROUPIER_WALLET_ADDRESS", str, "127.0.0.1:50051", doc="the wallet's gRPC address"
@@ -154,7 +170,7 @@ def grpc_gateway(
     *,
     key_set: KeySet,
     lobby_address: Target,
-    table_address: Target,
+    table_address: Target | Sequence[Target],
     wallet_address: Target,
     tournament_address: Target,
     http_host: str,
@@ -190,7 +206,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
     wired = grpc_gateway(
         key_set=KeySet.parse(settings.auth_keys),
         lobby_address=settings.lobby_address,
-        table_address=settings.table_address,
+        table_address=settings.table_addresses,
         wallet_address=settings.wallet_address,
         tournament_address=settings.tournament_address,
         http_host=server.grpc_host,

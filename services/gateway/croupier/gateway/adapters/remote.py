@@ -9,7 +9,7 @@ the service and never passes on its internals.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import grpc
@@ -42,7 +42,8 @@ class Remote:
 
     `target` is the service's address, or how to find it once known (the embedded platform
     serves every service on its own port, bound after the gateway is built); `credential`
-    the gateway's service credential (the services behind answer services only)."""
+    the gateway's service credential (the services behind answer services only); `options`
+    the channel's."""
 
     def __init__(
         self,
@@ -51,9 +52,10 @@ class Remote:
         stub_class: Callable[[grpc.aio.Channel], Any],
         credential: ServiceCredential | None,
         timeout: float = CALL_TIMEOUT_SECONDS,
+        options: Sequence[tuple[str, Any]] = (),
     ) -> None:
         self._service = service
-        self._channel = ServiceChannel(target, credential)
+        self._channel = ServiceChannel(target, credential, options)
         self._stub_class = stub_class
         self._timeout = timeout
 
