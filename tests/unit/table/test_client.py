@@ -3,6 +3,7 @@ with its message; any other status as the caller's `Unavailable`."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -64,5 +65,56 @@ async def test_without_refusals_every_status_is_the_callers_unavailable(address:
             match=r"CloseTable \(FAILED_PRECONDITION: the table is in play\); later",
         ):
             await client.close_table("t1")
+    finally:
+        await client.close()
+
+
+class _NotHere(table_pb2_grpc.TableEngineServicer):
+    """A replica that serves none of the tables asked for."""
+
+    async def GetView(self, request: Any, context: Any) -> Any:
+        await context.abort(grpc.StatusCode.UNAVAILABLE, "not served by this replica")
+
+
+class _Here(table_pb2_grpc.TableEngineServicer):
+    async def GetView(self, request: Any, context: Any) -> Any:
+        return table_pb2.GetViewResponse(view=table_pb2.TableView(version=7))
+
+
+@pytest.fixture
+async def replicas() -> AsyncIterator[list[str]]:
+    """Two replicas of one game's host: the first serves no table, the second every one."""
+    servers, addresses = [], []
+    for servicer in (_NotHere(), _Here()):
+        server = grpc.aio.server()
+        table_pb2_grpc.add_TableEngineServicer_to_server(servicer, server)
+        addresses.append(f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}")
+        await server.start()
+        servers.append(server)
+    yield addresses
+    for server in servers:
+        await server.stop(grace=None)
+
+
+async def test_a_failover_tries_unavailable_again_on_the_next_replica(
+    replicas: list[str],
+) -> None:
+    client = TableHostClient("ipv4:" + ",".join(replicas), failover_seconds=5)
+    try:
+        for _ in range(4):  # round robin: some of them ask the first replica first
+            response = await client.call("GetView", table_pb2.GetViewRequest(table_id="t1"))
+            assert response.view.version == 7
+    finally:
+        await client.close()
+
+
+async def test_a_failover_gives_up_after_its_window(replicas: list[str]) -> None:
+    client = TableHostClient(replicas[0], failover_seconds=0.3)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    try:
+        with pytest.raises(Unavailable, match=r"did not answer GetView \(UNAVAILABLE\)"):
+            await client.call("GetView", table_pb2.GetViewRequest(table_id="t1"))
+        assert 0.3 <= loop.time() - started < 2
     finally:
         await client.close()

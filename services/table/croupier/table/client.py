@@ -6,12 +6,18 @@ host through a `TableHostClient`. The host's refusals come back as the `croupier
 kinds the kit's error table maps to those statuses (`REFUSALS`), so the caller's own
 client sees the host's status and message; any other status means the host did not
 answer (`Unavailable`, or the caller's subclass of it): the caller may retry.
+
+The replicas of one game's host sit behind one address (a headless Service's name): the
+channel balances calls over them (`round_robin`), and with `failover_seconds` a call the
+host did not answer (a replica that does not serve the table's partition, one draining in
+a rolling restart) is tried again, on the next replica, for that long.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 
@@ -23,6 +29,19 @@ from croupier.kit.service_auth import ServiceCredential
 __all__ = ["REFUSALS", "TABLE_TIMEOUT_SECONDS", "TableHostClient"]
 
 TABLE_TIMEOUT_SECONDS = 10.0
+# Between the tries of a failover after the first (which goes at once to the next replica).
+FAILOVER_PAUSE_SECONDS = 0.1
+# The statuses of a host that did not answer a call: a replica not serving the table's
+# partition, a draining or stopped one (CANCELLED: a call it had received but not begun
+# when it stopped). A failover tries them again.
+FAILOVER_STATUSES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
+# The channel balances calls over every replica behind its address, finds a restarted one
+# within a second, and asks the DNS again as soon as a replica went (a new pod, a new IP).
+CHANNEL_OPTIONS = [
+    ("grpc.lb_policy_name", "round_robin"),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+    ("grpc.dns_min_time_between_resolutions_ms", 1000),
+]
 
 REFUSALS: Mapping[grpc.StatusCode, type[RuleBroken]] = {
     status: kind for kind, status in STATUS_BY_ROOT.items() if issubclass(kind, RuleBroken)
@@ -42,6 +61,7 @@ class TableHostClient:
         unavailable: type[Unavailable] = Unavailable,
         details: bool = False,
         retry: str = "retry",
+        failover_seconds: float = 0.0,
     ) -> None:
         """`target`: the host's address, or how to find it once known (the embedded
         platform's own port). `refusals`: the statuses passed on as refusals (the others
@@ -49,13 +69,15 @@ class TableHostClient:
         message, for operators' logs; off where the message reaches a player, since it
         may name internal addresses. `retry`: how the caller's client tries again when the
         host did not answer. `credential`: the calling service's (the host answers services
-        only)."""
-        self._channel = ServiceChannel(target, credential)
+        only). `failover_seconds`: how long UNAVAILABLE answers are tried again (the
+        drain window of a rolling restart); 0: not at all."""
+        self._channel = ServiceChannel(target, credential, options=CHANNEL_OPTIONS)
         self._timeout = timeout
         self._refusals = refusals
         self._unavailable = unavailable
         self._details = details
         self._retry = retry
+        self._failover_seconds = failover_seconds
 
     def _host(self) -> Any:
         from croupier.table.v1 import table_pb2_grpc
@@ -63,19 +85,32 @@ class TableHostClient:
         return self._channel.stub(table_pb2_grpc.TableEngineStub)
 
     async def call(self, method: str, request: Any) -> Any:
-        """`TableEngine/<method>(request)`."""
-        try:
-            return await getattr(self._host(), method)(request, timeout=self._timeout)
-        except grpc.aio.AioRpcError as error:
-            refusal = self._refusals.get(error.code())
-            if refusal is not None:
-                raise refusal(f"the table host refused: {error.details()}") from error
-            status = error.code().name
-            if self._details:
-                status = f"{status}: {error.details()}"
-            raise self._unavailable(
-                f"the table host did not answer {method} ({status}); {self._retry}"
-            ) from error
+        """`TableEngine/<method>(request)`, tried again for `failover_seconds` while the
+        host does not answer: safe for commands, since the host applies a command id or a
+        request key once."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self._failover_seconds
+        tries = 0
+        while True:
+            try:
+                return await getattr(self._host(), method)(request, timeout=self._timeout)
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in FAILOVER_STATUSES or loop.time() >= give_up:
+                    self._raise(method, error)
+            tries += 1
+            await asyncio.sleep(0 if tries == 1 else FAILOVER_PAUSE_SECONDS)
+
+    def _raise(self, method: str, error: grpc.aio.AioRpcError) -> NoReturn:
+        """The host's refusal as its `croupier.game` kind; anything else `unavailable`."""
+        refusal = self._refusals.get(error.code())
+        if refusal is not None:
+            raise refusal(f"the table host refused: {error.details()}") from error
+        status = error.code().name
+        if self._details:
+            status = f"{status}: {error.details()}"
+        raise self._unavailable(
+            f"the table host did not answer {method} ({status}); {self._retry}"
+        ) from error
 
     def stream(self, method: str, request: Any) -> Any:
         """`TableEngine/<method>(request)`, a server stream (`WatchView`), without a
