@@ -12,6 +12,12 @@ from croupier.table.core.log_entry import LogEntry, ReplayedTable
 from croupier.table.service.requests import MoneyRequest
 
 
+class PartitionTaken(Exception):
+    """An append found that another replica took the table's partition over (this one's
+    group session expired unnoticed): the entries are not the table's (every replay skips
+    them), and the replica lets the partition go."""
+
+
 class PartitionOwner(Protocol):
     """What a command log tells the host as partitions (and so tables) come and go."""
 
@@ -35,7 +41,8 @@ class CommandLog(Protocol):
     async def append(self, entries: Sequence[LogEntry]) -> int:
         """Durably append one table's entries in order; returns only once the log
         acknowledged all of them (one round trip for a command and the deal it allows),
-        with the log offset of the last one."""
+        with the log offset of the last one. Raises `PartitionTaken` when another replica
+        took the partition over."""
         ...
 
     def partition_of(self, table_id: str) -> int:

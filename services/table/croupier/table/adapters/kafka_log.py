@@ -19,10 +19,11 @@ Appends go through the kit's `AckedProducer` (librdkafka, idempotent, acks=all; 
 and is handed their acknowledgements in one callback per batch. The group membership and
 replays stay on aiokafka (rare, not on a command's path).
 
-Known limit: a replica whose group session expired without it noticing (a stall longer
-than the session timeout) may still append after the new owner's replay; it finds out at
-its next rebalance callback. Fencing that window needs a transactional producer per
-partition (an extra round trip per command), which the latency goal rules out for now.
+A replica whose group session expired without it noticing (a stall longer than the
+session timeout) is fenced by owner epochs (`adapters.owner_epochs`): a replica that
+rebuilds a partition first appends a claim record to it and stamps its records with the
+claim's offset; replays skip a fenced owner's records, and the fenced owner refuses its
+first command after the takeover (`PartitionTaken`) and lets the partition go.
 """
 
 from __future__ import annotations
@@ -41,8 +42,14 @@ from croupier.kit.kafka_producer import AckedProducer
 from croupier.kit.kafka_security import KafkaSecurity
 from croupier.kit.metrics import KAFKA_REBALANCES
 from croupier.table.adapters.log_codec import TOPIC, decode_table, encode
+from croupier.table.adapters.owner_epochs import (
+    CLAIM_HEADER,
+    OwnerEpochs,
+    ReplayFence,
+    newer_owner,
+)
 from croupier.table.core.log_entry import LogEntry, ReplayedTable
-from croupier.table.ports import PartitionOwner
+from croupier.table.ports import PartitionOwner, PartitionTaken
 
 log = structlog.get_logger("croupier.table.kafka_log")
 
@@ -92,6 +99,11 @@ class KafkaCommandLog:
         # (end of its replay, then after each of its appends): a partition whose end
         # offset differs after a rebalance was written by someone else meanwhile.
         self._next_offset: dict[int, int] = {}
+        self._epochs = OwnerEpochs()
+        self._owner: PartitionOwner | None = None
+        self._gap_checks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._taken: set[int] = set()  # partitions found claimed by another replica
+        self._letting_go: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         # A failed append (after the producer's delivery timeout) fences the table: the
@@ -133,22 +145,94 @@ class KafkaCommandLog:
         # Queue every entry first, then wait: the producer sends them together (same key,
         # same partition, order kept by the idempotent producer). The partition is given
         # explicitly: the one `partition_of` names, whatever the producer's partitioner.
-        deliveries = [
-            self._appender.send(
-                self._topic,
-                entry.table_id.encode(),
-                encode(entry),
-                partition=self.partition_of(entry.table_id),
+        sequences: list[int] = []
+        deliveries = []
+        for entry in entries:
+            partition = self.partition_of(entry.table_id)
+            sequences.append(self._epochs.next_sequence(partition))
+            deliveries.append(
+                self._appender.send(
+                    self._topic,
+                    entry.table_id.encode(),
+                    encode(entry),
+                    partition=partition,
+                    headers=self._epochs.header(partition),
+                )
             )
-            for entry in entries
-        ]
         if len(deliveries) == 1:
             stored = [await deliveries[0]]
         else:
             stored = await asyncio.gather(*deliveries)
-        for partition, offset in stored:
+        for sequence, (partition, offset) in zip(sequences, stored, strict=True):
+            await self._check_owner(partition, sequence, offset)
             self._next_offset[partition] = max(self._next_offset.get(partition, 0), offset + 1)
         return stored[-1][1]
+
+    async def claim(self, partitions: Collection[int]) -> None:
+        """Take `partitions` over before rebuilding them: a claim record in each, whose
+        offset is this replica's owner epoch there (a former owner's later records are
+        fenced)."""
+        if self._appender is None or not partitions:
+            return
+        claims = []
+        for partition in sorted(partitions):
+            sequence = self._epochs.next_sequence(partition)
+            delivery = self._appender.send(
+                self._topic,
+                None,
+                None,
+                partition=partition,
+                headers=[(CLAIM_HEADER, (self._instance_id or self._group_id).encode())],
+            )
+            claims.append((sequence, delivery))
+        for sequence, delivery in claims:
+            partition, offset = await delivery
+            self._epochs.claimed(partition, offset, sequence)
+            self._taken.discard(partition)
+            self._next_offset[partition] = max(self._next_offset.get(partition, 0), offset + 1)
+
+    async def _check_owner(self, partition: int, sequence: int, offset: int) -> None:
+        """Raise `PartitionTaken` when a record of another owner's claim was stored before
+        ours since our previous record (read only when ours landed past the predicted
+        offset: without a takeover, never)."""
+        async with self._gap_checks[partition]:
+            if partition not in self._taken:
+                gap = self._epochs.landed(partition, sequence, offset)
+                if gap is None or not await self._claimed_between(partition, gap, offset):
+                    return
+                self._let_go(partition)
+        raise PartitionTaken(f"command-log partition {partition} was taken over by another replica")
+
+    async def _claimed_between(self, partition: int, start: int, end: int) -> bool:
+        """Whether a record at offsets `start` to `end - 1` shows a newer owner."""
+        epoch = self._epochs.epoch(partition)
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self._bootstrap, **self._security.aiokafka(), enable_auto_commit=False
+        )
+        await consumer.start()
+        try:
+            tp = TopicPartition(self._topic, partition)
+            consumer.assign([tp])
+            consumer.seek(tp, start)
+            while await consumer.position(tp) < end:
+                for record in (await consumer.getmany(tp, timeout_ms=1000)).get(tp, []):
+                    if record.offset < end and newer_owner(record.headers, record.offset, epoch):
+                        return True
+            return False
+        finally:
+            await consumer.stop()
+
+    def _let_go(self, partition: int) -> None:
+        """Another replica owns `partition` now: park its tables; the group's next
+        assignment (if it gives the partition back) rebuilds them from the log."""
+        log.warning("partition taken over by another replica", partition=partition)
+        self._taken.add(partition)
+        self._epochs.forget(partition)
+        self._next_offset[partition] = -1  # never "unchanged": rebuilt if it comes back
+        if self._owner is not None:
+            task = asyncio.create_task(self._owner.partitions_revoked(frozenset({partition})))
+            self._letting_go.add(task)
+            task.add_done_callback(self._letting_go.discard)
 
     async def own_partitions(self, owner: PartitionOwner) -> None:
         """Join the group of replicas; returns once the first assignment was served."""
@@ -163,6 +247,7 @@ class KafkaCommandLog:
         )
         await members.start()
         self._members = members
+        self._owner = owner
         first = asyncio.Event()
         rebalances = KAFKA_REBALANCES.labels(self._group_id, self._topic)
         listener = _Listener(self, members, owner, first, rebalances)
@@ -221,11 +306,14 @@ class KafkaCommandLog:
             by_table: dict[str, list[bytes]] = defaultdict(list)
             last: dict[str, int] = {}
             covered = covered or {}
+            fence = ReplayFence()
             remaining = {tp for tp in assigned if end_offsets[tp] > await consumer.position(tp)}
             while remaining:
                 batches = await consumer.getmany(*remaining, timeout_ms=1000)
                 for records in batches.values():
                     for record in records:
+                        if not fence.admits(record.partition, record.offset, record.headers):
+                            continue  # a claim, or a fenced owner's record
                         key = (record.key or b"").decode(errors="replace")
                         if record.offset > covered.get(key, -1):
                             by_table[key].append(record.value or b"")
@@ -264,6 +352,7 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
         self._members.pause(*assigned)
         partitions = frozenset(tp.partition for tp in assigned)
         unchanged = await self._log.unchanged(partitions)
+        await self._log.claim(partitions - unchanged)
         log.info(
             "partitions assigned",
             partitions=sorted(partitions),

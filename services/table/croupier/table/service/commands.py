@@ -20,7 +20,7 @@ from croupier.table.adapters import metrics
 from croupier.table.adapters.log_codec import decode, encode
 from croupier.table.core.log_entry import LogEntry
 from croupier.table.core.table_state import StepOutcome, TableState, step
-from croupier.table.ports import CallLater, CommandLog
+from croupier.table.ports import CallLater, CommandLog, PartitionTaken
 from croupier.table.service.background import Background
 from croupier.table.service.deadlines import acquire_by, deadline_after
 from croupier.table.service.money import MoneySender
@@ -237,6 +237,11 @@ class CommandPath:
         try:
             async with asyncio.timeout_at(deadline):
                 table.last_offset = await self._log.append(entries)
+        except PartitionTaken as exc:
+            # Another replica rebuilt the table: the entries are fenced (no replay applies
+            # them), so nothing is to confirm; the log parks the partition's tables.
+            log.warning("append fenced", table_id=table.state.table_id, error=str(exc))
+            raise self._tables.elsewhere(table.state.table_id) from exc
         except BaseException as exc:
             # Also when the caller went away (a cancelled call, a deadline): the entries
             # may be stored all the same.
