@@ -73,6 +73,8 @@ from croupier.poker.core.table_options import bounded
 
 
 def can_start_hand(state: PokerTable) -> bool:
+    if len(state.seats) < state.options.hand_players:
+        return False  # a tournament hand's table waits for all its players (table_options)
     return not state.running and len(state.dealt_in()) >= MIN_PLAYERS
 
 

@@ -4,7 +4,9 @@ Options are JSON in the conformance notation (`variant`, `blinds` or
 `small_blind`/`big_blind`, `ante` or `big_blind_ante` (not both), `limit`, `seats`,
 `min_buy_in`, `max_buy_in`, `invite_code`, `invited`) plus what the host reads (`currency`,
 `decision_seconds`, `seal_window_seconds` (default 8; shown in Naiko views), `bots_allowed`,
-`reconnect_seconds`), or the `croupier.poker.v1.Options` message as JSON (enum names, int64
+`reconnect_seconds`), `hand_players` (a tournament hand's table deals no hand before that
+many players are seated, so that its one hand deals them all), or the
+`croupier.poker.v1.Options` message as JSON (enum names, int64
 as text). `bots_allowed` absent: public tables allow bots, private ones do not; present
 (JSON, or the protobuf field set, `optional`): as said. A table whose `currency` is real
 money (`croupier.game.money`: its kind is not play money or chips) plays for money: a
@@ -66,6 +68,7 @@ ENGINE_OPTIONS = (
     "max_buy_in",
     "invite_code",
     "invited",
+    "hand_players",
 )
 # Read by the host or the lobby, not by the rules.
 HOST_OPTIONS = (
@@ -111,6 +114,7 @@ class TableOptions:
     bots_allowed: bool = True
     invite_code: str = ""  # private table (§6): only invited players sit
     invited: frozenset[str] = frozenset()
+    hand_players: int = 0  # no hand is dealt before this many are seated (0: two)
 
     @property
     def private(self) -> bool:
@@ -173,6 +177,9 @@ def table_options(raw: JSON) -> TableOptions:
     bots_allowed = raw.get("bots_allowed", not private)
     if not isinstance(bots_allowed, bool):
         raise Malformed(f"options.bots_allowed is true or false, got {bots_allowed!r}")
+    hand_players = bounded(_seat_count, raw.get("hand_players", 0), "options.hand_players")
+    if hand_players > seats:
+        raise Malformed(f"options.hand_players ({hand_players}) is more than seats ({seats})")
     return TableOptions(
         config,
         seats,
@@ -182,4 +189,5 @@ def table_options(raw: JSON) -> TableOptions:
         bots_allowed,
         invite_code,
         frozenset(invited),
+        hand_players,
     )

@@ -141,7 +141,9 @@ class PokerRules(TableRules[PokerTable]):
         if hand is None or hand.result is None:
             return None
         res = hand.result
-        details = {k: res[k] for k in ("pots", "pot_shares", "returned", "winnings", "shown")}
+        # The stacks at the hand's end: what a tournament director carries to the next hand.
+        keys = ("pots", "pot_shares", "returned", "winnings", "shown", "stacks")
+        details = {k: res[k] for k in keys}
         details["board"] = C.names(hand.board)
         return HandResult(
             hand_number=state.hand_number, deltas=dict(res["deltas"]), details=details
