@@ -14,6 +14,7 @@ from collections.abc import Sequence
 SUBCOMMAND_MODULES = (
     "croupier.cli.conformance",
     "croupier.cli.ledger",
+    "croupier.cli.play",
     "croupier.cli.run",
     "croupier.cli.serve",
     "croupier.cli.token",
@@ -27,6 +28,7 @@ Georgian Joker). Start here:
 
   croupier run     the whole platform in one process, nothing to install (Ctrl-C stops it)
   croupier try     then, in another terminal: play a hand of poker against two bots on it
+  croupier play    or play poker or backgammon against bots yourself, through the gateway
 
 `croupier COMMAND --help` explains each command.
 """
