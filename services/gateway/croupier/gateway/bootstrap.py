@@ -17,6 +17,7 @@ from croupier.gateway.adapters.lobby import GrpcLobby
 from croupier.gateway.adapters.tables import GrpcTables
 from croupier.gateway.adapters.tournaments import GrpcTournaments
 from croupier.gateway.adapters.wallet import GrpcWallet
+from croupier.gateway.core.client_address import Network, parse_networks
 from croupier.gateway.core.rate_limits import RateLimit
 from croupier.gateway.entrypoints.connect_api import HttpServer, connect_app
 from croupier.gateway.entrypoints.grpc_api import grpc_handler
@@ -35,6 +36,7 @@ __all__ = ["GatewaySettings", "Wired", "build_gateway", "create_services", "grpc
 
 SERVICE_CREDENTIAL_NAME = "gateway"
 DEFAULT_TABLE_ADDRESSES: tuple[str, ...] = ("127.0.0.1:50051",)
+NO_TRUSTED_PROXIES: tuple[Network, ...] = ()
 
 
 def _key_set(text: str) -> str:
@@ -120,10 +122,19 @@ class GatewaySettings:
         doc="calls one network address may make at once",
     )
 
+    trusted_proxies: tuple[Network, ...] = env(
+        "CROUPIER_GATEWAY_TRUSTED_PROXIES",
+        parse_networks,
+        NO_TRUSTED_PROXIES,
+        doc="the proxies (addresses or CIDRs, comma-separated) whose Forwarded / "
+        "X-Forwarded-For headers name the client's address; none by default",
+    )
+
     def limits(self) -> GatewayLimits:
         return GatewayLimits(
             per_player=RateLimit(rate=self.player_rate, burst=self.player_burst),
             per_address=RateLimit(rate=self.address_rate, burst=self.address_burst),
+            trusted_proxies=self.trusted_proxies,
         )
 
 

@@ -32,7 +32,14 @@ from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
 from protobuf.wkt import Any as PackedAny
 
-from croupier.gateway.entrypoints.methods import AUTHORIZATION, SERVICE_NAME, GatewayMethod
+from croupier.gateway.entrypoints.methods import (
+    AUTHORIZATION,
+    FORWARDED,
+    SERVICE_NAME,
+    X_FORWARDED_FOR,
+    GatewayMethod,
+    Origin,
+)
 from croupier.gateway.entrypoints.web_page import App, with_web_page
 from croupier.kit.errors import REASON_HEADER, error_details, status_of
 from croupier.kit.logs import REQUEST_ID_HEADER
@@ -86,14 +93,23 @@ def _connect_error(
     )
 
 
+def _origin(context: RequestContext[Any, Any]) -> Origin:
+    headers = context.request_headers
+    return Origin(
+        peer=context.client_address,
+        forwarded=tuple(headers.getall(FORWARDED)),
+        forwarded_for=tuple(headers.getall(X_FORWARDED_FOR)),
+    )
+
+
 def _unary(
-    method: GatewayMethod, call: Callable[[Any, str | None, str | None], Awaitable[Any]]
+    method: GatewayMethod, call: Callable[[Any, str | None, Origin], Awaitable[Any]]
 ) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
     async def handle(request: Any, context: RequestContext[Any, Any]) -> Any:
         authorization = context.request_headers.get(AUTHORIZATION)
         request_id = _bind_request_id(context, method.name)
         try:
-            return await call(request, authorization, context.client_address)
+            return await call(request, authorization, _origin(context))
         except Exception as error:  # noqa: BLE001 - every failure becomes a Connect status
             raise _connect_error(error, context, method.name, request_id) from None
         finally:
@@ -103,13 +119,13 @@ def _unary(
 
 
 def _stream(
-    method: GatewayMethod, call: Callable[[Any, str | None, str | None], AsyncIterator[Any]]
+    method: GatewayMethod, call: Callable[[Any, str | None, Origin], AsyncIterator[Any]]
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
     async def handle(request: Any, context: RequestContext[Any, Any]) -> AsyncIterator[Any]:
         authorization = context.request_headers.get(AUTHORIZATION)
         request_id = _bind_request_id(context, method.name)
         try:
-            async for response in call(request, authorization, context.client_address):
+            async for response in call(request, authorization, _origin(context)):
                 yield response
         except Exception as error:  # noqa: BLE001 - every failure becomes a Connect status
             raise _connect_error(error, context, method.name, request_id) from None
@@ -181,6 +197,9 @@ class HttpServer:
             lifespan="off",
             log_config=None,
             access_log=False,
+            # The peer as it is: the gateway reads forwarding headers itself, from the
+            # proxies it was told to trust (uvicorn's own rule would trust 127.0.0.1).
+            proxy_headers=False,
             # Streams do not end on their own: past this, stopping closes them.
             timeout_graceful_shutdown=STOP_GRACE_SECONDS,
         )

@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from croupier.gateway.entrypoints.methods import AUTHORIZATION, SERVICE_NAME, GatewayMethod
+from croupier.gateway.entrypoints.methods import (
+    AUTHORIZATION,
+    FORWARDED,
+    SERVICE_NAME,
+    X_FORWARDED_FOR,
+    GatewayMethod,
+    Origin,
+)
 
 if TYPE_CHECKING:
     from croupier.kit.context import Context
@@ -24,20 +31,29 @@ def _authorization(context: Context) -> str | None:
     return None
 
 
+def _origin(context: Context) -> Origin:
+    metadata = [(key, value) for key, value in context.invocation_metadata() or ()]
+    return Origin(
+        peer=context.peer(),
+        forwarded=tuple(str(value) for key, value in metadata if key == FORWARDED),
+        forwarded_for=tuple(str(value) for key, value in metadata if key == X_FORWARDED_FOR),
+    )
+
+
 def _unary(
-    call: Callable[[Any, str | None, str | None], Awaitable[Any]],
+    call: Callable[[Any, str | None, Origin], Awaitable[Any]],
 ) -> Callable[[Any, Context], Awaitable[Any]]:
     async def handle(request: Any, context: Context) -> Any:
-        return await call(request, _authorization(context), context.peer())
+        return await call(request, _authorization(context), _origin(context))
 
     return handle
 
 
 def _stream(
-    call: Callable[[Any, str | None, str | None], AsyncIterator[Any]],
+    call: Callable[[Any, str | None, Origin], AsyncIterator[Any]],
 ) -> Callable[[Any, Context], AsyncIterator[Any]]:
     async def handle(request: Any, context: Context) -> AsyncIterator[Any]:
-        async for response in call(request, _authorization(context), context.peer()):
+        async for response in call(request, _authorization(context), _origin(context)):
             yield response
 
     return handle

@@ -3,17 +3,18 @@ at (a flood of forged tokens costs its sender, not the gateway), per player afte
 
 A call over a limit is refused `RESOURCE_EXHAUSTED` (`croupier.kit.errors.RateLimited`)
 with the seconds to wait, which both transports send as a `google.rpc.RetryInfo`. A
-stream counts as one call when it is opened. The address is the TCP peer's: behind a
-proxy it is the proxy's, so the per-address limit is then set for the proxy's traffic
-(docs/gateway.md).
+stream counts as one call when it is opened. The address is the TCP peer's or, when the
+peer is one of the `trusted_proxies`, the client's as the proxies' `Forwarded` /
+`X-Forwarded-For` headers name it (`core.client_address`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from croupier.gateway.core.client_address import Network, client_address
 from croupier.gateway.core.rate_limits import RateLimit, RateLimiter
 from croupier.kit.errors import RateLimited
 
@@ -24,6 +25,7 @@ __all__ = ["DEFAULT_LIMITS", "CallLimits", "GatewayLimits", "host_of"]
 class GatewayLimits:
     per_player: RateLimit
     per_address: RateLimit
+    trusted_proxies: tuple[Network, ...] = ()  # whose forwarding headers are believed
 
 
 DEFAULT_LIMITS = GatewayLimits(
@@ -48,11 +50,14 @@ class CallLimits:
     def __init__(self, limits: GatewayLimits, clock: Callable[[], float] = time.monotonic):
         self._players = RateLimiter(limits.per_player)
         self._addresses = RateLimiter(limits.per_address)
+        self._trusted = limits.trusted_proxies
         self._clock = clock
 
-    def admit_address(self, peer: str | None) -> None:
-        """A call from `peer`, or `RateLimited`."""
-        wait = self._addresses.wait(host_of(peer), self._clock())
+    def admit_address(self, peer: str | None, forwarded: Sequence[str] = ()) -> None:
+        """A call from `peer` (the TCP peer) on behalf of the client at the end of the
+        `forwarded` hops (`core.client_address.forwarded_chain`), or `RateLimited`."""
+        client = client_address(host_of(peer), forwarded, self._trusted)
+        wait = self._addresses.wait(client, self._clock())
         if wait:
             raise RateLimited(
                 f"too many calls from your address: retry in {wait:.2f} s",
