@@ -10,9 +10,9 @@ from typing import Any
 import grpc
 import pytest
 
-from croupier.game import RuleBroken
+from croupier.game import Malformed, RuleBroken, Unknown
 from croupier.kit.errors import Unavailable
-from croupier.table.client import TableHostClient
+from croupier.table.client import TableHostClient, game_targets
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 
@@ -118,3 +118,64 @@ async def test_a_failover_gives_up_after_its_window(replicas: list[str]) -> None
         assert 0.3 <= loop.time() - started < 2
     finally:
         await client.close()
+
+
+class _GameService(table_pb2_grpc.TableEngineServicer):
+    """One game's table service: it opens tables named after its game, and knows those."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        self.asked = 0
+
+    async def OpenTable(self, request: Any, context: Any) -> Any:
+        return table_pb2.OpenTableResponse(table_id=f"{self.game}-table")
+
+    async def GetView(self, request: Any, context: Any) -> Any:
+        self.asked += 1
+        if request.table_id != f"{self.game}-table":
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {request.table_id}")
+        return table_pb2.GetViewResponse(view=table_pb2.TableView(table_id=request.table_id))
+
+
+@pytest.fixture
+async def per_game() -> AsyncIterator[tuple[str, dict[str, _GameService]]]:
+    """A poker and a rummy service, and the target naming both."""
+    services, servers, pairs = {}, [], []
+    for game in ("poker", "rummy"):
+        server = grpc.aio.server()
+        services[game] = _GameService(game)
+        table_pb2_grpc.add_TableEngineServicer_to_server(services[game], server)
+        pairs.append(f"{game}=127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}")
+        await server.start()
+        servers.append(server)
+    yield ",".join(pairs), services
+    for server in servers:
+        await server.stop(grace=None)
+
+
+async def test_per_game_services_open_a_game_at_its_own_and_find_a_table_once(
+    per_game: tuple[str, dict[str, _GameService]],
+) -> None:
+    target, services = per_game
+    client = TableHostClient(target)
+    try:
+        opened = await client.call("OpenTable", table_pb2.OpenTableRequest(game="rummy"))
+        assert opened.table_id == "rummy-table"
+        for _ in range(3):
+            answer = await client.call("GetView", table_pb2.GetViewRequest(table_id="rummy-table"))
+            assert answer.view.table_id == "rummy-table"
+        # Looked up once (both asked), then remembered: rummy's service alone answers.
+        assert (services["poker"].asked, services["rummy"].asked) == (1, 4)
+        with pytest.raises(Unknown, match="no table elsewhere"):
+            await client.call("GetView", table_pb2.GetViewRequest(table_id="elsewhere"))
+        with pytest.raises(Malformed, match="no table service runs 'chess'"):
+            await client.call("OpenTable", table_pb2.OpenTableRequest(game="chess"))
+    finally:
+        await client.close()
+
+
+def test_per_game_targets_read_game_equals_address() -> None:
+    assert game_targets("table:50051") == {}
+    assert game_targets("poker=a:1, rummy=b:2") == {"poker": "a:1", "rummy": "b:2"}
+    with pytest.raises(ValueError, match="game=host:port"):
+        game_targets("poker=a:1,=b:2")
