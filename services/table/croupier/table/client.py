@@ -28,9 +28,18 @@ from croupier.kit.channels import ServiceChannel, Target
 from croupier.kit.errors import STATUS_BY_ROOT, Unavailable
 from croupier.kit.service_auth import ServiceCredential
 
-__all__ = ["REFUSALS", "TABLE_TIMEOUT_SECONDS", "TableHostClient", "game_targets"]
+__all__ = [
+    "REFUSALS",
+    "TABLE_FAILOVER_SECONDS",
+    "TABLE_TIMEOUT_SECONDS",
+    "TableHostClient",
+    "game_targets",
+]
 
 TABLE_TIMEOUT_SECONDS = 10.0
+# How long a call the host did not answer is tried again: a rolling restart's window (the
+# chart's CROUPIER_SHUTDOWN_GRACE_SECONDS), and a replica serving no partition of the table.
+TABLE_FAILOVER_SECONDS = 15.0
 # Between the tries of a failover after the first (which goes at once to the next replica).
 FAILOVER_PAUSE_SECONDS = 0.1
 # The statuses of a host that did not answer a call: a replica not serving the table's
@@ -77,7 +86,7 @@ class TableHostClient:
         unavailable: type[Unavailable] = Unavailable,
         details: bool = False,
         retry: str = "retry",
-        failover_seconds: float = 0.0,
+        failover_seconds: float = TABLE_FAILOVER_SECONDS,
     ) -> None:
         """`target`: the host's address, or how to find it once known (the embedded
         platform's own port). `refusals`: the statuses passed on as refusals (the others
