@@ -18,8 +18,13 @@ from tests.support.paths import ROOT
 
 _LOCAL = ROOT / "deploy" / "local"
 _LIBS = ROOT / ".local" / "kafka" / "libs"
-_JAVA = ["java", "-Xms128m", "-Xmx384m", "-Djava.awt.headless=true",
-         f"-Dlog4j2.configurationFile={_LOCAL / 'kafka' / 'log4j2.properties'}"]  # fmt: skip
+_JAVA = [
+    "java",
+    "-Xms128m",
+    "-Xmx384m",
+    "-Djava.awt.headless=true",
+    f"-Dlog4j2.configurationFile={_LOCAL / 'kafka' / 'log4j2.properties'}",
+]
 
 
 class OwnBroker:
@@ -62,17 +67,36 @@ class OwnBroker:
         if not self._formatted:
             cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
             subprocess.run(
-                [*_JAVA, "-XX:TieredStopAtLevel=1", *classpath, "kafka.tools.StorageTool",
-                 "format", f"--cluster-id={cluster}", "-c", str(properties), "--standalone"],
-                stdout=log, stderr=subprocess.STDOUT, check=True,
-            )  # fmt: skip
+                [
+                    *_JAVA,
+                    "-XX:TieredStopAtLevel=1",
+                    *classpath,
+                    "kafka.tools.StorageTool",
+                    "format",
+                    f"--cluster-id={cluster}",
+                    "-c",
+                    str(properties),
+                    "--standalone",
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                check=True,
+            )
             self._formatted = True
         self._process = subprocess.Popen(
-            [*_JAVA, "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", *classpath, "kafka.Kafka",
-             str(properties)],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [
+                *_JAVA,
+                "-XX:+UseG1GC",
+                "-XX:MaxGCPauseMillis=20",
+                *classpath,
+                "kafka.Kafka",
+                str(properties),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             start_new_session=True,
-        )  # fmt: skip
+        )
         log.close()
         admin = [sys.executable, str(_LOCAL / "kafka_admin.py")]
         ready = [*admin, "ready", "--bootstrap", self.bootstrap, "--timeout", str(timeout)]

@@ -65,22 +65,40 @@ class GatewayClient:
                 answer = await getattr(self._stub, method)(request, metadata=metadata, timeout=10)
             except grpc.aio.AioRpcError as error:
                 code, details = error.code(), error.details() or ""
-                self._record(player, method, summary, code.name, details, sent, began,
-                             command_id, table_id)  # fmt: skip
+                self._record(
+                    player, method, summary, code.name, details, sent, began, command_id, table_id
+                )
                 if code in _RETRIED and time.monotonic() < deadline:
                     await asyncio.sleep(pause)
                     pause = min(pause * 2, 2.0)
                     continue
                 raise Refused(code, details) from None
             version = getattr(getattr(answer, "view", None), "version", "")
-            self._record(player, method, summary, "OK", f"version {version}".strip(), sent,
-                         began, command_id, table_id)  # fmt: skip
+            self._record(
+                player,
+                method,
+                summary,
+                "OK",
+                f"version {version}".strip(),
+                sent,
+                began,
+                command_id,
+                table_id,
+            )
             return answer
 
     def _record(
-        self, player: str, method: str, summary: str, status: str, answer: str,
-        sent: float, began: float, command_id: str, table_id: str,
-    ) -> None:  # fmt: skip
+        self,
+        player: str,
+        method: str,
+        summary: str,
+        status: str,
+        answer: str,
+        sent: float,
+        began: float,
+        command_id: str,
+        table_id: str,
+    ) -> None:
         latency = (time.monotonic() - began) * 1000
         self._history.calls.append(
             Call(sent, player, method, summary, status, answer, latency, command_id, table_id)

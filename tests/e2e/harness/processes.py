@@ -39,9 +39,13 @@ class ServiceProcess:
     def start(self) -> None:
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
-                [CROUPIER, "serve", self.name], env=self.env, stdout=log, stderr=log,
-                stdin=subprocess.DEVNULL, start_new_session=True,
-            )  # fmt: skip
+                [CROUPIER, "serve", self.name],
+                env=self.env,
+                stdout=log,
+                stderr=log,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         self.starts += 1
 
     def wait_ready(self, timeout: float = 90.0) -> None:
@@ -111,19 +115,25 @@ def platform_processes(
         "CROUPIER_TOURNAMENT_ADDRESS": address["tournament"],
     }
     own = {
-        "wallet": {"CROUPIER_WALLET_SCHEMA": f"{run_id}_wallet",
-                   "CROUPIER_WALLET_INSTANCE_ID": "e2e-wallet-0"},
-        "table": {"CROUPIER_TABLE_WALLET": address["wallet"],
-                  "CROUPIER_TABLE_INSTANCE_ID": "e2e-table-0"},
+        "wallet": {
+            "CROUPIER_WALLET_SCHEMA": f"{run_id}_wallet",
+            "CROUPIER_WALLET_INSTANCE_ID": "e2e-wallet-0",
+        },
+        "table": {
+            "CROUPIER_TABLE_WALLET": address["wallet"],
+            "CROUPIER_TABLE_INSTANCE_ID": "e2e-table-0",
+        },
         "tournament": {"CROUPIER_TOURNAMENT_SCHEMA": f"{run_id}_tournament"},
         "lobby": {"CROUPIER_LOBBY_SCHEMA": f"{run_id}_lobby"},
         "bots": {},
         # The client bots all come from 127.0.0.1: the address limit is the whole run's.
-        "gateway": {"CROUPIER_AUTH_KEYS": auth_keys,
-                    "CROUPIER_GATEWAY_HTTP_PORT": str(ports[-1]),
-                    "CROUPIER_GATEWAY_ADDRESS_RATE": "100000",
-                    "CROUPIER_GATEWAY_ADDRESS_BURST": "100000"},
-    }  # fmt: skip
+        "gateway": {
+            "CROUPIER_AUTH_KEYS": auth_keys,
+            "CROUPIER_GATEWAY_HTTP_PORT": str(ports[-1]),
+            "CROUPIER_GATEWAY_ADDRESS_RATE": "100000",
+            "CROUPIER_GATEWAY_ADDRESS_BURST": "100000",
+        },
+    }
     base = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
     processes = {}
     for i, name in enumerate(SERVICES):

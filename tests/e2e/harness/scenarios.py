@@ -41,10 +41,15 @@ class TablePlan:
 def cash_poker(name: str, players: tuple[str, ...], actions: int) -> TablePlan:
     options = table_pb2.GameOptions(
         poker=poker_pb2.Options(
-            variant=poker_pb2.VARIANT_NLHE, small_blind=5, big_blind=10, seats=6,
-            min_buy_in=200, max_buy_in=1000, currency=CURRENCY,
+            variant=poker_pb2.VARIANT_NLHE,
+            small_blind=5,
+            big_blind=10,
+            seats=6,
+            min_buy_in=200,
+            max_buy_in=1000,
+            currency=CURRENCY,
         )
-    )  # fmt: skip
+    )
     return TablePlan(name, "poker", options, players, 500, actions)
 
 
@@ -58,8 +63,9 @@ def backgammon_money(name: str, players: tuple[str, ...], actions: int) -> Table
 
 
 def joker(name: str, players: tuple[str, ...], actions: int) -> TablePlan:
-    return TablePlan(name, "joker", table_pb2.GameOptions(joker=joker_pb2.Options()), players,
-                     0, actions)  # fmt: skip
+    return TablePlan(
+        name, "joker", table_pb2.GameOptions(joker=joker_pb2.Options()), players, 0, actions
+    )
 
 
 @dataclass
@@ -83,9 +89,16 @@ async def _view(client: GatewayClient, player: str, table_id: str) -> dict[str, 
 async def _seat(client: GatewayClient, plan: TablePlan, outcome: TableOutcome) -> None:
     opener, *others = plan.players
     clock = table_pb2.TableClock(turn_seconds=60, reconnect_seconds=120)
-    opened = await client.call(opener, "OpenTable", pb.OpenTableRequest(
-        request_key=plan.name, options=plan.options, clock=clock, stack=plan.stack,
-    ))  # fmt: skip
+    opened = await client.call(
+        opener,
+        "OpenTable",
+        pb.OpenTableRequest(
+            request_key=plan.name,
+            options=plan.options,
+            clock=clock,
+            stack=plan.stack,
+        ),
+    )
     outcome.table_id = opened.table.table_id
     outcome.seated = 1
     for player in others:
@@ -99,8 +112,9 @@ async def _seat(client: GatewayClient, plan: TablePlan, outcome: TableOutcome) -
         outcome.seated += 1
 
 
-async def _play(client: GatewayClient, plan: TablePlan, outcome: TableOutcome,
-                rng: random.Random) -> None:  # fmt: skip
+async def _play(
+    client: GatewayClient, plan: TablePlan, outcome: TableOutcome, rng: random.Random
+) -> None:
     game, table_id, idle = GAMES[plan.game], outcome.table_id, 0
     while outcome.actions < plan.actions and idle < 50:
         actor = game.to_act(await _view(client, plan.players[0], table_id))
@@ -111,8 +125,9 @@ async def _play(client: GatewayClient, plan: TablePlan, outcome: TableOutcome,
         idle = 0
         action = game.legal_action(await _view(client, actor, table_id), rng)
         command_id = f"{plan.name}-{outcome.actions + outcome.refused}"
-        request = pb.ActRequest(table_id=table_id, command_id=command_id,
-                                action_json=json.dumps(action))  # fmt: skip
+        request = pb.ActRequest(
+            table_id=table_id, command_id=command_id, action_json=json.dumps(action)
+        )
         try:
             await client.call(actor, "Act", request)
             outcome.actions += 1

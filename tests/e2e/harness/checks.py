@@ -1,0 +1,206 @@
+"""The checks after a run, each a named finding (passed or not, with what it saw): the
+ledger's own audit, money movements applied exactly once, chips conserved per table, no
+player seated twice, no acknowledged action lost, crash refunds counted."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+
+from tests.e2e.harness.events import RecordedEvents
+from tests.e2e.harness.history import History
+from tests.e2e.harness.processes import CROUPIER
+from tests.e2e.harness.scenarios import TableOutcome
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    ok: bool
+    detail: str
+
+
+def ledger_audit(dsn: str, schema: str) -> Finding:
+    """`croupier ledger audit`, the operator's command: every currency sums to zero, no
+    player account negative (exit 0), else the broken invariants (exit 1)."""
+    done = subprocess.run(
+        [CROUPIER, "ledger", "--dsn", dsn, "--schema", schema, "audit"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return Finding(
+        "ledger zero-sum audit", done.returncode == 0, (done.stdout + done.stderr).strip()[-400:]
+    )
+
+
+def _seated_players(outcomes: list[TableOutcome]) -> dict[str, set[str]]:
+    return {o.table_id: set(o.plan.players[: o.seated]) for o in outcomes if o.table_id}
+
+
+def exactly_once(transfers: list[Any], outcomes: list[TableOutcome], players: set[str]) -> Finding:
+    """One deposit per player; at each cash poker table one buy-in per player seated and,
+    once he left, one cash-out; at a backgammon money game at most one stake per player
+    per game (the idempotency keys make a retried or redelivered request a replay)."""
+    counts: Counter[tuple[str, str, str]] = Counter()
+    for row in transfers:
+        # The player's side of it: a buy-in debits his cash, the others credit it.
+        owner = row["debit_owner"] if row["kind"] == "buy_in" else row["credit_owner"]
+        counts[(row["kind"], row["table_id"], owner)] += 1
+    wrong = [
+        f"deposit {p}: {counts[('deposit', '', p)]}"
+        for p in sorted(players)
+        if counts[("deposit", "", p)] != 1
+    ]
+    for outcome in outcomes:
+        if outcome.plan.game != "poker" or not outcome.table_id:
+            continue
+        for player in outcome.plan.players[: outcome.seated]:
+            buy_ins = counts[("buy_in", outcome.table_id, player)]
+            if buy_ins != 1:
+                wrong.append(f"buy-in {player}@{outcome.plan.name}: {buy_ins}")
+        if outcome.left == outcome.seated:
+            for player in outcome.plan.players:
+                cash_outs = counts[("cash_out", outcome.table_id, player)]
+                if cash_outs != 1:
+                    wrong.append(f"cash-out {player}@{outcome.plan.name}: {cash_outs}")
+    kinds = Counter(row["kind"] for row in transfers)
+    detail = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+    return Finding(
+        "every deposit, buy-in and cash-out applied exactly once",
+        not wrong,
+        "; ".join(wrong) or detail,
+    )
+
+
+def chips_conserved(escrows: dict[str, int], outcomes: list[TableOutcome]) -> Finding:
+    """Every table everyone left holds nothing in the wallet: what was bought in went back
+    out (less commission), nothing created or lost on the way."""
+    left = {o.table_id for o in outcomes if o.table_id and o.left == o.seated and o.left}
+    wrong = [
+        f"{table}: {amount}" for table, amount in escrows.items() if table in left and amount != 0
+    ]
+    return Finding(
+        "chips conserved per table (escrow back to 0)",
+        not wrong,
+        "; ".join(wrong) or f"{len(left)} tables emptied",
+    )
+
+
+def money_conserved(balances: dict[str, int], deposited: int) -> Finding:
+    """The players' cash, what the tables still hold and the house's commission add up
+    to what the cashier deposited."""
+    total = sum(balances.values())
+    return Finding(
+        "money conserved (players + tables + commission = deposits)",
+        total == deposited,
+        f"{total} held, {deposited} deposited: {balances}",
+    )
+
+
+def no_seat_twice(events: RecordedEvents) -> Finding:
+    """In every table's log, a player is seated only when not already seated there, and
+    no seat number is given to two players at once."""
+    seated: dict[str, dict[str, int]] = {}
+    wrong: list[str] = []
+    for entry in sorted(events.commands, key=lambda e: (e.table_id, e.index)):
+        table = seated.setdefault(entry.table_id, {})
+        if entry.kind == "seat":
+            seat = int(entry.body.get("seat", -1))
+            if entry.player in table or seat in table.values():
+                wrong.append(f"{entry.table_id}#{entry.index}: {entry.player} seat {seat}")
+            table[entry.player] = seat
+        elif entry.kind == "unseat":
+            table.pop(entry.player, None)
+    return Finding(
+        "no player seated twice",
+        not wrong,
+        "; ".join(wrong[:5]) or f"{sum(e.kind == 'seat' for e in events.commands)} seatings",
+    )
+
+
+def no_acknowledged_action_lost(history: History, events: RecordedEvents) -> Finding:
+    """Every Act the gateway answered OK is in the table's command log (where the host
+    keeps a player's command id in his own namespace, `act:<player>:<id>`)."""
+    logged = {(e.table_id, e.command_id) for e in events.commands}
+    acknowledged = history.acknowledged("Act")
+    lost = [c for c in acknowledged if (c.table_id, f"act:{c.player}:{c.command_id}") not in logged]
+    return Finding(
+        "no acknowledged action lost",
+        not lost and not events.unreadable_commands,
+        f"{len(lost)} of {len(acknowledged)} acknowledged actions missing "
+        f"({[c.command_id for c in lost[:5]]}); {dict(events.unreadable_commands)} "
+        "unreadable log entries",
+    )
+
+
+async def _ledger_rows(dsn: str, schema: str) -> tuple[list[Any], dict[str, int], dict[str, int]]:
+    connection = await asyncpg.connect(dsn)
+    try:
+        await connection.execute(f'SET search_path TO "{schema}"')
+        transfers = await connection.fetch(
+            "SELECT t.kind, t.table_id, d.owner AS debit_owner, c.owner AS credit_owner"
+            " FROM transfers t JOIN accounts d ON d.account_id = t.debit_account_id"
+            " JOIN accounts c ON c.account_id = t.credit_account_id"
+            " WHERE t.status <> 'voided'"
+        )
+        accounts = await connection.fetch("SELECT kind, owner, posted FROM accounts")
+    finally:
+        await connection.close()
+    escrows: Counter[str] = Counter()
+    held: Counter[str] = Counter()  # by account kind
+    for account in accounts:
+        if account["kind"] == "table_escrow":
+            escrows[account["owner"].split("/")[0]] += account["posted"]
+        if account["kind"] != "house_clearing":  # where the deposits came from
+            held[account["kind"]] += account["posted"]
+    return list(transfers), dict(escrows), dict(held)
+
+
+async def wallet_settled(
+    dsn: str, schema: str, outcomes: list[TableOutcome], within: float = 60.0
+) -> dict[str, int]:
+    """The tables' escrow balances once the wallet's consumer has applied what the tables
+    asked (settlements and cash-outs travel over Kafka), or as they are after `within`."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        _, escrows, _ = await _ledger_rows(dsn, schema)
+        emptied = [o.table_id for o in outcomes if o.left and o.left == o.seated]
+        if all(escrows.get(t, 0) == 0 for t in emptied) or loop.time() > deadline:
+            return escrows
+        await asyncio.sleep(0.5)
+
+
+async def run_checks(
+    *,
+    dsn: str,
+    schema: str,
+    history: History,
+    events: RecordedEvents,
+    outcomes: list[TableOutcome],
+    deposits: dict[str, int],
+) -> list[Finding]:
+    await wallet_settled(dsn, schema, outcomes)
+    transfers, escrows, held = await _ledger_rows(dsn, schema)
+    refunds = sum(row["kind"] == "crash_refund" for row in transfers)
+    return [
+        ledger_audit(dsn, schema),
+        exactly_once(transfers, outcomes, set(deposits)),
+        chips_conserved(escrows, outcomes),
+        money_conserved(held, sum(deposits.values())),
+        no_seat_twice(events),
+        no_acknowledged_action_lost(history, events),
+        Finding("crash refunds counted", True, f"{refunds} crash refunds in the ledger"),
+        Finding(
+            "every table played",
+            all(not o.error for o in outcomes),
+            "; ".join(f"{o.plan.name}: {o.error}" for o in outcomes if o.error)
+            or f"{len(outcomes)} tables, {sum(o.actions for o in outcomes)} actions",
+        ),
+    ]

@@ -1,0 +1,119 @@
+"""The run's report: a Markdown page in the run folder with the checks' findings, the
+faults and two plots drawn as SVG by hand (no plotting library is a dependency): the
+latency of every Act over time with the faults marked, and actions per second."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from tests.e2e.harness.checks import Finding
+from tests.e2e.harness.history import Call, History
+
+_W, _H, _PAD = 800, 260, 40
+
+
+def _percentile(values: list[float], share: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
+
+
+def _svg(
+    points: list[tuple[float, float]], faults: History, y_label: str, duration: float, *, line: bool
+) -> str:
+    top = max((y for _, y in points), default=1.0) or 1.0
+
+    def x(t: float) -> float:
+        return _PAD + (_W - 2 * _PAD) * t / max(duration, 1e-9)
+
+    def y(v: float) -> float:
+        return _H - _PAD - (_H - 2 * _PAD) * v / top
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" '
+        'font-family="sans-serif" font-size="11">',
+        f'<rect width="{_W}" height="{_H}" fill="white"/>',
+        f'<line x1="{_PAD}" y1="{_H - _PAD}" x2="{_W - _PAD}" y2="{_H - _PAD}" stroke="black"/>',
+        f'<line x1="{_PAD}" y1="{_PAD}" x2="{_PAD}" y2="{_H - _PAD}" stroke="black"/>',
+        f'<text x="{_PAD}" y="{_PAD - 8}">{y_label} (max {top:.1f})</text>',
+        f'<text x="{_W - _PAD}" y="{_H - 8}" text-anchor="end">seconds ({duration:.0f})</text>',
+    ]
+    for fault in faults.faults:
+        parts.append(
+            f'<line x1="{x(fault.at):.1f}" y1="{_PAD}" x2="{x(fault.at):.1f}" '
+            f'y2="{_H - _PAD}" stroke="red" stroke-dasharray="4 3"/>'
+            f'<text x="{x(fault.at) + 2:.1f}" y="{_PAD + 10}" fill="red">{fault.target}</text>'
+        )
+    if line:
+        path = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in points)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="steelblue"/>')
+    else:
+        parts.extend(
+            f'<circle cx="{x(t):.1f}" cy="{y(v):.1f}" r="1.5" fill="steelblue"/>' for t, v in points
+        )
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _throughput(acts: list[Call], duration: float) -> list[tuple[float, float]]:
+    seconds = [0] * (int(duration) + 1)
+    for call in acts:
+        seconds[min(int(call.at), len(seconds) - 1)] += 1
+    return [(float(i), float(n)) for i, n in enumerate(seconds)]
+
+
+def write_report(
+    folder: Path, *, seed: int, history: History, findings: list[Finding], summary: dict[str, str]
+) -> Path:
+    acts = history.acknowledged("Act")
+    duration = max((c.at for c in history.calls), default=1.0)
+    latencies = [c.latency_ms for c in acts]
+    (folder / "latency.svg").write_text(
+        _svg([(c.at, c.latency_ms) for c in acts], history, "Act latency, ms", duration, line=False)
+    )
+    (folder / "throughput.svg").write_text(
+        _svg(_throughput(acts, duration), history, "actions per second", duration, line=True)
+    )
+    passed = all(f.ok for f in findings)
+    lines = [
+        f"# End-to-end run, seed {seed}: {'PASSED' if passed else 'FAILED'}",
+        "",
+        f"Replay: `make e2e SEED={seed}`.",
+        "",
+        *(f"- {key}: {value}" for key, value in summary.items()),
+        f"- calls through the gateway: {len(history.calls)}, acknowledged actions: "
+        f"{len(acts)}, Act p50 {_percentile(latencies, 0.5):.1f} ms, "
+        f"p99 {_percentile(latencies, 0.99):.1f} ms",
+        "",
+        "## Checks",
+        "",
+        "| check | result | detail |",
+        "| --- | --- | --- |",
+        *(
+            f"| {f.check} | {'ok' if f.ok else 'FAILED'} | {f.detail.replace('|', '/')} |"
+            for f in findings
+        ),
+        "",
+        "## Faults",
+        "",
+        "| at (s) | target | kind | back after (s) |",
+        "| --- | --- | --- | --- |",
+        *(
+            f"| {f.at:.1f} | {f.target} | {f.kind} | {f.recovered_seconds:.1f} |"
+            for f in history.faults
+        ),
+        "",
+        "## Latency of Act over time (faults in red)",
+        "",
+        "![latency](latency.svg)",
+        "",
+        "## Throughput",
+        "",
+        "![throughput](throughput.svg)",
+        "",
+    ]
+    report = folder / "report.md"
+    report.write_text("\n".join(lines))
+    return report
