@@ -1,0 +1,75 @@
+"""`croupier play` on a real `croupier run` (started here as a subprocess on free ports),
+its choices typed on standard input: it takes a seat through the gateway only (a table
+opened in the lobby, a bot asked for the other seat), plays a poker hand to its end
+against the bot and a backgammon turn, then leaves."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.test_embedded import CROUPIER, start_embedded
+
+
+@pytest.fixture(scope="module")
+def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    cwd = tmp_path_factory.mktemp("play")
+    process, address = start_embedded(cwd)
+    try:
+        yield cwd, address
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=60)
+
+
+def play(platform: tuple[Path, str], *args: str, typed: str) -> subprocess.CompletedProcess[str]:
+    cwd, address = platform
+    return subprocess.run(
+        [str(CROUPIER), "play", *args, "--address", address],
+        input=typed,
+        cwd=cwd,  # where `croupier run` wrote the key set `play` issues its token with
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_poker_hand_is_played_to_its_end_against_a_bot(platform: tuple[Path, str]) -> None:
+    # Choice 2 is always check or call (fold comes first): the hand goes to its end.
+    done = play(platform, "poker", "--player", "ana", "--hands", "1", typed="2\n" * 40)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Opened poker table" in out and "1 bot(s) asked to sit" in out
+    first_hand = out[out.index("Hand 1 - preflop") :]
+    own_line = next(line for line in first_hand.splitlines() if "ana (you)" in line)
+    assert (
+        own_line.count("♣") + own_line.count("♦") + own_line.count("♥") + own_line.count("♠") == 2
+    )
+    bot_line = next(line for line in first_hand.splitlines() if " BOT " in line)
+    assert "[?? ??]" in bot_line  # the bot's cards are not ana's to see
+    assert "2) call 1" in out and "Your choice" in out
+    finished = next(line for line in out.splitlines() if line.startswith("Hand 1 finished: "))
+    deltas = dict(part.rsplit(" ", 1) for part in finished[17:-1].split(", "))
+    assert "ana" in deltas and sum(int(d) for d in deltas.values()) == 0
+    assert "committed as sha256 " in out
+
+
+def test_a_backgammon_turn_is_played_against_a_bot_then_the_player_leaves(
+    platform: tuple[Path, str],
+) -> None:
+    # Choice 1: the first legal play, or roll; then q leaves the table.
+    done = play(platform, "backgammon", "--player", "bob", typed="1\n1\n1\nq\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    boards = out.split("Backgammon game 1 - ")[1:]
+    moved = next(i for i, board in enumerate(boards) if "1) move " in board)
+    play_made = boards[moved].split("1) move ", 1)[1].splitlines()[0]
+    # The board after the move is a different one, and the bot is to act on it.
+    after = boards[moved + 1]
+    assert after.splitlines()[1:5] != boards[moved].splitlines()[1:5], play_made
+    assert "bot:" in after.splitlines()[-1] and after.splitlines()[-1].endswith(" to act")
+    assert out.rstrip().endswith("Leaving the table.")
