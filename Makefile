@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo .venv-uv/bin/uv)
 
-.PHONY: venv protos web run test test-unit lint bench infra-up infra-down clean
+.PHONY: venv protos web run test test-unit lint docs bench infra-up infra-down clean
 
 $(UV):
 	python3 -m venv .venv-uv && .venv-uv/bin/pip install -q uv
@@ -53,6 +53,10 @@ lint: protos
 	.venv/bin/ruff check services tests scripts benchmarks
 	.venv/bin/ruff format --check services tests scripts benchmarks
 	.venv/bin/mypy -p croupier.game -p croupier.kit -p croupier.cli -p croupier.table -p croupier.wallet -p croupier.poker -p croupier.backgammon -p croupier.rummy -p croupier.joker -p croupier.tournament -p croupier.gateway -p croupier.lobby -p croupier.bots
+
+## The API reference in docs/api, from the protos' comments and the services' refusals.
+docs: protos
+	$(PY) scripts/gen_api_docs.py
 
 bench: protos
 	deploy/local/gnubg.sh ensure
