@@ -58,6 +58,7 @@ __all__ = [
     "next_button_and_blinds",
     "rank_simultaneous_busts",
     "tda_rebalance",
+    "tda_rebalance_checked",
 ]
 
 
@@ -122,8 +123,13 @@ def _worst_seat(table: Table, stream: FairStream) -> int:
 def tda_rebalance(tables: Sequence[Table], seed: bytes, label: str = "tda-rebalance") -> Plan:
     """The moves that break and balance tables now (module docstring); `label` keeps
     apart the draws one seed makes (each rebalancing of a tournament)."""
-    size = check_tables(tables)
-    draw = Draw(check_seed(seed), label)
+    return tda_rebalance_checked(tables, check_tables(tables), check_seed(seed), label)
+
+
+def tda_rebalance_checked(tables: Sequence[Table], size: int, seed: bytes, label: str) -> Plan:
+    """`tda_rebalance` of tables the caller built and keeps valid itself (a director's
+    own, all of `size` seats): without re-checking every seat and name each time."""
+    draw = Draw(seed, label)
     stream = FairStream(seed, draw.label)
     at = {table.number: table for table in tables if table.seats}
     left = sum(len(table.seats) for table in at.values())

@@ -76,6 +76,8 @@ class Deal:
     blinds: Blinds
     players: tuple[str, ...]
     level: Level
+    seats: tuple[int, ...] = ()
+    """The seat of each of `players`, in the same order (what `blinds` refer to)."""
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from croupier.tournament.core.poker_tournament import (
     Step,
     advance,
     check_clock,
+    count_paid,
     draw_seed,
 )
 from croupier.tournament.core.seating import Table, check_names, seat_player
@@ -134,8 +135,11 @@ def enter(state: PokerTournament, player: str, now: int) -> Step:
         tables=tuple(tables),
         chips={**state.chips, player: config.starting_stack},
         entries={**state.entries, player: entry},
+        order=state.order if player in state.order else {**state.order, player: len(state.order)},
         out=out,
         draws=state.draws + 1,
+        alive=state.alive + 1,
     )
+    state = replace(state, paid=count_paid(state))
     decisions: list[Decision] = [Entered(player, target.number, seat, entry)]
     return advance(state, now, decisions)

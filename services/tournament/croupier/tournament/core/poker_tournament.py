@@ -42,7 +42,7 @@ from croupier.tournament.core.balancing import (
     hand_for_hand_due,
     next_button_and_blinds,
     rank_simultaneous_busts,
-    tda_rebalance,
+    tda_rebalance_checked,
 )
 from croupier.tournament.core.blinds import Level, LevelClock, level_at
 from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound
@@ -91,6 +91,7 @@ __all__ = [
     "TableClosed",
     "advance",
     "check_clock",
+    "count_paid",
     "draw_seed",
     "hand_finished",
     "paid_prizes",
@@ -114,6 +115,8 @@ class PokerTournament:
     """Every player who entered, in entry order: his chips now (0: out)."""
     entries: Mapping[str, int]
     """How many times each player entered (re-entries: more than 1)."""
+    order: Mapping[str, int]
+    """Each player's rank in entry order (ties list players in it)."""
     out: tuple[tuple[str, ...], ...]
     """Players out, the first out first; players in one group share a place (a
     re-entered player is in again: not listed). Places are numbered from these at any
@@ -123,6 +126,10 @@ class PokerTournament:
     clock: LevelClock
     spin: Multiplier | None
     """A Spin's drawn row; None for other kinds."""
+    alive: int = 0
+    """Players with chips (kept with `chips`: a tournament of thousands asks every hand)."""
+    paid: int = 0
+    """Places paid for the entries so far (`count_paid`), kept as entries come."""
     hand_for_hand: bool = False
     pending_busts: tuple[tuple[str, int], ...] = ()
     """Hand-for-hand: the players out this round with their chips at its start, ranked
@@ -180,11 +187,14 @@ def start(config: PokerConfig, players: Sequence[str], seed: bytes, now: int) ->
         tables=seating.tables,
         chips=dict.fromkeys(players, config.starting_stack),
         entries=dict.fromkeys(players, 1),
+        order={player: index for index, player in enumerate(players)},
         out=(),
         in_hand={},
         clock=level_at(config.structure, 0),
         spin=spin,
+        alive=count,
     )
+    state = replace(state, paid=count_paid(state))
     decisions: list[Decision] = [Seated(seating.tables)]
     if spin is not None:
         decisions.append(SpinDrawn(spin, paid_prizes(state)))
@@ -240,8 +250,11 @@ def hand_finished(
     tables[table - 1] = replace(
         at, running=False, seats=tuple((s, p) for s, p in at.seats if p not in gone)
     )
-    in_hand = {n: p for n, p in state.in_hand.items() if n != table}
-    state = replace(state, tables=tuple(tables), chips=chips, in_hand=in_hand)
+    in_hand = dict(state.in_hand)
+    del in_hand[table]
+    state = replace(
+        state, tables=tuple(tables), chips=chips, in_hand=in_hand, alive=state.alive - len(out)
+    )
     decisions: list[Decision] = []
     if state.hand_for_hand:
         state = replace(state, pending_busts=(*state.pending_busts, *out))
@@ -261,7 +274,7 @@ def tick(state: PokerTournament, now: int) -> Step:
 
 def players_left(state: PokerTournament) -> int:
     """Players with chips (and, in a hand-for-hand round, its busts not yet placed)."""
-    return sum(1 for c in state.chips.values() if c > 0) + len(state.pending_busts)
+    return state.alive + len(state.pending_busts)
 
 
 def paid_prizes(state: PokerTournament) -> tuple[int, ...]:
@@ -285,16 +298,15 @@ def _place(
     state: PokerTournament, busts: Sequence[tuple[str, int]]
 ) -> tuple[PokerTournament, Busted]:
     """Places for players out together, after the players still in."""
-    alive = sum(1 for c in state.chips.values() if c > 0)
     if len(busts) > 1:  # equal chips share a place listed in entry order
-        order = {player: index for index, player in enumerate(state.chips)}
-        busts = sorted(busts, key=lambda bust: order[bust[0]])
-    ranked = rank_simultaneous_busts(dict(busts), alive + 1)
+        busts = sorted(busts, key=lambda bust: state.order[bust[0]])
+    ranked = rank_simultaneous_busts(dict(busts), state.alive + 1)
     out = (*state.out, *(entry.players for entry in reversed(ranked)))
     return replace(state, out=out), Busted(ranked)
 
 
-def _paid_places(state: PokerTournament) -> int:
+def count_paid(state: PokerTournament) -> int:
+    """How many places win a prize for the entries so far."""
     return sum(1 for prize in paid_prizes(state) if prize > 0)
 
 
@@ -317,15 +329,16 @@ def advance(state: PokerTournament, now: int, decisions: list[Decision]) -> Step
             decisions.append(
                 LevelStarted(clock.level_index, state.config.structure.levels[clock.level_index])
             )
-    state = replace(state, clock=clock)
-    idle = not any(t.running for t in state.tables)
+    if clock != state.clock:
+        state = replace(state, clock=clock)
+    idle = not state.in_hand
     round_over = state.hand_for_hand and idle
     if round_over and state.pending_busts:
         state, busted = _place(replace(state, pending_busts=()), state.pending_busts)
         decisions.append(busted)
     if players_left(state) <= 1:
         return _finish(state, decisions)
-    if _unbalanced(state):
+    if _balancer_has_work(state):
         state = _rebalance(state, decisions)
     if not state.hand_for_hand or round_over:
         state = _hand_for_hand(state, decisions)
@@ -340,12 +353,20 @@ def _finish(state: PokerTournament, decisions: list[Decision]) -> Step:
     return Step(state, tuple(decisions))
 
 
-def _unbalanced(state: PokerTournament) -> bool:
-    """A table is due to break or two tables differ by two players or more (cheap: the
-    balancer itself checks every name, so it runs only when it has work)."""
-    sizes = [len(t.seats) for t in state.tables if t.seats]
-    due_to_break = sum(sizes) <= (len(sizes) - 1) * state.config.table_size
-    return due_to_break or max(sizes) - min(sizes) >= 2
+def _balancer_has_work(state: PokerTournament) -> bool:
+    """Whether `tda_rebalance` would move anyone now: an idle table among those to break
+    (the highest-numbered while the rest seat everyone), or else an idle table two players
+    over the shortest. Cheap, so the balancer (which checks every name) runs only then."""
+    occupied = [t for t in state.tables if t.seats]  # in table number order
+    sizes = [len(t.seats) for t in occupied]
+    # The fewest tables that seat everyone: the ones past them break.
+    kept = min(len(occupied), max(1, -(-state.alive // state.config.table_size)))
+    if kept < len(occupied):
+        return any(not t.running for t in occupied[kept:])
+    shortest = min(sizes)
+    if max(sizes) < shortest + 2:
+        return False
+    return any(not t.running and len(t.seats) >= shortest + 2 for t in occupied)
 
 
 def _rebalance(state: PokerTournament, decisions: list[Decision]) -> PokerTournament:
@@ -353,7 +374,8 @@ def _rebalance(state: PokerTournament, decisions: list[Decision]) -> PokerTourna
     if not had:
         return state
     label = f"tda-rebalance-{state.draws}"
-    plan = tda_rebalance(state.tables, draw_seed(state, label), label)
+    size = state.config.table_size
+    plan = tda_rebalance_checked(state.tables, size, draw_seed(state, label), label)
     if plan.moves:
         decisions.append(Moves(plan))
         state = replace(state, tables=apply_moves(state.tables, plan.moves), draws=state.draws + 1)
@@ -364,7 +386,7 @@ def _rebalance(state: PokerTournament, decisions: list[Decision]) -> PokerTourna
 def _hand_for_hand(state: PokerTournament, decisions: list[Decision]) -> PokerTournament:
     in_play = sum(1 for t in state.tables if t.seats)
     size = state.config.table_size
-    paid = _paid_places(state)  # a freeroll of virtual chips may pay no place
+    paid = state.paid  # a freeroll of virtual chips may pay no place
     due = in_play > 1 and paid > 0 and hand_for_hand_due(players_left(state), paid, size)
     if due != state.hand_for_hand:
         decisions.append(HandForHand(due))
@@ -375,29 +397,31 @@ def _hand_for_hand(state: PokerTournament, decisions: list[Decision]) -> PokerTo
 def _deal(
     state: PokerTournament, decisions: list[Decision]
 ) -> tuple[PokerTournament, tuple[Decision, ...]]:
+    if state.clock.in_break or (state.hand_for_hand and state.in_hand):
+        return state, tuple(decisions)
     ready = [t for t in state.tables if not t.running and len(t.seats) >= 2]
-    if state.clock.in_break or (state.hand_for_hand and any(t.running for t in state.tables)):
-        ready = []
+    if not ready:
+        return state, tuple(decisions)
     tables = list(state.tables)
     in_hand = dict(state.in_hand)
     for table in ready:
-        blinds, players = _positions(state, table)
+        blinds, seats = _positions(state, table)
+        players = tuple(dict(table.seats)[seat] for seat in seats)
         tables[table.number - 1] = replace(table, running=True, blinds=blinds)
         in_hand[table.number] = players
-        decisions.append(Deal(table.number, blinds, players, state.level))
+        decisions.append(Deal(table.number, blinds, players, state.level, tuple(seats)))
     return replace(state, tables=tuple(tables), in_hand=in_hand), tuple(decisions)
 
 
-def _positions(state: PokerTournament, table: Table) -> tuple[Blinds, tuple[str, ...]]:
-    """The next hand's positions and players: dead button rule after a first hand whose
-    button was drawn (also redrawn if too few could be dealt in, e.g. two left of whom
-    one waits for the button)."""
+def _positions(state: PokerTournament, table: Table) -> tuple[Blinds, list[int]]:
+    """The next hand's positions and the seats dealt in: dead button rule after a first
+    hand whose button was drawn (also redrawn if too few could be dealt in, e.g. two left
+    of whom one waits for the button)."""
     seats = dict(table.seats)
     if table.blinds is not None:
         try:
             blinds = next_button_and_blinds(seats, table.blinds)
-            playing = dealt_in(seats, table.blinds)
-            return blinds, tuple(seats[s] for s in playing)
+            return blinds, dealt_in(seats, table.blinds)
         except NotAllowed:
             pass
     numbers = sorted(seats)
@@ -409,4 +433,4 @@ def _positions(state: PokerTournament, table: Table) -> tuple[Blinds, tuple[str,
     else:
         small = numbers[(index + 1) % len(numbers)]
         blinds = Blinds(button, small, numbers[(index + 2) % len(numbers)])
-    return blinds, tuple(seats[s] for s in numbers)
+    return blinds, numbers

@@ -1,0 +1,236 @@
+"""Poker tournament director (issue 25): a 2,000-player bots-only NLHE tournament to the end.
+
+In process, single thread, no I/O: the director's pure core
+(`croupier.tournament.core.poker_tournament`) seats 2,000 players at tables of 9, and
+every hand it deals is played by the real poker engine (`croupier.poker.core`:
+`deal_from_seed`, `apply`) with the poker tools' `RandomBot` deciding from each seat's own
+view; each result goes back to `hand_finished`, whose moves, busts, hand-for-hand and next
+deals drive the run. Simulated time: a hand takes `HAND_SECONDS` at its table, and hands
+end in time order (a heap), so tables play side by side as in a real room and the levels
+and breaks of the clock fall between them. The blinds: the `turbo` preset for the
+starting stack, then levels doubling every 5 minutes until the big blind is a tenth of all
+chips (the preset ends at half a starting stack, which 2,000 players' chips outgrow).
+
+The engine has no dead small blind: where the director's small blind is a dead seat, the
+player before the big blind posts it (the big blind, which the engine gets right, is the
+one the benchmark follows).
+
+Figures, all from one run:
+- wall time, hands/s and the director core's CPU share: `process_time` of the whole run
+  against the peer, the same hands (same players, stacks, button, seed, bots' random
+  choices) replayed through the engine and bots without the director;
+  share = (with - without) / with (goal: at most 15 %). The core's own calls timed alone
+  give the second share column.
+- balancing decisions/s: calls to the TDA balancer (`tda_rebalance_checked`, counted and
+  timed through the core's reference to it) per second spent in them.
+
+Usage: `.venv/bin/python -m benchmarks.poker_tournament [--players 2000]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import heapq
+import random
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+from croupier.poker.adapters.evaluator import RANKS
+from croupier.poker.core.deal import deal_from_seed
+from croupier.poker.core.hand import apply, view
+from croupier.poker.core.rules import TableConfig
+from croupier.poker.tools.bots import RandomBot
+from croupier.tournament.core import poker_tournament as core
+from croupier.tournament.core.blinds import BlindStructure, Level, preset, to_table_config_fields
+from croupier.tournament.core.payouts import PayoutBracket
+from croupier.tournament.core.poker_config import PokerConfig
+from croupier.tournament.core.poker_decisions import BreakStarted, Deal, Finished, Moves
+
+TABLE_SIZE = 9
+STACK = 10_000
+HAND_SECONDS = 45
+EXTRA_LEVEL_MINUTES = 5
+
+
+class Hand(NamedTuple):
+    """One hand as the engine plays it: what the peer replays without the director."""
+
+    config: TableConfig
+    players: tuple[tuple[str, int], ...]
+    button: int
+    seed: bytes
+
+
+def structure(players: int) -> BlindStructure:
+    turbo = preset("turbo", STACK)
+    levels = list(turbo.levels)
+    while levels[-1].big_blind * 10 < players * STACK:
+        last = levels[-1]
+        levels.append(
+            Level(
+                2 * last.small_blind,
+                2 * last.big_blind,
+                2 * last.ante,
+                last.ante_kind,
+                EXTRA_LEVEL_MINUTES,
+            )
+        )
+    return BlindStructure(tuple(levels), turbo.breaks)
+
+
+def payouts() -> tuple[PayoutBracket, ...]:
+    """300 places paid from 300 entries (15 % of 2,000): the money bubble is
+    hand-for-hand at many tables."""
+    top = [2126, 1200, 800, *[300] * 6]  # 10,000 basis points with 291 places of 14
+    return (
+        PayoutBracket(2, 9, (10_000,)),
+        PayoutBracket(10, 299, (4_000, 2_200, 1_300, 800, 600, 400, 300, 200, 200)),
+        PayoutBracket(300, 10_000, (*top, *[14] * 291)),
+    )
+
+
+def hand_for(deal: Deal, chips: Mapping[str, int], number: int) -> Hand:
+    """The engine's hand for the director's `Deal`: its players in seat order, the button
+    index that puts the big blind where the director put it."""
+    fields = to_table_config_fields(deal.level)
+    config = TableConfig(
+        "nlhe",
+        fields["small_blind"],
+        fields["big_blind"],
+        fields["ante"],
+        big_blind_ante=fields["big_blind_ante"],
+    )
+    players = tuple((p, chips[p]) for p in deal.players)
+    count = len(players)
+    big = deal.seats.index(deal.blinds.big_blind)
+    button = (big - 1) % 2 if count == 2 else (big - 2) % count
+    return Hand(config, players, button, hashlib.sha256(b"hand %d" % number).digest())
+
+
+def play(hand: Hand) -> tuple[dict[str, int], int]:
+    """The hand played to its end by random bots (their choices drawn from the hand's seed):
+    the stacks after it and the decisions taken."""
+    state = deal_from_seed(hand.config, hand.players, hand.button, hand.seed, ranks=RANKS)
+    rng = random.Random(hand.seed)
+    bots = {p: RandomBot(p, rng) for p, _ in hand.players}
+    decisions = 0
+    while state.result is None:
+        player = state.ids[state.to_act]
+        action = bots[player].decide({"hand": view(state, player)})
+        assert action is not None, f"{player} had nothing to do on his turn"
+        state, _ = apply(state, player, action)
+        decisions += 1
+    stacks: dict[str, int] = state.result["stacks"]
+    return stacks, decisions
+
+
+class Timed:
+    """A function counted and timed where the core calls it."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function = function
+        self.calls = 0
+        self.seconds = 0.0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return self.function(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - started
+            self.calls += 1
+
+
+def tournament(players: int) -> dict[str, Any]:
+    """The tournament through the director to `Finished`, with its hands recorded."""
+    config = PokerConfig(
+        "scheduled",
+        TABLE_SIZE,
+        STACK,
+        structure(players),
+        buy_in=100,
+        max_players=players,
+        payouts=payouts(),
+    )
+    names = [f"bot{number}" for number in range(players)]
+    seed = hashlib.sha256(b"benchmark tournament").digest()
+    core_seconds = 0.0
+    started = time.process_time()
+    step = core.start(config, names, seed, 0)
+    core_seconds += time.process_time() - started
+    hands: list[Hand] = []
+    ends: list[tuple[int, int]] = []  # (when, table): hands in play, in time order
+    pending: dict[int, tuple[Hand, dict[str, int]]] = {}
+    counts = {"moves": 0, "decisions": 0, "breaks": 0}
+    now = 0
+    while True:
+        for decision in step.decisions:
+            if isinstance(decision, Deal):
+                hand = hand_for(decision, step.state.chips, len(hands))
+                hands.append(hand)
+                stacks, taken = play(hand)
+                counts["decisions"] += taken
+                pending[decision.table] = (hand, stacks)
+                heapq.heappush(ends, (now + HAND_SECONDS, decision.table))
+            elif isinstance(decision, Moves):
+                counts["moves"] += len(decision.plan.moves)
+            elif isinstance(decision, BreakStarted):
+                counts["breaks"] += 1
+                heapq.heappush(ends, (now + decision.seconds, 0))
+            elif isinstance(decision, Finished):
+                return {"hands": hands, "core": core_seconds, **counts}
+        now, table = heapq.heappop(ends)
+        started = time.process_time()
+        if table == 0:  # a break's end
+            step = core.tick(step.state, now)
+        else:
+            hand, stacks = pending.pop(table)
+            before = dict(hand.players)
+            step = core.hand_finished(step.state, table, before, stacks, now)
+        core_seconds += time.process_time() - started
+
+
+def replay(hands: list[Hand]) -> None:
+    """The peer: the same hands through the engine and bots, no director."""
+    for hand in hands:
+        play(hand)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2_000)
+    args = parser.parse_args()
+    # Counted and timed where the core calls it (its module's reference).
+    balancer = Timed(core.tda_rebalance_checked)  # type: ignore[attr-defined]
+    core.tda_rebalance_checked = balancer  # type: ignore[attr-defined]
+    wall = time.perf_counter()
+    cpu = time.process_time()
+    run = tournament(args.players)
+    cpu_with = time.process_time() - cpu
+    wall_with = time.perf_counter() - wall
+    cpu = time.process_time()
+    replay(run["hands"])
+    cpu_without = time.process_time() - cpu
+    hands = len(run["hands"])
+    share = (cpu_with - cpu_without) / cpu_with
+    print(
+        f"{args.players} players, tables of {TABLE_SIZE}, {hands:,} hands, "
+        f"{run['decisions']:,} bot decisions, {run['moves']:,} players moved, "
+        f"{balancer.calls:,} balancer calls, {run['breaks']} breaks"
+    )
+    print("| run | wall s | CPU s | hands/s | director share |")
+    print("|---|---:|---:|---:|---:|")
+    print(
+        f"| with the director | {wall_with:.1f} | {cpu_with:.1f} | {hands / cpu_with:,.0f} "
+        f"| {share:.1%} (core calls alone: {run['core'] / cpu_with:.1%}) |"
+    )
+    print(f"| peer: same hands, no director | | {cpu_without:.1f} | {hands / cpu_without:,.0f} | |")
+    rate = balancer.calls / balancer.seconds if balancer.seconds else 0.0
+    print(f"\nbalancing decisions/s: {rate:,.0f} ({balancer.seconds:.2f} s in the balancer)")
+    print(f"goal: director share at most 15 %: {'met' if share <= 0.15 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
