@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from croupier.game import RuleBroken
+from croupier.game.fairness import commitment
 from croupier.tournament.adapters.memory import InMemoryRepository, InMemoryWallet
 from croupier.tournament.core.seating import initial_seating
 from croupier.tournament.service.director import BELOW_MIN_PLAYERS, Director
@@ -229,7 +230,8 @@ async def test_create_is_idempotent_by_request_key(setup: Setup) -> None:
     again, replayed = await setup.director.create("friday", sample_settings())
     assert (again, replayed) == (first, True)
     assert len(setup.repository.records) == 1
-    assert setup.events(first) == [Created(sample_settings())]
+    # The seed's commitment is published with the tournament, before any draw.
+    assert setup.events(first) == [Created(sample_settings(), commitment(fixed_seed(7)))]
     error = await refused(setup.director.create("friday", sample_settings(max_players=5)))
     assert (status_name(error), error.reason) == ("already_exists", "request_key_reused")
 
@@ -304,7 +306,8 @@ async def test_watching_replays_then_follows_the_events(setup: Setup) -> None:
     tid = await setup.create()
     stream = setup.director.watch(tid, 0)
     first = await anext(stream)
-    assert (first.sequence, first.event) == (1, Created(sample_settings()))
+    created = Created(sample_settings(), commitment(fixed_seed(7)))
+    assert (first.sequence, first.event) == (1, created)
     waiting = asyncio.ensure_future(anext(stream))
     await asyncio.sleep(0)
     assert not waiting.done()

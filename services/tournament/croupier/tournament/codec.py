@@ -14,6 +14,7 @@ from croupier.kit.bus.envelope import make_envelope
 from croupier.tournament.core.errors import InvalidInput
 from croupier.tournament.core.options import Level
 from croupier.tournament.core.payouts import PayoutBracket
+from croupier.tournament.poker_codec import poker_terms_from_proto, poker_terms_to_proto
 from croupier.tournament.service.events import (
     Cancelled,
     Created,
@@ -27,6 +28,7 @@ from croupier.tournament.service.events import (
     RoundEnded,
     RoundHosted,
     RoundStarted,
+    SpinDrawn,
     Started,
     Unregistered,
     Voided,
@@ -58,7 +60,10 @@ STATUSES: dict[Status, pb.TournamentStatus.ValueType] = {
     Status.CANCELLED: pb.TOURNAMENT_STATUS_CANCELLED,
     Status.VOIDED: pb.TOURNAMENT_STATUS_VOIDED,
 }
-GAME_ENUMS: dict[str, common_pb2.Game.ValueType] = {"rummy": common_pb2.GAME_RUMMY}
+GAME_ENUMS: dict[str, common_pb2.Game.ValueType] = {
+    "rummy": common_pb2.GAME_RUMMY,
+    "poker": common_pb2.GAME_POKER,
+}
 _GAME_NAMES = {value: name for name, value in GAME_ENUMS.items()}
 
 
@@ -77,7 +82,7 @@ def _same_currency(value: common_pb2.Money, currency: str, what: str) -> int:
 def settings_from_proto(message: pb.TournamentSettings) -> Settings:
     """The domain settings (their own `check` refuses bad values; this only reads)."""
     if message.game not in _GAME_NAMES:
-        raise InvalidInput("invalid_settings", "game must be GAME_RUMMY")
+        raise InvalidInput("invalid_settings", "game must be GAME_RUMMY or GAME_POKER")
     if not message.HasField("start_time"):
         raise InvalidInput("invalid_settings", "start_time must be set")
     currency = message.buy_in.currency
@@ -115,6 +120,7 @@ def settings_from_proto(message: pb.TournamentSettings) -> Settings:
         winner_risk_limit=message.winner_risk_limit
         if message.HasField("winner_risk_limit")
         else True,
+        poker=poker_terms_from_proto(message.poker) if message.HasField("poker") else None,
     )
 
 
@@ -148,6 +154,8 @@ def settings_to_proto(settings: Settings) -> pb.TournamentSettings:
         winner_risk_limit=settings.winner_risk_limit,
     )
     message.start_time.FromDatetime(settings.start_time)
+    if settings.poker is not None:
+        message.poker.CopyFrom(poker_terms_to_proto(settings.poker))
     if settings.rebuys is not None:
         r = settings.rebuys
         message.rebuys.CopyFrom(
@@ -170,8 +178,18 @@ def event_to_proto(recorded: Recorded) -> pb.TournamentEvent:
     message = pb.TournamentEvent(tournament_id=recorded.tournament_id, sequence=recorded.sequence)
     message.time.FromDatetime(recorded.at)
     match recorded.event:
-        case Created(settings):
+        case Created(settings, seed_commitment):
             message.created.settings.CopyFrom(settings_to_proto(settings))
+            message.created.seed_commitment = seed_commitment
+        case SpinDrawn(multiplier, prizes, seed_commitment, seed):
+            message.spin_drawn.CopyFrom(
+                pb.SpinDrawn(
+                    multiplier=multiplier,
+                    prizes=prizes,
+                    seed_commitment=seed_commitment,
+                    revealed_seed=seed.hex(),
+                )
+            )
         case Registered(player, entry_id):
             message.registered.CopyFrom(pb.PlayerRegistered(player_id=player, entry_id=entry_id))
         case Unregistered(player):
@@ -238,7 +256,17 @@ def event_from_proto(message: pb.TournamentEvent) -> Recorded:
     kind = message.WhichOneof("kind")
     event: Event
     if kind == "created":
-        event = Created(settings_from_proto(message.created.settings))
+        event = Created(
+            settings_from_proto(message.created.settings), message.created.seed_commitment
+        )
+    elif kind == "spin_drawn":
+        drawn = message.spin_drawn
+        event = SpinDrawn(
+            drawn.multiplier,
+            tuple(drawn.prizes),
+            drawn.seed_commitment,
+            bytes.fromhex(drawn.revealed_seed),
+        )
     elif kind == "registered":
         event = Registered(message.registered.player_id, message.registered.entry_id)
     elif kind == "unregistered":

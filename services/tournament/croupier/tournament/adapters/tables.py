@@ -2,10 +2,11 @@
 and in process over a `croupier.table` host object (unit tests, a host in the same
 process).
 
-Each round is a table of its own: opened by the round's id as request key (opening it
-again returns the same table), seated in the round's seat order with each player's chips
-before the fee, then closed, so that the host deals the round the seats complete and no
-other (CloseTable lets the round in play finish first). Players already seated are not
+Each rummy round, and each poker hand, is a table of its own: opened by the round's (or
+hand's) id as request key (opening it again returns the same table), seated in the seat
+order with each player's chips (a rummy round's before its fee), then closed, so that the
+host deals the round (or hand) the seats complete and no other (CloseTable lets the one in
+play finish first). Players already seated are not
 seated again: after a director restart the same round is driven again and changes
 nothing.
 """
@@ -19,12 +20,18 @@ from croupier.game import JSON
 from croupier.kit.errors import Unavailable
 from croupier.kit.service_auth import ServiceCredential
 from croupier.table.client import TableHostClient
-from croupier.tournament.service.ports import RoundTable
+from croupier.tournament.service.ports import HandTable, RoundTable
 
-__all__ = ["GrpcTableHost", "InProcessTableHost", "TableHostUnavailable", "table_options"]
+__all__ = [
+    "GrpcTableHost",
+    "InProcessTableHost",
+    "TableHostUnavailable",
+    "hand_options",
+    "table_options",
+]
 
 TABLE_TIMEOUT_SECONDS = 10.0
-GAME = "rummy"
+Stacks = tuple[tuple[str, int], ...]
 
 
 class TableHostUnavailable(Unavailable):
@@ -43,6 +50,23 @@ def table_options(round_table: RoundTable) -> JSON:
     }
 
 
+def hand_options(hand: HandTable) -> JSON:
+    """The poker table's options for one tournament hand: a seat per player, dealt once
+    all are seated (`hand_players`), the level's blinds and ante; tournament chips (the
+    host's default currency), never money (rule 55)."""
+    return {
+        "variant": hand.variant,
+        "seats": len(hand.seats),
+        "hand_players": len(hand.seats),
+        "small_blind": hand.small_blind,
+        "big_blind": hand.big_blind,
+        "ante": hand.ante,
+        "big_blind_ante": hand.big_blind_ante,
+        "decision_seconds": hand.turn_seconds,
+        "bots_allowed": True,
+    }
+
+
 class InProcessTableHost:
     """A `croupier.table.service.host.TableHost` in this process, called directly."""
 
@@ -50,12 +74,17 @@ class InProcessTableHost:
         self._host = host
 
     async def play_round(self, round_table: RoundTable) -> str:
+        options = table_options(round_table)
+        return await self._play("rummy", options, round_table.round_id, round_table.stacks)
+
+    async def play_hand(self, hand: HandTable) -> str:
+        return await self._play("poker", hand_options(hand), hand.hand_id, hand.seats)
+
+    async def _play(self, game: str, options: JSON, key: str, stacks: Stacks) -> str:
         host = self._host
-        table_id: str = await host.open_table(
-            GAME, table_options(round_table), None, request_key=round_table.round_id
-        )
+        table_id: str = await host.open_table(game, options, None, request_key=key)
         seated = set(host.view(table_id, "").seated)
-        for seat, (player, stack) in enumerate(round_table.stacks):
+        for seat, (player, stack) in enumerate(stacks):
             if player not in seated:
                 await host.seat(table_id, player, seat, stack)
         await host.close(table_id)
@@ -85,14 +114,19 @@ class GrpcTableHost:
         )
 
     async def play_round(self, round_table: RoundTable) -> str:
+        options = table_options(round_table)
+        return await self._play("rummy", options, round_table.round_id, round_table.stacks)
+
+    async def play_hand(self, hand: HandTable) -> str:
+        return await self._play("poker", hand_options(hand), hand.hand_id, hand.seats)
+
+    async def _play(self, game: str, options: JSON, key: str, stacks: Stacks) -> str:
         from croupier.table.v1 import table_pb2
 
         opened = await self._client.call(
             "OpenTable",
             table_pb2.OpenTableRequest(
-                game=GAME,
-                options_json=json.dumps(table_options(round_table)),
-                request_key=round_table.round_id,
+                game=game, options_json=json.dumps(options), request_key=key
             ),
         )
         table_id: str = opened.table_id
@@ -101,7 +135,7 @@ class GrpcTableHost:
             table_pb2.GetViewRequest(table_id=table_id, view_format=table_pb2.VIEW_FORMAT_JSON),
         )
         seated = set(view.view.seated)
-        for seat, (player, stack) in enumerate(round_table.stacks):
+        for seat, (player, stack) in enumerate(stacks):
             if player not in seated:
                 await self._client.seat(table_id=table_id, player=player, seat=seat, stack=stack)
         await self._client.close_table(table_id)

@@ -102,6 +102,8 @@ class TournamentDirectorService(tournament_pb2_grpc.TournamentDirectorServicer):
             seats=[codec.seat_to_proto(seat) for seat in record.seats],
             # Secret until the draw is made: the seats it drew show it was used.
             seating_seed=record.seating_seed.hex() if record.seats else "",
+            seed_commitment=view.seed_commitment,
+            spin_multiplier=view.spin_multiplier,
         )
 
     async def GetStandings(

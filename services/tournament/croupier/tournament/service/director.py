@@ -18,9 +18,11 @@ from dataclasses import replace
 from datetime import datetime
 
 from croupier.game import Duplicate
+from croupier.game.fairness import commitment
 from croupier.game.limits import echo
 from croupier.tournament.adapters import metrics
 from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound
+from croupier.tournament.core.poker_entries import registration_refusal
 from croupier.tournament.core.seating import check_seed, initial_seating
 from croupier.tournament.service.events import (
     Cancelled,
@@ -40,6 +42,8 @@ from croupier.tournament.service.model import (
     check_text,
 )
 from croupier.tournament.service.plan import RoundResult
+from croupier.tournament.service.poker_model import epoch
+from croupier.tournament.service.poker_play import HandResult, PokerPlay
 from croupier.tournament.service.ports import Clock, Repository, Seeds, TableHost, Wallet
 from croupier.tournament.service.rounds import Rounds
 from croupier.tournament.service.store import Store
@@ -76,7 +80,8 @@ class Director:
         self._lock = self._store.lock
         self._load = self._store.load
         self._save = self._store.save
-        self.rounds = Rounds(store=self._store, wallet=wallet, tables=tables)
+        self.poker = PokerPlay(store=self._store, wallet=wallet, tables=tables)
+        self.rounds = Rounds(store=self._store, wallet=wallet, tables=tables, poker=self.poker)
 
     # --- use cases ----------------------------------------------------------------------
 
@@ -94,7 +99,8 @@ class Director:
             tournament_id, request_key, settings, seating_seed=seed, events=1, version=1
         )
         stored, created = await self._repository.create(
-            record, Recorded(tournament_id, 1, self._clock(), Created(settings))
+            record,
+            Recorded(tournament_id, 1, self._clock(), Created(settings, commitment(seed))),
         )
         if stored.settings != settings:
             raise Duplicate(
@@ -104,37 +110,66 @@ class Director:
         return stored.tournament_id, not created
 
     async def register(self, tournament_id: str, player: str, coupon_id: str = "") -> str:
-        """Rules 3-6, OQ 1: before the start, below the maximum, once; returns the entry id."""
+        """Rules 3-6, OQ 1: before the start, below the maximum, once; returns the entry id.
+        Poker (`core.poker_entries`): a scheduled tournament's late registration and
+        re-entry after the start (`PokerPlay.enter`); a Sit & Go or a Spin starts when
+        this entry fills it."""
         _check_player(player)
+        if coupon_id:
+            raise NotAllowed(
+                "coupons_unsupported",
+                "coupons cannot pay an entry: the wallet holds no coupons yet (rule 48)",
+            )
         async with self._lock(tournament_id):
             record = await self._load(tournament_id)
-            self._check_before_start(record, "register")
-            if coupon_id:
-                raise NotAllowed(
-                    "coupons_unsupported",
-                    "coupons cannot pay an entry: the wallet holds no coupons yet (rule 48)",
-                )
-            if record.entry_of(player) is not None:
-                raise Duplicate(f"{echo(player)} is already registered", "already_registered")
-            if len(record.players()) >= record.settings.max_players:
-                raise NotAllowed(
-                    "tournament_full",
-                    f"the tournament is full ({record.settings.max_players} players)",
-                )
+            terms = record.settings.poker
             entry_id = record.next_entry_id(player)
-            settings = record.settings
-            await self._wallet.enter(
-                entry_id=entry_id,
-                tournament_id=tournament_id,
-                game=settings.game,
-                player=player,
-                currency=settings.currency,
-                buy_in=settings.buy_in,
-                fee=settings.fee,
+            if terms is not None and record.status is Status.RUNNING:
+                await self.poker.enter(record, player, entry_id)
+                full = False
+            else:
+                self._check_before_start(record, "register")
+                self._check_room(record, player)
+                saved = await self._enter(record, player, entry_id)
+                full = len(saved.players()) >= saved.settings.max_players
+        if terms is not None and terms.starts_when_full and full:
+            await self.start_or_cancel(tournament_id)
+        if terms is not None:
+            await self.rounds.advance(tournament_id)  # the hands the entry lets deal
+        return entry_id
+
+    async def _enter(
+        self, record: TournamentRecord, player: str, entry_id: str
+    ) -> TournamentRecord:
+        settings = record.settings
+        await self._wallet.enter(
+            entry_id=entry_id,
+            tournament_id=record.tournament_id,
+            game=settings.game,
+            player=player,
+            currency=settings.currency,
+            buy_in=settings.buy_in,
+            fee=settings.fee,
+        )
+        entries = (*record.entries, Entry(player, entry_id))
+        return await self._save(replace(record, entries=entries), Registered(player, entry_id))
+
+    def _check_room(self, record: TournamentRecord, player: str) -> None:
+        terms = record.settings.poker
+        if terms is not None:  # the poker core's rules (full, registered, bots: rule 59)
+            refusal = registration_refusal(
+                record.settings.poker_config(), record.players(), player, epoch(self._clock())
             )
-            entries = (*record.entries, Entry(player, entry_id))
-            await self._save(replace(record, entries=entries), Registered(player, entry_id))
-            return entry_id
+            if refusal is not None:
+                raise refusal
+            return
+        if record.entry_of(player) is not None:
+            raise Duplicate(f"{echo(player)} is already registered", "already_registered")
+        if len(record.players()) >= record.settings.max_players:
+            raise NotAllowed(
+                "tournament_full",
+                f"the tournament is full ({record.settings.max_players} players)",
+            )
 
     async def unregister(self, tournament_id: str, player: str) -> None:
         """Rule 5: before the start, with the buy-in and fee refunded; refused after."""
@@ -192,20 +227,30 @@ class Director:
             if record.status is not Status.REGISTERING:
                 return record.status
             players = record.players()
-            if len(players) < record.settings.min_players:
+            terms = record.settings.poker
+            # A Sit & Go or a Spin not full by its start time never starts (rules 52, 53).
+            least = record.settings.max_players if terms and terms.starts_when_full else 0
+            if len(players) < max(least, record.settings.min_players):
                 await self._cancel(record, BELOW_MIN_PLAYERS)
                 return Status.CANCELLED
             # A tournament created before seeds were drawn at creation has none.
             seed = record.seating_seed or self._seeds()
-            seating = initial_seating(players, record.settings.table_size, seed)
-            seats = tuple(
-                SeatAt(table.number, seat, player)
-                for table in seating.tables
-                for seat, player in table.seats
-            )
-            started = Started(seats, seed, record.settings.starting_chips)
-            running = replace(record, status=Status.RUNNING, seats=seats, seating_seed=seed)
-            await self._save(running, started)
+            running = replace(record, status=Status.RUNNING, seating_seed=seed)
+            if terms is not None:  # the poker core seats, draws a Spin, deals
+                running, announced = self.poker.start(running, players)
+            else:
+                seating = initial_seating(players, record.settings.table_size, seed)
+                running = replace(
+                    running,
+                    seats=tuple(
+                        SeatAt(table.number, seat, player)
+                        for table in seating.tables
+                        for seat, player in table.seats
+                    ),
+                )
+                announced = []
+            started = Started(running.seats, seed, record.settings.starting_chips)
+            await self._save(running, started, *announced)
             return Status.RUNNING
 
     async def void(self, tournament_id: str, reason: str) -> int:
@@ -236,6 +281,10 @@ class Director:
     async def round_ended(self, result: RoundResult) -> None:
         """A round's result from the table host (`entrypoints.table_events`)."""
         await self.rounds.round_ended(result)
+
+    async def hand_ended(self, result: HandResult) -> None:
+        """A poker hand's result from the table host (`entrypoints.table_events`)."""
+        await self.poker.hand_ended(result)
 
     async def get(self, tournament_id: str) -> TournamentRecord:
         return await self._load(tournament_id)

@@ -1,6 +1,7 @@
 """What the director announces: one `Recorded` event per change, numbered per tournament.
 
-Before the start: created, registered, unregistered, started, cancelled, voided. Once
+Before the start: created (with the seed's commitment), registered, unregistered, started
+(a Spin's multiplier drawn with it), cancelled, voided. Once
 started, what the points core did (`plan.announced`: rounds started and ended, levels,
 eliminations with their rebuy offer, rebuys), the table each round is played at, and the
 end with the prizes paid.
@@ -30,6 +31,7 @@ __all__ = [
     "RoundEnded",
     "RoundHosted",
     "RoundStarted",
+    "SpinDrawn",
     "Started",
     "Unregistered",
     "Voided",
@@ -39,6 +41,8 @@ __all__ = [
 @dataclass(frozen=True)
 class Created:
     settings: Settings
+    seed_commitment: str = ""
+    """The tournament seed's commitment, published before any draw ("" in old records)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,17 @@ class PlayerRebought:
 
 
 @dataclass(frozen=True)
+class SpinDrawn:
+    """Rule 53: a Spin's multiplier and prizes by place, drawn from the seed revealed here
+    (committed at creation), before the first hand."""
+
+    multiplier: int
+    prizes: tuple[int, ...]
+    seed_commitment: str
+    revealed_seed: bytes
+
+
+@dataclass(frozen=True)
 class Finished:
     """Rules 2, 47: the winner, and each prize paid (players without one not listed)."""
 
@@ -142,6 +157,7 @@ Event = (
     | LevelRaised
     | PlayerEliminated
     | PlayerRebought
+    | SpinDrawn
     | Finished
 )
 

@@ -21,8 +21,17 @@ from croupier.tournament.core.actions import Action, Rebuy
 from croupier.tournament.core.errors import InvalidInput, NotAllowed
 from croupier.tournament.core.options import Level, Options, RebuyPolicy
 from croupier.tournament.core.payouts import PayoutBracket, check_covers, check_payouts
+from croupier.tournament.core.poker_config import PokerConfig
 from croupier.tournament.core.standings import apply
 from croupier.tournament.core.state import Tournament, new_tournament
+from croupier.tournament.service.poker_model import (
+    MAX_POKER_TABLE_SIZE,
+    POKER_VARIANTS,
+    HostedHand,
+    PokerInput,
+    PokerTerms,
+    epoch,
+)
 
 __all__ = [
     "GAMES",
@@ -37,8 +46,8 @@ __all__ = [
     "TournamentRecord",
 ]
 
-GAMES = frozenset({"rummy"})
-"""Games the director runs tournaments of (seed 000: rummy only, for now)."""
+GAMES = frozenset({"rummy", "poker"})
+"""Games the director runs tournaments of (seed 000: rummy; seed 002: poker)."""
 RUMMY_VARIANTS = frozenset({"gin", "oklahoma_gin", "rummy", "rummy51", "rummy40", "rummy500"})
 MAX_TABLE_SIZE = 8
 MAX_TEXT = 200
@@ -87,6 +96,8 @@ class Settings:
     coupons_accepted: bool
     turn_seconds: int
     winner_risk_limit: bool
+    poker: PokerTerms | None = None
+    """Poker's terms (game "poker"); None for rummy."""
 
     def check(self) -> None:
         """Refuse settings out of shape (`InvalidInput`) or that cannot be honoured."""
@@ -94,9 +105,12 @@ class Settings:
             self._check_shape()
         except OutOfBounds as exc:
             raise InvalidInput("invalid_settings", exc.message) from None
-        check_payouts(self.payouts)
-        check_covers(self.payouts, self.min_players, self.max_players)
-        self.options().check_players(self.max_players)
+        if self.poker is not None:
+            self.poker_config()  # the poker core's own checks: structure, kind, payouts
+        else:
+            check_payouts(self.payouts)
+            check_covers(self.payouts, self.min_players, self.max_players)
+            self.options().check_players(self.max_players)
         if self.coupons_accepted:
             raise NotAllowed(
                 "coupons_unsupported",
@@ -106,10 +120,8 @@ class Settings:
     def _check_shape(self) -> None:
         if self.game not in GAMES:
             raise OutOfBounds(f"game must be one of {sorted(GAMES)}, got {echo(self.game)}")
-        if self.variant not in RUMMY_VARIANTS:
-            raise OutOfBounds(
-                f"variant must be one of {sorted(RUMMY_VARIANTS)}, got {echo(self.variant)}"
-            )
+        if (self.game == "poker") != (self.poker is not None):
+            raise OutOfBounds("poker settings go with game poker, and only with it")
         if not 1 <= len(self.name) <= 100:
             raise OutOfBounds("name must have 1 to 100 characters")
         if self.start_time.tzinfo is None:
@@ -120,13 +132,57 @@ class Settings:
             raise OutOfBounds("the buy-in needs a currency")
         check_amount(self.buy_in, "buy_in")
         check_amount(self.fee, "fee")
+        check_int(self.turn_seconds, "turn_seconds", 1, MAX_CLOCK_SECONDS)
+        if self.poker is not None:
+            self._check_poker_shape()
+        else:
+            self._check_rummy_shape()
+
+    def _check_poker_shape(self) -> None:
+        check_amount(self.starting_chips, "starting_chips", low=1)
+        check_int(self.table_size, "table_size", 2, MAX_POKER_TABLE_SIZE)
+        if self.levels or self.rebuys is not None:
+            raise OutOfBounds(
+                "a poker tournament has blind levels (poker) and re-entries, not rummy "
+                "levels or rebuys"
+            )
+        if self.variant not in POKER_VARIANTS:
+            raise OutOfBounds(
+                f"a poker variant is one of {', '.join(sorted(POKER_VARIANTS))}, "
+                f"got {echo(self.variant)}"
+            )
+
+    def _check_rummy_shape(self) -> None:
+        if self.variant not in RUMMY_VARIANTS:
+            raise OutOfBounds(
+                f"variant must be one of {sorted(RUMMY_VARIANTS)}, got {echo(self.variant)}"
+            )
         check_int(self.table_size, "table_size", 2, MAX_TABLE_SIZE)
         check_int(self.level_seconds, "level_seconds", 1, MAX_CLOCK_SECONDS)
-        check_int(self.turn_seconds, "turn_seconds", 1, MAX_CLOCK_SECONDS)
         if self.rebuys is not None:
             check_amount(self.rebuys.price, "rebuy price")
             check_amount(self.rebuys.fee, "rebuy fee")
             check_int(self.rebuys.window_seconds, "rebuy window_seconds", *REBUY_WINDOW_SECONDS)
+
+    def poker_config(self) -> PokerConfig:
+        """The poker core's terms (refused by its checks when they cannot be played); the
+        pool's part of an entry is the buy-in, the fee is the house's (rule 55)."""
+        terms = self.poker
+        assert terms is not None, "a poker tournament's settings"
+        return PokerConfig(
+            kind=terms.kind,
+            table_size=self.table_size,
+            starting_stack=self.starting_chips,
+            structure=terms.structure(self.starting_chips),
+            buy_in=self.buy_in,
+            max_players=self.max_players,
+            min_players=self.min_players,
+            payouts=self.payouts,
+            starts_at=epoch(self.start_time) if terms.kind == "scheduled" else 0,
+            late_registration_level=terms.late_registration_level,
+            max_entries=1 + terms.max_reentries,
+            bots_allowed=terms.bots_allowed,
+        )
 
     def options(self) -> Options:
         """The points core's options (its own checks refuse bad levels or chips)."""
@@ -190,13 +246,22 @@ class TournamentRecord:
     offers: tuple[RebuyOffer, ...] = ()
     hosted: tuple[HostedRound, ...] = ()
     """The running rounds' tables on the table host."""
+    poker_inputs: tuple[PokerInput, ...] = ()
+    """Poker: what the director told the poker core since the start, in order."""
+    hands: tuple[HostedHand, ...] = ()
+    """Poker: the hands in play and their tables on the table host."""
     events: int = 0
     """How many events the tournament announced: the next one is numbered events + 1."""
     version: int = 0
 
     def players(self) -> tuple[str, ...]:
-        """Registered players (entries not refunded), in registration order."""
-        return tuple(entry.player for entry in self.entries if not entry.refunded)
+        """Registered players (entries not refunded), in registration order; a poker
+        player who re-entered is listed once."""
+        return tuple(dict.fromkeys(e.player for e in self.entries if not e.refunded))
+
+    def paid_entries(self) -> int:
+        """Entries paid and not refunded: a poker re-entry counts again."""
+        return sum(1 for entry in self.entries if not entry.refunded)
 
     def entry_of(self, player: str) -> Entry | None:
         """`player`'s entry not refunded, if any."""
@@ -216,8 +281,8 @@ class TournamentRecord:
     def standings(self) -> Tournament | None:
         """The points state once started (every entrant with the starting stack and every
         action since applied), else None."""
-        if self.status is Status.REGISTERING or not self.seats:
-            return None
+        if self.status is Status.REGISTERING or not self.seats or self.settings.poker:
+            return None  # poker hands are not played yet: no points state
         state = new_tournament(self.settings.options(), self.players())
         for action in self.actions:
             state, _ = apply(state, action)
@@ -225,7 +290,7 @@ class TournamentRecord:
 
     def prize_pool(self) -> int:
         """Buy-ins of the players registered now and the price of every rebuy (OQ 2)."""
-        pool = self.settings.buy_in * len(self.players())
+        pool = self.settings.buy_in * self.paid_entries()
         rebuys = self.settings.rebuys
         if rebuys is None:
             return pool

@@ -12,7 +12,16 @@ from croupier.kit.errors import Unavailable
 from croupier.tournament.service.events import Recorded
 from croupier.tournament.service.model import TournamentRecord
 
-__all__ = ["Clock", "Conflict", "Repository", "RoundTable", "Seeds", "TableHost", "Wallet"]
+__all__ = [
+    "Clock",
+    "Conflict",
+    "HandTable",
+    "Repository",
+    "RoundTable",
+    "Seeds",
+    "TableHost",
+    "Wallet",
+]
 
 Clock = Callable[[], datetime]
 """The time now, timezone-aware (tests step it by hand)."""
@@ -111,6 +120,25 @@ class RoundTable:
     stacks: tuple[tuple[str, int], ...]
 
 
+@dataclass(frozen=True)
+class HandTable:
+    """One poker hand to play on the table host: a table opened for this hand alone (the
+    host's `hand_players` option: it deals once every player is seated), its players in
+    host seat order (seat 0 has the button, then the small and the big blind; heads-up
+    seat 0 posts the small blind) with their chips at the hand's start, and the level's
+    blinds and ante."""
+
+    hand_id: str
+    """The table's request key: opening it again returns the same table."""
+    variant: str
+    seats: tuple[tuple[str, int], ...]
+    small_blind: int
+    big_blind: int
+    ante: int
+    big_blind_ante: int
+    turn_seconds: int
+
+
 class TableHost(Protocol):
     """The table host as the director drives it; every call may be repeated (after a
     restart) and changes nothing the second time."""
@@ -118,4 +146,8 @@ class TableHost(Protocol):
     async def play_round(self, round_table: RoundTable) -> str:
         """Open the round's table, seat its players (those not seated yet) and close it
         behind the round, so the host deals exactly this one round; the table id."""
+        ...
+
+    async def play_hand(self, hand: HandTable) -> str:
+        """The same for one poker hand: open, seat those not seated yet, close behind it."""
         ...

@@ -40,6 +40,7 @@ from croupier.tournament.service.plan import (
     result_action,
     round_table,
 )
+from croupier.tournament.service.poker_play import PokerPlay
 from croupier.tournament.service.ports import TableHost, Wallet
 from croupier.tournament.service.store import Store
 
@@ -55,8 +56,12 @@ def _state(record: TournamentRecord) -> Tournament:
 
 
 class Rounds:
-    def __init__(self, *, store: Store, wallet: Wallet, tables: TableHost) -> None:
+    def __init__(
+        self, *, store: Store, wallet: Wallet, tables: TableHost, poker: PokerPlay
+    ) -> None:
         self._store = store
+        self._poker = poker
+        """Poker tournaments' hands: `advance` hands them over."""
         self._wallet = wallet
         self._tables = tables
         self._by_table: dict[str, str] = {}
@@ -72,11 +77,19 @@ class Rounds:
     async def advance(self, tournament_id: str) -> None:
         """Raise the levels due, close the offers that ran out; then pay the prizes of a
         finished tournament, or start the next rounds when no offer is open; then have
-        the host play every saved round it has not opened yet."""
+        the host play every saved round it has not opened yet. A poker tournament's hands
+        are `PokerPlay.advance`'s."""
+        if await self._advance(tournament_id) == "poker":
+            await self._poker.advance(tournament_id)
+
+    async def _advance(self, tournament_id: str) -> str:
+        """`advance` for rummy; "poker" when the tournament is poker's, untouched."""
         async with self._store.lock(tournament_id):
             record = await self._store.load(tournament_id)
+            if record.settings.poker is not None:
+                return "poker"
             if record.status is not Status.RUNNING:
-                return
+                return "rummy"
             state = _state(record)
             now = self._store.clock()
             raised = levels_due(record, state, now)
@@ -90,7 +103,7 @@ class Rounds:
             record = replace(record, actions=record.actions + tuple(raised), offers=offers)
             if state.finished:
                 await self._finish(record, state)
-                return
+                return "rummy"
             if not offers:
                 seats, starts = next_rounds(record, state)
                 state, started = apply_all(state, starts)
@@ -106,6 +119,7 @@ class Rounds:
             if changed:
                 record = await self._store.save(record, *announcements(state, events))
             await self._host(record, state)
+            return "rummy"
 
     async def _host(self, record: TournamentRecord, state: Tournament) -> None:
         """Have the host play the saved rounds; remember their tables."""
@@ -180,6 +194,10 @@ class Rounds:
         pool) or decline an offer; accepted, the chips credited (the starting stack)."""
         async with self._store.lock(tournament_id):
             record = await self._store.load(tournament_id)
+            if record.settings.poker is not None:
+                raise NotAllowed(
+                    "no_rebuys", "a poker tournament has no rebuys: an eliminated player re-enters"
+                )
             if record.status is not Status.RUNNING:
                 raise NotAllowed(
                     "no_rebuy_offer",

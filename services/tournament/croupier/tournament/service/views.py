@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from croupier.game.fairness import commitment
 from croupier.tournament.core import ranking
 from croupier.tournament.core.payouts import prizes_for
+from croupier.tournament.core.poker_tournament import paid_prizes
 from croupier.tournament.service.model import Status, TournamentRecord
 from croupier.tournament.service.plan import prizes_won
+from croupier.tournament.service.poker_play import poker_state
 
 __all__ = ["LobbyView", "StandingLine", "lobby_view", "standings"]
 
@@ -34,6 +37,10 @@ class LobbyView:
     ranking: tuple[StandingLine, ...]
     prize_pool: int
     top_prizes: tuple[int, ...]
+    seed_commitment: str
+    """Published from creation: the seed shown once started must hash to it."""
+    spin_multiplier: int
+    """A started Spin's multiplier (0 otherwise): re-derived from its seed."""
 
 
 def standings(record: TournamentRecord) -> tuple[tuple[StandingLine, ...], bool]:
@@ -63,10 +70,15 @@ def lobby_view(record: TournamentRecord) -> LobbyView:
     refunded = record.status in (Status.CANCELLED, Status.VOIDED)
     pool = 0 if refunded else record.prize_pool()
     prizes = prizes_for(record.settings.payouts, len(record.players()), pool)
+    poker = poker_state(record) if record.settings.poker is not None else None
+    if poker is not None:  # the poker core's prizes (a Spin's: by its drawn multiplier)
+        prizes = paid_prizes(poker)
     return LobbyView(
         record=record,
         current_level=1 if state is None else state.level,
         ranking=standings(record)[0],
         prize_pool=pool,
         top_prizes=prizes[:TOP_PRIZES],
+        seed_commitment=commitment(record.seating_seed) if record.seating_seed else "",
+        spin_multiplier=poker.spin.multiplier if poker and poker.spin else 0,
     )

@@ -1,0 +1,288 @@
+"""The hands of running poker tournaments, played on the table host (issue 25, rules 52-55):
+the poker core (`core.poker_tournament`) decides, this carries its decisions out.
+
+Each hand is a table of its own, like a rummy round: a `Deal` becomes a `HostedHand`
+(its players in the host's seat order, rotated so that the core's big blind is the host's,
+with their chips and the level's blinds and ante), saved with the input that caused it
+before the host is asked to open it (request key: the hand's id). The host publishes the
+hand's end on `croupier.table.events` (`hand_ended`, with the stacks); the director gives
+the core `HandDone` with every player seated at that table, and carries out what follows:
+busts (announced `eliminated`), levels, moves and broken tables (the seats), the next
+deals, and at the end the prizes, paid in one `PayTournamentPrizes` batch.
+
+Crash safety as the rounds': each input is saved before anything acts on it, and the
+host's and the wallet's calls are repeatable (the hand's id, the prizes' key); a result
+for a hand no longer in play changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from croupier.game.fairness import commitment
+from croupier.tournament.adapters import metrics
+from croupier.tournament.core.blinds import to_table_config_fields
+from croupier.tournament.core.errors import Refused
+from croupier.tournament.core.poker_decisions import (
+    Busted,
+    Deal,
+    Finished,
+    LevelStarted,
+    SpinDrawn,
+)
+from croupier.tournament.core.poker_entries import entry_refusal
+from croupier.tournament.core.poker_tournament import PokerTournament, Step, tick
+from croupier.tournament.service import events
+from croupier.tournament.service.model import Entry, SeatAt, Status, TournamentRecord
+from croupier.tournament.service.poker_model import (
+    HandDone,
+    HostedHand,
+    LateEntry,
+    PokerInput,
+    Start,
+    Tick,
+    apply_input,
+    epoch,
+    replay,
+)
+from croupier.tournament.service.ports import HandTable, TableHost, Wallet
+from croupier.tournament.service.store import Store
+
+__all__ = ["HandResult", "PokerPlay", "poker_state"]
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """A hand's end as the table host announced it: each player's chips at its end."""
+
+    table_id: str
+    stacks: Mapping[str, int]
+
+
+def poker_state(record: TournamentRecord) -> PokerTournament | None:
+    """The poker core's state from the record's inputs (None before the start)."""
+    return replay(record.settings.poker_config(), record.seating_seed, record.poker_inputs)
+
+
+def _host_order(state: PokerTournament, deal: Deal) -> tuple[str, ...]:
+    """The dealt players from the host's seat 0 on: the host gives a fresh table's button
+    to seat 0, then the small blind, then the big blind (heads-up seat 0 posts the small
+    blind), so the order is turned until the core's big blind falls where the host's is."""
+    seat_of = {player: seat for seat, player in state.tables[deal.table - 1].seats}
+    seats = [seat_of[player] for player in deal.players]
+    big = seats.index(deal.blinds.big_blind)
+    count = len(deal.players)
+    offset = 1 if count == 2 else 2
+    return tuple(deal.players[(big - offset + i) % count] for i in range(count))
+
+
+def carry_out(
+    record: TournamentRecord, given: PokerInput, step: Step
+) -> tuple[TournamentRecord, list[events.Event], Finished | None]:
+    """The record with `given` and its decisions applied, what to announce, and the end."""
+    state = step.state
+    announced: list[events.Event] = []
+    hands = list(record.hands)
+    finished = None
+    for decision in step.decisions:
+        match decision:
+            case SpinDrawn(row, prizes):
+                seed = record.seating_seed
+                announced.append(events.SpinDrawn(row.multiplier, prizes, commitment(seed), seed))
+            case Busted(places):
+                announced.extend(
+                    events.PlayerEliminated(player, None)
+                    for place in places
+                    for player in place.players
+                )
+            case LevelStarted(index, _) if index > 0:
+                announced.append(events.LevelRaised(index + 1, ()))
+            case Deal(table, _, _, level):
+                players = _host_order(state, decision)
+                hand_id = f"{record.tournament_id}:hand-{len(record.poker_inputs)}-{table}"
+                stacks = tuple((p, state.chips[p]) for p in players)
+                hands.append(HostedHand(hand_id, table, stacks, level))
+            case Finished():
+                finished = decision
+    changed = replace(
+        record,
+        poker_inputs=(*record.poker_inputs, given),
+        seats=tuple(
+            SeatAt(table.number, seat, player)
+            for table in state.tables
+            for seat, player in table.seats
+        ),
+        hands=tuple(hands),
+    )
+    return changed, announced, finished
+
+
+class PokerPlay:
+    def __init__(self, *, store: Store, wallet: Wallet, tables: TableHost) -> None:
+        self._store = store
+        self._wallet = wallet
+        self._tables = tables
+        self._by_table: dict[str, str] = {}
+        """The host's table id → the tournament whose hand it plays."""
+
+    def start(
+        self, record: TournamentRecord, players: tuple[str, ...]
+    ) -> tuple[TournamentRecord, list[events.Event]]:
+        """The start (rules 7, 52-54): the core's seating, a Spin's draw, the first deals.
+        The caller saves the record (with `Started` first) under the tournament's lock."""
+        given = Start(players, epoch(self._store.clock()))
+        step = apply_input(record.settings.poker_config(), record.seating_seed, None, given)
+        changed, announced, _ = carry_out(record, given, step)
+        return changed, announced
+
+    async def enter(self, record: TournamentRecord, player: str, entry_id: str) -> None:
+        """A late entry or re-entry (rule 54), under the caller's lock: refused by the core's
+        rules before the wallet takes the entry; then seated by the core."""
+        state = poker_state(record)
+        assert state is not None, "a running poker tournament has started"
+        now = epoch(self._store.clock())
+        refusal = entry_refusal(state, player, now)
+        if refusal is not None:
+            raise refusal
+        settings = record.settings
+        await self._wallet.enter(
+            entry_id=entry_id,
+            tournament_id=record.tournament_id,
+            game=settings.game,
+            player=player,
+            currency=settings.currency,
+            buy_in=settings.buy_in,
+            fee=settings.fee,
+        )
+        given = LateEntry(player, now)
+        step = apply_input(settings.poker_config(), record.seating_seed, state, given)
+        changed, announced, _ = carry_out(record, given, step)
+        entries = (*changed.entries, Entry(player, entry_id))
+        await self._store.save(
+            replace(changed, entries=entries), events.Registered(player, entry_id), *announced
+        )
+
+    async def advance(self, tournament_id: str) -> None:
+        """What the clock made due (levels, breaks ending), then have the host play every
+        saved hand it has not opened yet."""
+        async with self._store.lock(tournament_id):
+            record = await self._store.load(tournament_id)
+            if record.status is not Status.RUNNING:
+                return
+            state = poker_state(record)
+            assert state is not None, "a running poker tournament has started"
+            now = epoch(self._store.clock())
+            step = tick(state, now)
+            if step.decisions:
+                record = await self._apply(record, Tick(now), step)
+            await self._host(record)
+
+    async def _apply(
+        self, record: TournamentRecord, given: PokerInput, step: Step
+    ) -> TournamentRecord:
+        changed, announced, finished = carry_out(record, given, step)
+        if finished is not None:
+            return await self._finish(changed, announced, finished)
+        return await self._store.save(changed, *announced)
+
+    async def hand_ended(self, result: HandResult) -> None:
+        """A table's hand is over: the core decides what follows (module docstring)."""
+        tournament_id = await self._tournament_of(result.table_id)
+        if tournament_id is None:
+            return  # not a tournament's hand, or one applied already
+        async with self._store.lock(tournament_id):
+            record = await self._store.load(tournament_id)
+            hand = next((h for h in record.hands if h.table_id == result.table_id), None)
+            if hand is None or record.status is not Status.RUNNING:
+                return
+            state = poker_state(record)
+            assert state is not None, "a running poker tournament has started"
+            seated = state.tables[hand.table - 1].players
+            before = {player: state.chips[player] for player in seated}
+            after = {**before, **{p: result.stacks[p] for p, _ in hand.seats}}
+            given = HandDone(
+                hand.table,
+                tuple(before.items()),
+                tuple(after.items()),
+                epoch(self._store.clock()),
+            )
+            try:
+                step = apply_input(
+                    record.settings.poker_config(), record.seating_seed, state, given
+                )
+            except Refused as refusal:  # the host's stacks do not fit the hand: a bug
+                _log.error("hand %s: result refused: %s", hand.hand_id, refusal.message)
+                return
+            record = replace(record, hands=tuple(h for h in record.hands if h is not hand))
+            record = await self._apply(record, given, step)
+            self._by_table.pop(result.table_id, None)
+            await self._host(record)
+
+    async def _host(self, record: TournamentRecord) -> None:
+        """Have the host play the saved hands; remember their tables."""
+        for hand in record.hands:
+            if hand.table_id:
+                self._by_table[hand.table_id] = record.tournament_id
+        opened: dict[str, str] = {}
+        settings = record.settings
+        for hand in record.hands:
+            if hand.table_id:
+                continue
+            table_id = await self._tables.play_hand(
+                HandTable(
+                    hand_id=hand.hand_id,
+                    variant=settings.variant,
+                    seats=hand.seats,
+                    turn_seconds=settings.turn_seconds,
+                    **to_table_config_fields(hand.level),
+                )
+            )
+            self._by_table[table_id] = record.tournament_id
+            opened[hand.hand_id] = table_id
+        if opened:
+            await self._store.save(
+                replace(
+                    record,
+                    hands=tuple(
+                        replace(h, table_id=opened.get(h.hand_id, h.table_id)) for h in record.hands
+                    ),
+                ),
+                *(events.RoundHosted(hand_id, table_id) for hand_id, table_id in opened.items()),
+            )
+
+    async def _tournament_of(self, table_id: str) -> str | None:
+        known = self._by_table.get(table_id)
+        if known is not None:
+            return known
+        for tournament_id in await self._store.repository.running():
+            record = await self._store.load(tournament_id)
+            if any(hand.table_id == table_id for hand in record.hands):
+                return tournament_id
+        return None
+
+    async def _finish(
+        self, record: TournamentRecord, announced: list[events.Event], finished: Finished
+    ) -> TournamentRecord:
+        """The prizes (the core's, places shared as it ranked them) paid in one batch,
+        which empties the pool (rule 55: entries and prizes through the wallet)."""
+        settings = record.settings
+        prizes = {player: amount for player, amount in finished.prizes.items() if amount}
+        await self._wallet.pay_prizes(
+            payout_id=f"{record.tournament_id}:prizes",
+            tournament_id=record.tournament_id,
+            game=settings.game,
+            currency=settings.currency,
+            prizes=prizes,
+        )
+        winner = finished.places[0].players[0]
+        saved = await self._store.save(
+            replace(record, status=Status.FINISHED, hands=()),
+            *announced,
+            events.Finished(winner, tuple(sorted(prizes.items()))),
+        )
+        metrics.FINISHED.labels(settings.game).inc()
+        return saved
