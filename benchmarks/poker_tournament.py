@@ -42,6 +42,7 @@ from croupier.poker.core.deal import deal_from_seed
 from croupier.poker.core.hand import apply, view
 from croupier.poker.core.rules import TableConfig
 from croupier.poker.tools.bots import RandomBot
+from croupier.tournament.core import poker_advance
 from croupier.tournament.core import poker_tournament as core
 from croupier.tournament.core.blinds import BlindStructure, Level, preset, to_table_config_fields
 from croupier.tournament.core.payouts import PayoutBracket
@@ -203,8 +204,8 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2_000)
     args = parser.parse_args()
     # Counted and timed where the core calls it (its module's reference).
-    balancer = Timed(core.tda_rebalance_checked)  # type: ignore[attr-defined]
-    core.tda_rebalance_checked = balancer  # type: ignore[attr-defined]
+    balancer = Timed(poker_advance.tda_rebalance_checked)  # type: ignore[attr-defined]
+    poker_advance.tda_rebalance_checked = balancer  # type: ignore[attr-defined]
     wall = time.perf_counter()
     cpu = time.process_time()
     run = tournament(args.players)

@@ -23,13 +23,12 @@ from croupier.game.limits import echo
 from croupier.tournament.core.balancing import newcomer_seat
 from croupier.tournament.core.blinds import level_at
 from croupier.tournament.core.errors import NotAllowed, Refused
+from croupier.tournament.core.poker_advance import advance
 from croupier.tournament.core.poker_config import PokerConfig
-from croupier.tournament.core.poker_tournament import (
-    Decision,
-    Entered,
+from croupier.tournament.core.poker_decisions import Decision, Entered
+from croupier.tournament.core.poker_state import (
     PokerTournament,
     Step,
-    advance,
     check_clock,
     count_paid,
     draw_seed,
