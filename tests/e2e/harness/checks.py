@@ -34,13 +34,9 @@ def ledger_audit(dsn: str, schema: str) -> Finding:
         text=True,
         timeout=120,
     )
-    return Finding(
-        "ledger zero-sum audit", done.returncode == 0, (done.stdout + done.stderr).strip()[-400:]
-    )
-
-
-def _seated_players(outcomes: list[TableOutcome]) -> dict[str, set[str]]:
-    return {o.table_id: set(o.plan.players[: o.seated]) for o in outcomes if o.table_id}
+    verdict = "balanced" if done.returncode == 0 else done.stdout.strip()[-300:]
+    detail = f"croupier ledger audit: exit {done.returncode}, {verdict} {done.stderr.strip()}"
+    return Finding("ledger zero-sum audit", done.returncode == 0, detail[:400])
 
 
 def exactly_once(transfers: list[Any], outcomes: list[TableOutcome], players: set[str]) -> Finding:
@@ -139,6 +135,16 @@ def no_acknowledged_action_lost(history: History, events: RecordedEvents) -> Fin
     )
 
 
+def nothing_dead_lettered(events: RecordedEvents) -> Finding:
+    """No message any service could not apply (a settlement the wallet refused, ...)."""
+    letters = events.dead_letters
+    return Finding(
+        "nothing dead-lettered",
+        not letters,
+        "; ".join(f"{n}x {what}" for what, n in letters.items()) or "no DLQ message",
+    )
+
+
 async def _ledger_rows(dsn: str, schema: str) -> tuple[list[Any], dict[str, int], dict[str, int]]:
     connection = await asyncpg.connect(dsn)
     try:
@@ -196,6 +202,7 @@ async def run_checks(
         money_conserved(held, sum(deposits.values())),
         no_seat_twice(events),
         no_acknowledged_action_lost(history, events),
+        nothing_dead_lettered(events),
         Finding("crash refunds counted", True, f"{refunds} crash refunds in the ledger"),
         Finding(
             "every table played",

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
+from croupier.kit.bus.delivery import DLQ_REASON_HEADER
 from croupier.table.adapters.log_codec import TOPIC as COMMANDS_TOPIC
 from croupier.table.adapters.log_codec import UnreadableLog, decode
 from croupier.table.core.log_entry import LogEntry
@@ -20,6 +21,7 @@ class RecordedEvents:
     per_topic: Counter[str] = field(default_factory=Counter)
     commands: list[LogEntry] = field(default_factory=list)
     unreadable_commands: Counter[str] = field(default_factory=Counter)
+    dead_letters: Counter[str] = field(default_factory=Counter)  # "topic: reason"
 
 
 async def read_all(bootstrap: str) -> RecordedEvents:
@@ -51,6 +53,10 @@ async def read_all(bootstrap: str) -> RecordedEvents:
                 break  # compacted or deleted tail: nothing more will come
             for tp, messages in batches.items():
                 recorded.per_topic[tp.topic] += len(messages)
+                if tp.topic.endswith(".dlq"):
+                    for message in messages:
+                        reason = dict(message.headers or ()).get(DLQ_REASON_HEADER, b"")
+                        recorded.dead_letters[f"{tp.topic}: {reason.decode()}"] += 1
                 if tp.topic == COMMANDS_TOPIC:
                     for message in messages:
                         if message.value is None:

@@ -73,7 +73,8 @@ def _keys(kid: str) -> KeySet:
 
 
 def start_platform(folder: Path, run_id: str, postgres_dsn: str) -> Platform:
-    """Broker first, then the services in their order, each serving before the next."""
+    """Broker first, then every service at once (each reaches the others lazily or in the
+    background), ready when all serve."""
     folder.mkdir(parents=True, exist_ok=True)
     broker = OwnBroker(folder / "kafka")
     player_keys, service_keys = _keys("e2e-players"), _keys("e2e-services")
@@ -90,6 +91,7 @@ def start_platform(folder: Path, run_id: str, postgres_dsn: str) -> Platform:
         broker.start()
         for name in SERVICES:
             services[name].start()
+        for name in SERVICES:
             services[name].wait_ready()
     except BaseException:
         platform.stop()
