@@ -19,6 +19,8 @@ CHART = ROOT / "charts" / "croupier"
 KUBE_VERSIONS = ("1.30.0", "1.34.0", "1.37.0")
 VALUES_FILES = ("values.yaml", "values-dev.yaml", "values-production.yaml")
 # Operators' resources, checked by their own tests below.
+GAMES = ("poker", "backgammon", "rummy", "joker")
+WORKLOADS = ("Deployment", "StatefulSet")
 CUSTOM_RESOURCES = {"kafka.strimzi.io/v1beta2", "postgresql.cnpg.io/v1"}
 
 
@@ -74,7 +76,8 @@ def test_network_policies_are_on_by_default_and_only_the_gateway_is_open() -> No
         for obj in render("values.yaml", "1.30.0")
         if obj["kind"] == "NetworkPolicy"
     }
-    assert set(policies) == {"table", "wallet", "lobby", "tournament", "gateway", "bots"}
+    tables = {f"table-{game}" for game in GAMES}
+    assert set(policies) == {*tables, "wallet", "lobby", "tournament", "gateway", "bots"}
     for name, spec in policies.items():
         grpc_rule = spec["ingress"][0]
         http = [{"port": "http"}] if name == "gateway" else []
@@ -98,7 +101,7 @@ def test_the_values_schema_refuses_a_wrong_value_with_its_path() -> None:
 
 def test_production_values_pull_from_a_registry_at_a_fixed_tag() -> None:
     for obj in render("values-production.yaml", "1.30.0"):
-        if obj["kind"] == "Deployment":
+        if obj["kind"] in WORKLOADS:
             (container,) = obj["spec"]["template"]["spec"]["containers"]
             assert container["image"].startswith("registry.example/croupier/")
             assert container["image"].endswith(":0.1.0")
@@ -106,8 +109,10 @@ def test_production_values_pull_from_a_registry_at_a_fixed_tag() -> None:
 
 def test_kafka_topics_match_what_the_code_needs() -> None:
     """Every topic the local broker gets (deploy/local/kafka_admin.py) is a KafkaTopic with
-    the same partitions, and the table host's two topics have the settings its start-up
-    check demands (croupier.table.adapters.kafka_topics); each has a dead-letter topic."""
+    the same partitions (the table host's two, one pair per game: the local broker's host
+    runs every game on one pair), and each game's table topics have the settings the host's
+    start-up check demands (croupier.table.adapters.kafka_topics); each has a dead-letter
+    topic."""
     import importlib.util
 
     from croupier.table.adapters.kafka_topics import (
@@ -115,6 +120,7 @@ def test_kafka_topics_match_what_the_code_needs() -> None:
         MIN_LOG_RETENTION_MS,
         SNAPSHOT_TOPIC_CONFIGS,
         SNAPSHOTS_TOPIC,
+        snapshots_topic_for,
     )
     from croupier.table.adapters.log_codec import TOPIC
 
@@ -130,20 +136,27 @@ def test_kafka_topics_match_what_the_code_needs() -> None:
         for obj in render("values-production.yaml", "1.30.0")
         if obj["kind"] == "KafkaTopic"
     }
-    for name, partitions in admin.TOPICS:
-        assert topics[name]["spec"]["partitions"] == partitions, name
-        assert topics[f"{name}.dlq"]["spec"]["partitions"] == 1, name
+    per_game = {
+        table_topic: [table_topic.replace(".table.", f".table.{game}.") for game in GAMES]
+        for table_topic in (TOPIC, SNAPSHOTS_TOPIC)
+    }
+    for listed, partitions in admin.TOPICS:
+        for name in per_game.get(listed, [listed]):
+            assert topics[name]["spec"]["partitions"] == partitions, name
+            assert topics[f"{name}.dlq"]["spec"]["partitions"] == 1, name
+    assert TOPIC not in topics, "no table service runs every game"
     for obj in topics.values():
         assert obj["metadata"]["labels"]["strimzi.io/cluster"] == "croupier"
         assert obj["spec"]["replicas"] >= 3
         assert int(obj["spec"]["config"]["min.insync.replicas"]) >= 2
-    log = topics[TOPIC]["spec"]["config"]
-    assert log["cleanup.policy"] == LOG_TOPIC_CONFIGS["cleanup.policy"]
-    assert int(log["retention.ms"]) >= MIN_LOG_RETENTION_MS
-    snapshots = topics[SNAPSHOTS_TOPIC]["spec"]["config"]
-    for key, value in SNAPSHOT_TOPIC_CONFIGS.items():
-        assert snapshots[key] == value, key
-    assert topics[SNAPSHOTS_TOPIC]["spec"]["partitions"] == topics[TOPIC]["spec"]["partitions"]
+    for commands, snapshots in zip(per_game[TOPIC], per_game[SNAPSHOTS_TOPIC], strict=True):
+        assert snapshots == snapshots_topic_for(commands)
+        log = topics[commands]["spec"]["config"]
+        assert log["cleanup.policy"] == LOG_TOPIC_CONFIGS["cleanup.policy"]
+        assert int(log["retention.ms"]) >= MIN_LOG_RETENTION_MS
+        for key, value in SNAPSHOT_TOPIC_CONFIGS.items():
+            assert topics[snapshots]["spec"]["config"][key] == value, key
+        assert topics[snapshots]["spec"]["partitions"] == topics[commands]["spec"]["partitions"]
 
 
 def test_no_kafka_topic_without_strimzi() -> None:
@@ -153,7 +166,7 @@ def test_no_kafka_topic_without_strimzi() -> None:
 def test_a_stopping_pod_leaves_the_service_before_sigterm_and_drains_within_its_grace() -> None:
     values = yaml.safe_load((CHART / "values.yaml").read_text())["global"]
     for obj in render("values-production.yaml", "1.30.0"):
-        if obj["kind"] != "Deployment":
+        if obj["kind"] not in WORKLOADS:
             continue
         pod = obj["spec"]["template"]["spec"]
         (container,) = pod["containers"]
@@ -174,7 +187,7 @@ def test_a_stopping_pod_leaves_the_service_before_sigterm_and_drains_within_its_
 def test_replicated_services_have_a_disruption_budget_and_stateless_ones_autoscale() -> None:
     objects = render("values-production.yaml", "1.30.0")
     replicas = {
-        o["metadata"]["name"]: o["spec"]["replicas"] for o in objects if o["kind"] == "Deployment"
+        o["metadata"]["name"]: o["spec"]["replicas"] for o in objects if o["kind"] in WORKLOADS
     }
     budgets = {o["metadata"]["name"] for o in objects if o["kind"] == "PodDisruptionBudget"}
     assert budgets == {name for name, count in replicas.items() if count > 1}
@@ -209,11 +222,11 @@ def test_the_ledger_is_migrated_by_a_hook_and_reconciled_daily_with_real_command
 
 def test_services_that_migrate_or_replay_before_listening_have_a_startup_probe() -> None:
     for obj in render("values.yaml", "1.30.0"):
-        if obj["kind"] != "Deployment":
+        if obj["kind"] not in WORKLOADS:
             continue
         (container,) = obj["spec"]["template"]["spec"]["containers"]
         env = {item["name"] for item in container["env"]}
-        slow_start = "CROUPIER_POSTGRES_DSN" in env or obj["metadata"]["name"] == "table"
+        slow_start = "CROUPIER_POSTGRES_DSN" in env or obj["kind"] == "StatefulSet"
         assert ("startupProbe" in container) is slow_start, obj["metadata"]["name"]
         if slow_start:
             assert container["startupProbe"]["grpc"]["port"] == 50051
@@ -232,7 +245,7 @@ def test_the_gateway_serves_browsers_on_http_and_reads_its_keys_from_a_secret() 
 
 def test_every_service_reads_the_service_keys_from_a_secret() -> None:
     for obj in render("values.yaml", "1.30.0"):
-        if obj["kind"] == "Deployment":
+        if obj["kind"] in WORKLOADS:
             (container,) = obj["spec"]["template"]["spec"]["containers"]
             env = {item["name"]: item for item in container["env"]}
             assert env["CROUPIER_SERVICE_KEYS"]["valueFrom"]["secretKeyRef"] == {

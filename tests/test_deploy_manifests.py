@@ -1,26 +1,36 @@
-"""deploy/k8s, charts/croupier and deploy/docker/Dockerfile: the properties we rely on.
+"""deploy/k8s (the chart rendered), charts/croupier and deploy/docker/Dockerfile: the
+properties we rely on.
 
-No cluster, Helm or Docker is needed: the files are read as YAML (and the Dockerfiles as
-text) and checked for what the runbook promises: every Deployment probed over gRPC,
-non-root with a read-only root filesystem and no capabilities, with requests and limits,
-configured by environment (the DSN only from a Secret), scraped by Prometheus; the chart's
-values describe the same services with the same settings as the plain manifests.
+No cluster or Docker is needed: `deploy/k8s/croupier.yaml` (what `deploy/k8s/render.sh`
+makes of the chart's default values, checked to be up to date) is read as YAML and the
+Dockerfile as text, and checked for what the runbook promises: every workload probed over
+gRPC, non-root with a read-only root filesystem and no capabilities, with requests and
+limits, configured by environment (the DSN only from a Secret), scraped by Prometheus; one
+table-engine service per game (a StatefulSet and a headless Service) that every caller
+names.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import pathlib
 import re
+import subprocess
 from typing import Any
 
 import pytest
 import yaml
 
+from croupier.table.client import game_targets
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 K8S = ROOT / "deploy" / "k8s"
+RENDERED = K8S / "croupier.yaml"
 CHART = ROOT / "charts" / "croupier"
-SERVICES = ("table", "wallet", "lobby", "tournament", "gateway", "bots")
+GAMES = ("poker", "backgammon", "rummy", "joker")
+TABLE_SERVICES = tuple(f"table-{game}" for game in GAMES)
+SERVICES = (*TABLE_SERVICES, "wallet", "lobby", "tournament", "gateway", "bots")
 GRPC_PORT = 50051
 METRICS_PORT = 9090
 BASE_ENV = {
@@ -34,19 +44,18 @@ BASE_ENV = {
 Document = dict[str, Any]
 
 
-def manifest_files() -> list[pathlib.Path]:
-    return sorted(p for p in K8S.glob("*.yaml") if p.name != "kustomization.yaml")
+def image_name(name: str) -> str:
+    """The service whose image a workload runs (every game's table service: table's)."""
+    return name.split("-")[0]
 
 
-def documents(path: pathlib.Path) -> list[Document]:
-    with path.open() as handle:
-        return [doc for doc in yaml.safe_load_all(handle) if doc is not None]
-
-
+@functools.cache
 def objects() -> dict[tuple[str, str], Document]:
     found: dict[tuple[str, str], Document] = {}
-    for path in manifest_files():
-        for doc in documents(path):
+    with RENDERED.open() as handle:
+        for doc in yaml.safe_load_all(handle):
+            if doc is None:
+                continue
             key = (doc["kind"], doc["metadata"]["name"])
             assert key not in found, f"{key} defined twice"
             found[key] = doc
@@ -54,7 +63,9 @@ def objects() -> dict[tuple[str, str], Document]:
 
 
 def deployment(name: str) -> Document:
-    return objects()[("Deployment", name)]
+    """The workload `name`: a Deployment, or a StatefulSet for a game's table service."""
+    kind = "StatefulSet" if name in TABLE_SERVICES else "Deployment"
+    return objects()[(kind, name)]
 
 
 def container(name: str) -> Document:
@@ -67,31 +78,56 @@ def env_of(name: str) -> dict[str, Document]:
     return {item["name"]: item for item in container(name)["env"]}
 
 
-# ---- plain manifests ------------------------------------------------------------------
+# ---- deploy/k8s: the chart rendered ------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", manifest_files(), ids=lambda p: p.name)
-def test_every_manifest_document_parses_and_names_itself(path: pathlib.Path) -> None:
-    docs = documents(path)
-    assert docs, f"{path.name} holds no document"
-    for doc in docs:
-        assert isinstance(doc, dict)
-        assert doc.get("apiVersion") and doc.get("kind"), doc
-        assert doc["metadata"]["name"], doc
+def test_the_plain_manifests_are_the_chart_rendered(tmp_path: pathlib.Path) -> None:
+    fresh = tmp_path / "croupier.yaml"
+    done = subprocess.run(
+        [str(K8S / "render.sh"), str(fresh)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert fresh.read_text() == RENDERED.read_text(), (
+        "deploy/k8s/croupier.yaml is stale: run deploy/k8s/render.sh"
+    )
 
 
-def test_kustomization_lists_exactly_the_manifest_files() -> None:
+def test_kustomization_applies_the_rendered_chart() -> None:
     kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
-    assert sorted(kustomization["resources"]) == sorted(p.name for p in manifest_files())
+    assert kustomization["resources"] == ["croupier.yaml"]
+    assert sorted(p.name for p in K8S.glob("*.yaml")) == ["croupier.yaml", "kustomization.yaml"]
 
 
 @pytest.mark.parametrize("name", SERVICES)
-def test_each_service_has_a_service_account_deployment_and_service(name: str) -> None:
-    kinds = [doc["kind"] for doc in documents(K8S / f"{name}.yaml")]
-    assert sorted(kinds) == ["Deployment", "Service", "ServiceAccount"]
+def test_each_service_has_a_service_account_workload_and_service(name: str) -> None:
+    assert ("Service", name) in objects()
     spec = deployment(name)["spec"]["template"]["spec"]
-    assert spec["serviceAccountName"] == name
+    assert spec["serviceAccountName"] == image_name(name)
+    assert ("ServiceAccount", image_name(name)) in objects()
     assert spec["automountServiceAccountToken"] is False
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_each_game_has_its_own_stateful_table_service(game: str) -> None:
+    """Stable pod names for Kafka static membership, a headless Service over the replicas,
+    the process restricted to the game with the game's own command log."""
+    name = f"table-{game}"
+    workload = deployment(name)["spec"]
+    assert workload["serviceName"] == name
+    assert objects()[("Service", name)]["spec"]["clusterIP"] == "None"
+    env = env_of(name)
+    assert env["CROUPIER_TABLE_GAMES"]["value"] == game
+    assert env["CROUPIER_TABLE_COMMANDS_TOPIC"]["value"] == f"croupier.table.{game}.commands"
+    assert env["CROUPIER_TABLE_INSTANCE_ID"]["valueFrom"]["fieldRef"] == {
+        "fieldPath": "metadata.name"
+    }
+    assert container(name)["image"].startswith("croupier/table:")
+
+
+@pytest.mark.parametrize("name", ["lobby", "tournament", "gateway", "bots"])
+def test_every_caller_names_each_games_table_service(name: str) -> None:
+    targets = game_targets(env_of(name)["CROUPIER_TABLE_ADDRESS"]["value"])
+    assert targets == {game: f"table-{game}:{GRPC_PORT}" for game in GAMES}
 
 
 @pytest.mark.parametrize("name", SERVICES)
@@ -147,7 +183,7 @@ def test_deployment_is_configured_by_environment(name: str) -> None:
 @pytest.mark.parametrize(
     ("name", "kafka", "postgres"),
     [
-        ("table", True, False),
+        *((name, True, False) for name in TABLE_SERVICES),
         ("wallet", True, True),
         ("lobby", True, True),
         ("tournament", True, True),
@@ -191,6 +227,16 @@ def test_grace_period_outlasts_the_drain() -> None:
         assert pod["terminationGracePeriodSeconds"] > drain, name
 
 
+def test_callers_fail_over_for_as_long_as_a_table_service_drains() -> None:
+    """A caller tries a table call again for the drain window: a rolled table pod is not
+    a failed call (tests/integration/table/test_rolling_restart_kafka.py)."""
+    from croupier.table.client import TABLE_FAILOVER_SECONDS
+
+    for name in TABLE_SERVICES:
+        drain = float(env_of(name)["CROUPIER_SHUTDOWN_GRACE_SECONDS"]["value"])
+        assert drain <= TABLE_FAILOVER_SECONDS, name
+
+
 # ---- Helm chart -----------------------------------------------------------------------
 
 
@@ -208,12 +254,13 @@ def test_chart_yaml_parses() -> None:
     assert isinstance(chart["appVersion"], str)
     # The plain manifests use the same image tag as the chart's default.
     for name in SERVICES:
-        assert container(name)["image"] == f"croupier/{name}:{chart['appVersion']}"
+        assert container(name)["image"] == f"croupier/{image_name(name)}:{chart['appVersion']}"
 
 
 def test_values_have_a_block_per_service_and_global_switches() -> None:
     values = chart_values()
-    assert set(values["services"]) == set(SERVICES)
+    assert set(values["services"]) == {image_name(name) for name in SERVICES}
+    assert values["services"]["table"]["games"] == list(GAMES)
     for name, block in values["services"].items():
         assert isinstance(block["create"], bool), name
         assert isinstance(block["replicas"], int), name
@@ -224,43 +271,6 @@ def test_values_have_a_block_per_service_and_global_switches() -> None:
         assert isinstance(global_values[switch], bool), switch
     assert isinstance(global_values["securityContext"]["enable"], bool)
     assert global_values["ports"] == {"grpc": GRPC_PORT, "metrics": METRICS_PORT}
-
-
-@pytest.mark.parametrize("name", SERVICES)
-def test_chart_values_match_the_plain_manifests(name: str) -> None:
-    block = chart_values()["services"][name]
-    global_values = chart_values()["global"]
-    assert block["replicas"] == deployment(name)["spec"]["replicas"]
-
-    def canonical(resources: Document) -> Document:
-        return {
-            bound: {k: str(v) for k, v in amounts.items()} for bound, amounts in resources.items()
-        }
-
-    assert canonical(block["resources"]) == canonical(container(name)["resources"])
-    expected_env = set(BASE_ENV) | set(block["env"])
-    if block["kafka"]:
-        expected_env.add("CROUPIER_KAFKA_BOOTSTRAP")
-    if block["postgres"]:
-        expected_env.add("CROUPIER_POSTGRES_DSN")
-    if block["podNameEnv"]:
-        expected_env.add(block["podNameEnv"])
-    expected_env |= set(block.get("secretEnv", {}))
-    for key, ref in block.get("secretEnv", {}).items():
-        assert env_of(name)[key]["valueFrom"]["secretKeyRef"] == {
-            "name": ref["secretName"],
-            "key": ref["key"],
-        }
-    env = env_of(name)
-    assert set(env) == expected_env
-    for key, value in block["env"].items():
-        assert env[key]["value"] == str(value), key
-    if block["podNameEnv"]:
-        assert env[block["podNameEnv"]]["valueFrom"]["fieldRef"] == {"fieldPath": "metadata.name"}
-    assert ("startupProbe" in container(name)) is block["startupProbe"]
-    config = objects()[("ConfigMap", "croupier-config")]["data"]
-    assert config["kafka-bootstrap"] == global_values["kafka"]["bootstrap"]
-    assert config["log-level"] == global_values["logLevel"]
 
 
 def _value_paths(node: Any, prefix: str = "") -> set[str]:
@@ -315,7 +325,7 @@ def test_one_dockerfile_builds_every_service() -> None:
     ]
     assert "CROUPIER_SERVICE=${SERVICE}" in DOCKERFILE.read_text()
     for name in SERVICES:
-        assert name in SERVICE_MODULES, name
+        assert image_name(name) in SERVICE_MODULES, name
 
 
 def test_dockerfile_is_multi_stage_pinned_and_non_root() -> None:
