@@ -99,6 +99,21 @@ def test_the_values_schema_refuses_a_wrong_value_with_its_path() -> None:
     assert "/services/wallet/replicas" in done.stderr
 
 
+def test_the_monitoring_switches_are_values_off_by_default_and_checked() -> None:
+    monitoring = yaml.safe_load((CHART / "values.yaml").read_text())["monitoring"]
+    assert {name: block["enabled"] for name, block in monitoring.items()} == {
+        "serviceMonitor": False,
+        "prometheusRule": False,
+        "dashboards": False,
+    }
+    done = run_helm(
+        "template", "croupier", str(CHART), "--kube-version", "1.30.0",
+        "--set", "monitoring.prometheusRule.enabeld=true",
+    )  # fmt: skip
+    assert done.returncode != 0, "a misspelt switch is refused, not ignored"
+    assert "/monitoring/prometheusRule" in done.stderr
+
+
 def test_production_values_pull_from_a_registry_at_a_fixed_tag() -> None:
     for obj in render("values-production.yaml", "1.30.0"):
         if obj["kind"] in WORKLOADS:
