@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from croupier.backgammon.core.board import STARTING_BOARD, position_id
-from croupier.cli.play_render import choose, render_backgammon, render_poker
+from croupier.cli.play_render import card, choose, render_backgammon, render_joker, render_poker
 from croupier.kit.bus.memory import InMemoryBus
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.bootstrap import build_host
@@ -50,10 +50,10 @@ async def test_poker_shows_the_players_own_cards_the_pot_and_his_legal_actions(
     screen = render_poker(ana, "ana")
     ana_line, bob_line = screen.text.splitlines()[2:4]
     assert ana_line.startswith("  > ana (you)") and "bet 1" in ana_line
-    for card in own:
-        assert card[:-1] + {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}[card[-1]] in ana_line
+    for name in own:
+        assert name[:-1] + {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}[name[-1]] in ana_line
     assert "[?? ??]" in bob_line and "bet 2" in bob_line
-    assert not any(card in screen.text for card in bobs)
+    assert not any(card(name) in screen.text for name in bobs)
     assert "pot 3" in screen.text.splitlines()[1]
     legal = ana["hand"]["legal"]
     assert [o.label for o in screen.offers] == [
@@ -90,9 +90,9 @@ async def test_backgammon_shows_the_board_from_the_players_side_and_the_legal_pl
         "Waiting for the game to start. Seated: ana."
     )
     await host.seat(table_id, "bob", 1, 0)
-    view = json.loads(json.dumps(dict(host.view(table_id, "ana").view)))
+    mover = dict(host.view(table_id, "").view)["to_act"]  # the opening roll's winner
+    view = json.loads(json.dumps(dict(host.view(table_id, mover).view)))
     assert view["position_id"] == position_id(STARTING_BOARD)
-    mover = view["to_act"]
     other = "bob" if mover == "ana" else "ana"
     screen = render_backgammon(view, mover)
     lines = screen.text.splitlines()
@@ -110,3 +110,43 @@ async def test_backgammon_shows_the_board_from_the_players_side_and_the_legal_pl
     theirs = render_backgammon(view | {"legal": {"actions": []}}, other)
     assert theirs.offers == () and theirs.text.splitlines()[2].split()[-1] == "X2"
     assert theirs.text.endswith(f"{mover} to act")
+
+
+async def test_joker_shows_own_cards_bids_and_the_trick_and_offers_bids_and_joker_uses(
+    host: TableHost,
+) -> None:
+    players = ("ana", "bob", "cat", "dan")
+    table_id = await host.open_table("joker", {}, None)
+    for seat, player in enumerate(players):
+        await host.seat(table_id, player, seat, 0)
+    public = dict(host.view(table_id, "").view)
+    to_act = public["hand"]["to_act"]
+    view = json.loads(json.dumps(dict(host.view(table_id, to_act).view)))
+    screen = render_joker(view, to_act)
+    own = view["hand"]["own_cards"]
+    assert f"your cards: {' '.join(card(c) for c in own)}" in screen.text
+    assert f"  > {to_act} (you)" in screen.text
+    legal = view["legal"]
+    assert legal["actions"] == ["bid"]
+    assert [o.label for o in screen.offers] == [f"bid {t}" for t in legal["tricks"]]
+    assert choose(screen.offers, "1") == {"action": "bid", "tricks": legal["tricks"][0]}
+    # Another seat sees its own cards only, and nothing to do.
+    other = next(p for p in players if p != to_act)
+    theirs = render_joker(json.loads(json.dumps(dict(host.view(table_id, other).view))), other)
+    assert theirs.offers == () and theirs.text.endswith(f"{to_act} to act")
+    assert all(card(c) not in theirs.text.split("your cards: ")[1] for c in own)
+
+    # Leading with a joker: each use, and for "take" and "high" each suit it calls.
+    leading = view | {
+        "legal": {"actions": ["play"], "cards": ["X1", "6h"], "joker": ["high", "take"]}
+        | {"suits": ["c", "d", "h", "s"]}
+    }
+    labels = [o.label for o in render_joker(leading, to_act).offers]
+    assert labels[:2] == ["play X1 high ♣", "play X1 high ♦"] and labels[-1] == "play 6♥"
+    assert len(labels) == 9
+    assert choose(render_joker(leading, to_act).offers, "play X1 take ♠") == {
+        "action": "play",
+        "card": "X1",
+        "joker": "take",
+        "suit": "s",
+    }

@@ -1,4 +1,4 @@
-"""`croupier play`: play poker or backgammon against bots in a terminal, through the gateway.
+"""`croupier play`: play poker, backgammon or Joker against bots in a terminal, through the gateway.
 
 A developer's view of what a client does, calling nothing but the gateway's gRPC API
 (`croupier.gateway.v1.Gateway`) with a player's token: it looks at the lobby, takes a seat
@@ -33,6 +33,7 @@ __all__ = ["register"]
 
 READY_SECONDS = 5.0
 STACK = 100  # a poker seat's chips (play chips: bots sit only at play-currency tables)
+JOKER_SEATS = 4
 QUIT = frozenset({"q", "quit", "leave"})
 
 
@@ -54,6 +55,7 @@ class _Session:
 
 def _game_options(game: str, seats: int) -> Any:
     from croupier.backgammon.v1 import backgammon_pb2
+    from croupier.joker.v1 import joker_pb2
     from croupier.poker.v1 import poker_pb2
     from croupier.table.v1 import table_pb2
 
@@ -62,6 +64,8 @@ def _game_options(game: str, seats: int) -> Any:
             variant=poker_pb2.VARIANT_NLHE, small_blind=1, big_blind=2, seats=seats
         )
         return table_pb2.GameOptions(poker=poker)
+    if game == "joker":
+        return table_pb2.GameOptions(joker=joker_pb2.Options())
     return table_pb2.GameOptions(backgammon=backgammon_pb2.Options(mode=backgammon_pb2.MODE_SINGLE))
 
 
@@ -78,7 +82,7 @@ def _take_seat(stub: Any, metadata: Any, args: argparse.Namespace, out: TextIO) 
         )
         print(f"Seated at {args.table}, seat {joined.seat}.", file=out)
         return str(args.table)
-    seats = args.seats if args.game == "poker" else 2
+    seats = args.seats if args.game == "poker" else JOKER_SEATS if args.game == "joker" else 2
     opened = stub.OpenTable(
         pb.OpenTableRequest(
             request_key=f"play-{uuid.uuid4()}", options=_game_options(args.game, seats), stack=stack
@@ -274,7 +278,7 @@ def _count(least: int, most: int) -> Callable[[str], int]:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "play",
-        help="play poker or backgammon against bots in this terminal, through the gateway",
+        help="play poker, backgammon or Joker against bots in this terminal, via the gateway",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -14,7 +14,16 @@ from typing import Any
 
 from croupier.backgammon.core.board import BAR, CHECKERS, board_from_position_id
 
-__all__ = ["RENDERERS", "Offer", "Screen", "card", "choose", "render_backgammon", "render_poker"]
+__all__ = [
+    "RENDERERS",
+    "Offer",
+    "Screen",
+    "card",
+    "choose",
+    "render_backgammon",
+    "render_joker",
+    "render_poker",
+]
 
 JSON = dict[str, Any]
 
@@ -149,8 +158,73 @@ def render_backgammon(view: JSON, me: str) -> Screen:
     return Screen("\n".join(lines), tuple(offers))
 
 
+# ---- Joker ------------------------------------------------------------------------------
+
+
+def _suit(code: str) -> str:
+    return "no trump" if code == "none" else SUITS.get(code, code)
+
+
+def _joker_offers(legal: JSON) -> tuple[Offer, ...]:
+    """Joker's choices: a trump, a bid, or a card (a joker with each use it may have, and
+    each suit it may call when it leads)."""
+    offers: list[Offer] = []
+    for kind in legal.get("actions", []):
+        if kind == "trump":
+            for suit in legal["suits"]:
+                offers.append(Offer(f"trump {_suit(suit)}", {"action": "trump", "suit": suit}))
+        elif kind == "bid":
+            for tricks in legal["tricks"]:
+                offers.append(Offer(f"bid {tricks}", {"action": "bid", "tricks": tricks}))
+        elif kind == "play":
+            for code in legal["cards"]:
+                play = {"action": "play", "card": code}
+                if not code.startswith("X"):
+                    offers.append(Offer(f"play {card(code)}", play))
+                    continue
+                for use in legal.get("joker", []):
+                    for suit in legal.get("suits", [None]):
+                        called = {"suit": suit} if suit else {}
+                        label = f"play {code} {use}" + (f" {_suit(suit)}" if suit else "")
+                        offers.append(Offer(label, {**play, "joker": use, **called}))
+    return tuple(offers)
+
+
+def render_joker(view: JSON, me: str) -> Screen:
+    hand: JSON | None = view.get("hand")
+    players: list[str] = view.get("players", [])
+    if not hand:
+        return Screen(f"Waiting for four players. Seated: {', '.join(players) or 'nobody'}.", ())
+    trump = hand.get("trump_card")
+    lines = [
+        f"Joker - hand {int(hand['number']) + 1} of {hand['cards']} card(s) - dealer "
+        f"{hand['dealer']} - trump {card(trump) if trump else '-'} ({_suit(hand['trump'])})",
+    ]
+    bottom = view.get("sheet", {}).get("bottom", {})
+    for player in players:
+        marker = ">" if hand.get("to_act") == player else " "
+        bid = hand.get("bids", {}).get(player, "-")
+        took = hand.get("tricks", {}).get(player, 0)
+        score = bottom.get(player, {}).get("text", "0")
+        name = player + (" (you)" if player == me else "")
+        lines.append(f"  {marker} {name:<24} bid {bid}  took {took}  score {score}")
+    trick = ", ".join(f"{t['player']} {card(t['card'])}" for t in hand.get("trick", []))
+    lines.append(f"  trick: {trick or '-'}")
+    lines.append(f"  your cards: {_cards(hand.get('own_cards', []))}")
+    offers = _joker_offers(view.get("legal") or {})
+    if view.get("over"):
+        lines.append("  the game is over")
+    elif not offers:
+        lines.append(f"  {hand.get('to_act') or 'nobody'} to act")
+    return Screen("\n".join(lines), offers)
+
+
 Renderer = Callable[[JSON, str], Screen]
-RENDERERS: dict[str, Renderer] = {"poker": render_poker, "backgammon": render_backgammon}
+RENDERERS: dict[str, Renderer] = {
+    "backgammon": render_backgammon,
+    "joker": render_joker,
+    "poker": render_poker,
+}
 
 
 # ---- the player's choice ----------------------------------------------------------------
