@@ -34,9 +34,14 @@ class OwnBroker:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.port, self.controller_port = free_ports(2)
-        self.bootstrap = f"127.0.0.1:{self.port}"
+        # What the broker tells clients to connect to: its own port, or a proxy's in front.
+        self.advertised_port = self.port
         self._process: subprocess.Popen[bytes] | None = None
         self._formatted = False
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.advertised_port}"
 
     def _properties(self) -> Path:
         path = self.folder / "server.properties"
@@ -45,7 +50,7 @@ class OwnBroker:
             f"controller.quorum.bootstrap.servers=127.0.0.1:{self.controller_port}\n"
             f"listeners=PLAINTEXT://127.0.0.1:{self.port},"
             f"CONTROLLER://127.0.0.1:{self.controller_port}\n"
-            f"advertised.listeners=PLAINTEXT://127.0.0.1:{self.port}\n"
+            f"advertised.listeners=PLAINTEXT://127.0.0.1:{self.advertised_port}\n"
             "controller.listener.names=CONTROLLER\ninter.broker.listener.name=PLAINTEXT\n"
             "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT\n"
             f"log.dirs={self.folder / 'data'}\nnum.partitions=3\n"

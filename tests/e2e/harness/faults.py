@@ -9,11 +9,13 @@ import random
 from dataclasses import dataclass
 
 from tests.e2e.harness.history import Fault, History
+from tests.e2e.harness.network import TOXICS
 from tests.e2e.harness.platform import Platform
 
 # What a fault may hit: every service, and the run's own broker (SIGKILL, then started
-# again on the same ports and data).
-TARGETS = ("table", "wallet", "tournament", "lobby", "gateway", "bots", "broker")
+# again on the same ports and data); with the network faults, the link to the broker.
+PROCESSES = ("table", "wallet", "tournament", "lobby", "gateway", "bots", "broker")
+TARGETS = PROCESSES + tuple(TOXICS)
 
 
 @dataclass(frozen=True)
@@ -45,5 +47,5 @@ async def inject(platform: Platform, plan: list[PlannedFault], history: History)
         delay = began + fault.at - asyncio.get_running_loop().time()
         await asyncio.sleep(max(0.0, delay))
         at = history.now()
-        recovered = await asyncio.to_thread(platform.restart, fault.target)
-        history.faults.append(Fault(at, fault.target, "sigkill+restart", recovered))
+        kind, seconds = await asyncio.to_thread(platform.strike, fault.target)
+        history.faults.append(Fault(at, fault.target, kind, seconds))

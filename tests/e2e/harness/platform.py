@@ -13,6 +13,7 @@ import asyncpg  # type: ignore[import-untyped]
 
 from croupier.kit.auth import KeySet, issue_token
 from tests.e2e.harness.broker import OwnBroker
+from tests.e2e.harness.network import TOXICS, Toxiproxy
 from tests.e2e.harness.processes import SERVICES, ServiceProcess, platform_processes
 
 
@@ -25,6 +26,7 @@ class Platform:
     services: dict[str, ServiceProcess]
     player_keys: KeySet
     service_keys: KeySet
+    network: Toxiproxy | None
 
     def token(self, player: str, ttl_seconds: int = 3600) -> str:
         """A player's dev token, signed with the gateway's key (as `croupier token` does)."""
@@ -36,6 +38,14 @@ class Platform:
 
     def schema(self, service: str) -> str:
         return f"{self.run_id}_{service}"
+
+    def strike(self, target: str) -> tuple[str, float]:
+        """The fault on `target`: a toxic on the network to the broker for its time, or
+        SIGKILL and a restart; its kind and the seconds until the target was back."""
+        if target in TOXICS:
+            assert self.network is not None, "network faults need start_platform(network=True)"
+            return f"toxic {target}", self.network.degrade(target)
+        return "sigkill+restart", self.restart(target)
 
     def restart(self, name: str) -> float:
         """SIGKILL `name` and start it again; the seconds until it served again."""
@@ -56,7 +66,11 @@ class Platform:
         for name in reversed(SERVICES):
             self.services[name].stop()
         self.broker.stop()
+        if self.network is not None:
+            self.network.stop()
         left = [name for name, process in self.services.items() if process.alive()]
+        if self.network is not None and self.network.pid is not None:
+            left.append("toxiproxy")
         return left + (["broker"] if self.broker.pid is not None else [])
 
     async def drop_schemas(self) -> None:
@@ -72,11 +86,16 @@ def _keys(kid: str) -> KeySet:
     return KeySet(keys={kid: secrets.token_urlsafe(48)}, signing_kid=kid)
 
 
-def start_platform(folder: Path, run_id: str, postgres_dsn: str) -> Platform:
+def start_platform(
+    folder: Path, run_id: str, postgres_dsn: str, *, network: bool = False
+) -> Platform:
     """Broker first, then every service at once (each reaches the others lazily or in the
     background), ready when all serve."""
     folder.mkdir(parents=True, exist_ok=True)
     broker = OwnBroker(folder / "kafka")
+    proxy = Toxiproxy(folder, upstream_port=broker.port) if network else None
+    if proxy is not None:
+        broker.advertised_port = proxy.listen_port
     player_keys, service_keys = _keys("e2e-players"), _keys("e2e-services")
     services = platform_processes(
         folder=folder,
@@ -86,8 +105,12 @@ def start_platform(folder: Path, run_id: str, postgres_dsn: str) -> Platform:
         service_keys=service_keys.format(),
         auth_keys=player_keys.format(),
     )
-    platform = Platform(run_id, folder, postgres_dsn, broker, services, player_keys, service_keys)
+    platform = Platform(
+        run_id, folder, postgres_dsn, broker, services, player_keys, service_keys, proxy
+    )
     try:
+        if proxy is not None:
+            proxy.start()
         broker.start()
         for name in SERVICES:
             services[name].start()

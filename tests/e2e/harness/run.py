@@ -8,6 +8,7 @@ import asyncio
 import json
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from tests.e2e.harness import scenarios
@@ -17,6 +18,7 @@ from tests.e2e.harness.client import GatewayClient
 from tests.e2e.harness.events import read_all
 from tests.e2e.harness.faults import TARGETS, fault_plan, inject
 from tests.e2e.harness.history import History
+from tests.e2e.harness.network import TOXICS
 from tests.e2e.harness.platform import start_platform
 from tests.e2e.harness.report import write_report
 
@@ -67,7 +69,10 @@ async def run(seed: int, folder: Path, postgres_dsn: str, scenario: Scenario) ->
     plan = fault_plan(seed, scenario.faults, scenario.fault_window, scenario.fault_targets)
     print(f"e2e seed {seed}: faults {[(f.at, f.target) for f in plan]}; folder {folder}")
     run_id = f"e2e_{uuid.uuid4().hex[:10]}"
-    platform = await asyncio.to_thread(start_platform, folder, run_id, postgres_dsn)
+    network = any(target in TOXICS for target in scenario.fault_targets)
+    platform = await asyncio.to_thread(
+        partial(start_platform, folder, run_id, postgres_dsn, network=network)
+    )
     history = History()
     left: list[str] = []
     try:
