@@ -3,8 +3,9 @@ kit's outbox, which carries each event to `croupier.tournament.events` (written 
 transaction that saves the change, so an event leaves if and only if its change commits).
 
 Settings and events are stored in their protobuf encodings (`croupier.tournament.codec`);
-entries, seats, rebuy offers and the rounds' tables as JSON arrays, and the points core's
-actions in the conformance notation (`croupier.tournament.conformance`).
+entries, seats, rebuy offers and the rounds' tables as JSON arrays, the points core's
+actions in the conformance notation (`croupier.tournament.conformance`), and a poker
+tournament's inputs and hands as one JSON document (`poker_json`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import asyncpg  # type: ignore[import-untyped]
 
 from croupier.kit.outbox import Outbox
 from croupier.tournament import codec
+from croupier.tournament.adapters.poker_json import poker_from_json, poker_to_json
 from croupier.tournament.conformance import action_to_json, read_action
 from croupier.tournament.service.events import Recorded
 from croupier.tournament.service.model import (
@@ -35,7 +37,7 @@ __all__ = ["PostgresRepository", "create_pool"]
 
 _COLUMNS = (
     "tournament_id, request_key, settings, status, entries, seats, seating_seed, actions,"
-    " offers, hosted, events, version"
+    " offers, hosted, events, version, poker"
 )
 
 
@@ -51,6 +53,7 @@ async def create_pool(dsn: str, schema: str, *, min_size: int = 1, max_size: int
 
 def _record(row: Mapping[str, Any]) -> TournamentRecord:
     settings = tournament_pb2.TournamentSettings.FromString(row["settings"])
+    poker_inputs, hands = poker_from_json(row["poker"])
     return TournamentRecord(
         tournament_id=row["tournament_id"],
         request_key=row["request_key"],
@@ -68,6 +71,8 @@ def _record(row: Mapping[str, Any]) -> TournamentRecord:
             for player, until in json.loads(row["offers"])
         ),
         hosted=tuple(HostedRound(r, t) for r, t in json.loads(row["hosted"])),
+        poker_inputs=poker_inputs,
+        hands=hands,
         events=row["events"],
         version=row["version"],
     )
@@ -112,7 +117,7 @@ class PostgresRepository:
         async with self._pool.acquire() as connection, connection.transaction():
             inserted = await connection.fetchval(
                 f"INSERT INTO tournaments ({_COLUMNS}, start_time)"
-                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
                 " ON CONFLICT (request_key) DO NOTHING RETURNING true",
                 record.tournament_id,
                 record.request_key,
@@ -124,6 +129,7 @@ class PostgresRepository:
                 *_rounds(record),
                 record.events,
                 record.version,
+                poker_to_json(record),
                 record.settings.start_time,
             )
             if inserted:
@@ -145,7 +151,8 @@ class PostgresRepository:
             updated = await connection.fetchval(
                 "UPDATE tournaments SET status = $2, entries = $3, seats = $4,"
                 " seating_seed = $5, actions = $6, offers = $7, hosted = $8, events = $9,"
-                " version = $10 WHERE tournament_id = $1 AND version = $11 RETURNING true",
+                " version = $10, poker = $12 WHERE tournament_id = $1 AND version = $11"
+                " RETURNING true",
                 record.tournament_id,
                 record.status.value,
                 _entries(record),
@@ -155,6 +162,7 @@ class PostgresRepository:
                 record.events,
                 record.version,
                 record.version - 1,
+                poker_to_json(record),
             )
             if not updated:
                 raise Conflict("the tournament changed meanwhile; retry")

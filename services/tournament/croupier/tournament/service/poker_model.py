@@ -94,7 +94,7 @@ class Start:
 
 @dataclass(frozen=True)
 class HandDone:
-    """A table's hand ended: every player seated there, with chips at its start and end."""
+    """A table's hand ended: the players dealt in, with their chips at its start and end."""
 
     table: int
     before: tuple[tuple[str, int], ...]

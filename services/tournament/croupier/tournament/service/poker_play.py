@@ -6,7 +6,7 @@ Each hand is a table of its own, like a rummy round: a `Deal` becomes a `HostedH
 with their chips and the level's blinds and ante), saved with the input that caused it
 before the host is asked to open it (request key: the hand's id). The host publishes the
 hand's end on `croupier.table.events` (`hand_ended`, with the stacks); the director gives
-the core `HandDone` with every player seated at that table, and carries out what follows:
+the core `HandDone` with the stacks of the players dealt in, and carries out what follows:
 busts (announced `eliminated`), levels, moves and broken tables (the seats), the next
 deals, and at the end the prizes, paid in one `PayTournamentPrizes` batch.
 
@@ -68,13 +68,11 @@ def poker_state(record: TournamentRecord) -> PokerTournament | None:
     return replay(record.settings.poker_config(), record.seating_seed, record.poker_inputs)
 
 
-def _host_order(state: PokerTournament, deal: Deal) -> tuple[str, ...]:
+def _host_order(deal: Deal) -> tuple[str, ...]:
     """The dealt players from the host's seat 0 on: the host gives a fresh table's button
     to seat 0, then the small blind, then the big blind (heads-up seat 0 posts the small
     blind), so the order is turned until the core's big blind falls where the host's is."""
-    seat_of = {player: seat for seat, player in state.tables[deal.table - 1].seats}
-    seats = [seat_of[player] for player in deal.players]
-    big = seats.index(deal.blinds.big_blind)
+    big = deal.seats.index(deal.blinds.big_blind)
     count = len(deal.players)
     offset = 1 if count == 2 else 2
     return tuple(deal.players[(big - offset + i) % count] for i in range(count))
@@ -102,7 +100,7 @@ def carry_out(
             case LevelStarted(index, _) if index > 0:
                 announced.append(events.LevelRaised(index + 1, ()))
             case Deal(table, _, _, level):
-                players = _host_order(state, decision)
+                players = _host_order(decision)
                 hand_id = f"{record.tournament_id}:hand-{len(record.poker_inputs)}-{table}"
                 stacks = tuple((p, state.chips[p]) for p in players)
                 hands.append(HostedHand(hand_id, table, stacks, level))
@@ -201,9 +199,9 @@ class PokerPlay:
                 return
             state = poker_state(record)
             assert state is not None, "a running poker tournament has started"
-            seated = state.tables[hand.table - 1].players
-            before = {player: state.chips[player] for player in seated}
-            after = {**before, **{p: result.stacks[p] for p, _ in hand.seats}}
+            before = dict(hand.seats)
+            # A player missing from the host's stacks is refused by the core (-1 chips).
+            after = {player: result.stacks.get(player, -1) for player in before}
             given = HandDone(
                 hand.table,
                 tuple(before.items()),

@@ -9,6 +9,7 @@ from croupier.game.fairness import commitment
 from croupier.tournament.core import ranking
 from croupier.tournament.core.payouts import prizes_for
 from croupier.tournament.core.poker_tournament import paid_prizes
+from croupier.tournament.core.poker_tournament import standings as poker_ranking
 from croupier.tournament.service.model import Status, TournamentRecord
 from croupier.tournament.service.plan import prizes_won
 from croupier.tournament.service.poker_play import poker_state
@@ -43,8 +44,34 @@ class LobbyView:
     """A started Spin's multiplier (0 otherwise): re-derived from its seed."""
 
 
+def _poker_standings(record: TournamentRecord) -> tuple[tuple[StandingLine, ...], bool]:
+    """The poker core's ranking: players in by chips, then those out by place; the prizes
+    (places shared as ranked, prizes pooled) once finished. `rebuys`: re-entries."""
+    state = poker_state(record)
+    if state is None:
+        return (), False
+    places = poker_ranking(state)
+    won = ranking.split_prizes(places, paid_prizes(state)) if state.finished else {}
+    lines = tuple(
+        StandingLine(
+            player=name,
+            rank=place.place,
+            chips=state.chips[name],
+            points=0,
+            eliminated=state.chips[name] == 0,
+            rebuys=state.entries[name] - 1,
+            prize=won.get(name, 0),
+        )
+        for place in places
+        for name in place.players
+    )
+    return lines, state.finished
+
+
 def standings(record: TournamentRecord) -> tuple[tuple[StandingLine, ...], bool]:
     """Every entrant, best place first, and whether the ranking is final (rules 35-41)."""
+    if record.settings.poker is not None:
+        return _poker_standings(record)
     state = record.standings()
     if state is None:
         return (), False
