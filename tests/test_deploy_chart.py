@@ -290,3 +290,62 @@ def test_cloudnativepg_is_optional_and_pools_sessions() -> None:
     assert objects["Pooler"]["spec"]["pgbouncer"]["poolMode"] == "session"
     without_backup = render("values.yaml", "1.30.0", "cloudnativepg.enabled=true")
     assert "ScheduledBackup" not in {o["kind"] for o in without_backup}
+
+
+def test_kafka_tls_and_sasl_come_from_secrets_mounted_where_the_settings_point() -> None:
+    """SASL_SSL with Strimzi's Secrets: the password by reference, the cluster CA and the
+    client certificate mounted as the files CROUPIER_KAFKA_SSL_* name, in every process
+    that reaches Kafka, read by croupier.kit.kafka_security as a consistent setting."""
+    from croupier.kit.kafka_security import KafkaSecurity
+
+    objects = render(
+        "values-production.yaml",
+        "1.30.0",
+        "global.kafka.securityProtocol=SASL_SSL",
+        "global.kafka.sasl.username=croupier",
+        "global.kafka.sasl.passwordSecret.secretName=croupier",
+        "global.kafka.sasl.passwordSecret.key=password",
+        "global.kafka.caSecret.secretName=croupier-cluster-ca-cert",
+        "global.kafka.caSecret.key=ca.crt",
+        "global.kafka.clientCertSecret=croupier",
+    )
+    kafka_workloads = 0
+    for obj in objects:
+        if obj["kind"] not in WORKLOADS:
+            continue
+        pod = obj["spec"]["template"]["spec"]
+        (container,) = pod["containers"]
+        env = {item["name"]: item for item in container["env"]}
+        if "CROUPIER_KAFKA_BOOTSTRAP" not in env:
+            assert not [name for name in env if name.startswith("CROUPIER_KAFKA_")]
+            continue
+        kafka_workloads += 1
+        values = {name: item.get("value", "from-the-secret") for name, item in env.items()}
+        security = KafkaSecurity.from_environment(values)
+        assert (security.protocol, security.sasl_username) == ("SASL_SSL", "croupier")
+        assert security.ssl_ca_file and security.ssl_cert_file and security.ssl_key_file
+        assert "value" not in env["CROUPIER_KAFKA_SASL_PASSWORD"], "only from a Secret"
+        assert env["CROUPIER_KAFKA_SASL_PASSWORD"]["valueFrom"]["secretKeyRef"] == {
+            "name": "croupier",
+            "key": "password",
+        }
+        mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        for variable, secret, key in (
+            ("CROUPIER_KAFKA_SSL_CA_FILE", "croupier-cluster-ca-cert", "ca.crt"),
+            ("CROUPIER_KAFKA_SSL_CERT_FILE", "croupier", "user.crt"),
+            ("CROUPIER_KAFKA_SSL_KEY_FILE", "croupier", "user.key"),
+        ):
+            path = pathlib.PurePosixPath(env[variable]["value"])
+            (volume,) = [name for name, where in mounts.items() if where == str(path.parent)]
+            source = volumes[volume]["secret"]
+            assert source["secretName"] == secret, variable
+            assert {"key": key, "path": path.name} in source["items"], variable
+    assert kafka_workloads == 4 + 4  # every game's table service, wallet, lobby, director, bots
+
+
+def test_plaintext_kafka_mounts_nothing() -> None:
+    for obj in render("values.yaml", "1.30.0"):
+        if obj["kind"] in WORKLOADS:
+            volumes = [v["name"] for v in obj["spec"]["template"]["spec"]["volumes"]]
+            assert volumes == ["tmp"], obj["metadata"]["name"]
