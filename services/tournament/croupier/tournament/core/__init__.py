@@ -24,6 +24,7 @@ are those of docs/rules/rummy-tournaments.md and docs/rules/poker-naiko.md.
 - `balancing`: poker TDA breaking and balancing, dead button, hand-for-hand;
 - `poker_config`: a poker tournament's terms (Sit & Go, Spin, scheduled);
 - `poker_tournament`: a poker tournament hand by hand: `start`, `hand_finished`, `tick`
-  return the new state and the `poker_decisions` to carry out;
+  return the new state (`poker_state`, chips in `poker_chips`) and the `poker_decisions`
+  to carry out; `poker_advance` decides what follows each change;
 - `poker_entries`: registration, late registration and re-entry, with their refusals.
 """

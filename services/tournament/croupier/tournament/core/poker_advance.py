@@ -4,8 +4,7 @@ hand-for-hand on or off, and the next deals with their positions."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Collection, Sequence
 
 from croupier.game.fairness import FairStream
 from croupier.tournament.core.balancing import (
@@ -32,6 +31,7 @@ from croupier.tournament.core.poker_state import (
     PokerTournament,
     Step,
     draw_seed,
+    evolve,
     paid_prizes,
     players_left,
     standings,
@@ -50,12 +50,21 @@ def place_busts(
         busts = sorted(busts, key=lambda bust: state.order[bust[0]])
     ranked = rank_simultaneous_busts(dict(busts), state.alive + 1)
     out = (*state.out, *(entry.players for entry in reversed(ranked)))
-    return replace(state, out=out), Busted(ranked)
+    return evolve(state, out=out), Busted(ranked)
 
 
-def advance(state: PokerTournament, now: int, decisions: list[Decision]) -> Step:
+def advance(
+    state: PokerTournament,
+    now: int,
+    decisions: list[Decision],
+    changed: Collection[int] | None = None,
+) -> Step:
     """Everything that follows a change: clock, hand-for-hand round end, finish, moves,
-    hand-for-hand on or off, deals (module docstring)."""
+    hand-for-hand on or off, deals (module docstring). `changed` names the tables whose
+    players or hand changed (None: maybe any): outside a break or hand-for-hand every
+    other table is dealt already, so only these can be due a deal (a room of hundreds of
+    tables is not scanned after each hand)."""
+    waited = state.clock.in_break or state.hand_for_hand
     if now < state.started_at:
         raise InvalidInput("invalid_clock", f"now ({now}) is before the start ({state.started_at})")
     clock = level_at(state.config.structure, now - state.started_at)
@@ -67,23 +76,24 @@ def advance(state: PokerTournament, now: int, decisions: list[Decision]) -> Step
                 LevelStarted(clock.level_index, state.config.structure.levels[clock.level_index])
             )
     if clock != state.clock:
-        state = replace(state, clock=clock)
+        state = evolve(state, clock=clock)
     idle = not state.in_hand
     round_over = state.hand_for_hand and idle
     if round_over and state.pending_busts:
-        state, busted = place_busts(replace(state, pending_busts=()), state.pending_busts)
+        state, busted = place_busts(evolve(state, pending_busts=()), state.pending_busts)
         decisions.append(busted)
     if players_left(state) <= 1:
         return _finish(state, decisions)
+    candidates = None if changed is None or waited else set(changed)
     if _balancer_has_work(state):
-        state = _rebalance(state, decisions)
+        state = _rebalance(state, decisions, candidates)
     if not state.hand_for_hand or round_over:
         state = _hand_for_hand(state, decisions)
-    return Step(*_deal(state, decisions))
+    return Step(*_deal(state, decisions, candidates))
 
 
 def _finish(state: PokerTournament, decisions: list[Decision]) -> Step:
-    state = replace(state, finished=True, hand_for_hand=False)
+    state = evolve(state, finished=True, hand_for_hand=False)
     places = standings(state)
     won = split_prizes(places, paid_prizes(state))
     decisions.append(Finished(places, {p: won.get(p, 0) for p in state.chips}))
@@ -106,7 +116,10 @@ def _balancer_has_work(state: PokerTournament) -> bool:
     return any(not t.running and len(t.seats) >= shortest + 2 for t in occupied)
 
 
-def _rebalance(state: PokerTournament, decisions: list[Decision]) -> PokerTournament:
+def _rebalance(
+    state: PokerTournament, decisions: list[Decision], changed: set[int] | None
+) -> PokerTournament:
+    """The balancer's moves applied; the tables they touch added to `changed`."""
     had = {t.number for t in state.tables if t.seats}
     if not had:
         return state
@@ -115,28 +128,35 @@ def _rebalance(state: PokerTournament, decisions: list[Decision]) -> PokerTourna
     plan = tda_rebalance_checked(state.tables, size, draw_seed(state, label), label)
     if plan.moves:
         decisions.append(Moves(plan))
-        state = replace(state, tables=apply_moves(state.tables, plan.moves), draws=state.draws + 1)
+        state = evolve(state, tables=apply_moves(state.tables, plan.moves), draws=state.draws + 1)
+        if changed is not None:
+            changed.update(n for move in plan.moves for n in (move.from_table, move.to_table))
     decisions.extend(TableClosed(t.number) for t in state.tables if t.number in had and not t.seats)
     return state
 
 
 def _hand_for_hand(state: PokerTournament, decisions: list[Decision]) -> PokerTournament:
-    in_play = sum(1 for t in state.tables if t.seats)
     size = state.config.table_size
     paid = state.paid  # a freeroll of virtual chips may pay no place
-    due = in_play > 1 and paid > 0 and hand_for_hand_due(players_left(state), paid, size)
+    due = paid > 0 and hand_for_hand_due(players_left(state), paid, size)
+    if due:  # not at a single table: nothing to wait for
+        due = sum(1 for t in state.tables if t.seats) > 1
     if due != state.hand_for_hand:
         decisions.append(HandForHand(due))
-        state = replace(state, hand_for_hand=due)
+        state = evolve(state, hand_for_hand=due)
     return state
 
 
 def _deal(
-    state: PokerTournament, decisions: list[Decision]
+    state: PokerTournament, decisions: list[Decision], candidates: set[int] | None
 ) -> tuple[PokerTournament, tuple[Decision, ...]]:
     if state.clock.in_break or (state.hand_for_hand and state.in_hand):
         return state, tuple(decisions)
-    ready = [t for t in state.tables if not t.running and len(t.seats) >= 2]
+    if state.hand_for_hand or candidates is None:
+        looked = state.tables
+    else:
+        looked = tuple(state.tables[n - 1] for n in sorted(candidates))
+    ready = [t for t in looked if not t.running and len(t.seats) >= 2]
     if not ready:
         return state, tuple(decisions)
     tables = list(state.tables)
@@ -144,10 +164,10 @@ def _deal(
     for table in ready:
         blinds, seats = _positions(state, table)
         players = tuple(dict(table.seats)[seat] for seat in seats)
-        tables[table.number - 1] = replace(table, running=True, blinds=blinds)
+        tables[table.number - 1] = evolve(table, running=True, blinds=blinds)
         in_hand[table.number] = players
         decisions.append(Deal(table.number, blinds, players, state.level, tuple(seats)))
-    return replace(state, tables=tuple(tables), in_hand=in_hand), tuple(decisions)
+    return evolve(state, tables=tuple(tables), in_hand=in_hand), tuple(decisions)
 
 
 def _positions(state: PokerTournament, table: Table) -> tuple[Blinds, list[int]]:

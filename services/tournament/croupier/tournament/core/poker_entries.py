@@ -16,7 +16,6 @@ A refusal is a `Refused` with its reason (reused by the director's error table):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from croupier.game.fairness import FairStream
 from croupier.game.limits import echo
@@ -32,6 +31,7 @@ from croupier.tournament.core.poker_state import (
     check_clock,
     count_paid,
     draw_seed,
+    evolve,
 )
 from croupier.tournament.core.seating import Table, check_names, seat_player
 
@@ -128,17 +128,18 @@ def enter(state: PokerTournament, player: str, now: int) -> Step:
     seat = newcomer_seat(target, FairStream(draw_seed(state, label), label))
     tables[target.number - 1] = seat_player(target, seat, player)
     entry = state.entries.get(player, 0) + 1
+    order = state.order if player in state.order else {**state.order, player: len(state.order)}
     out = tuple(g for g in (tuple(p for p in group if p != player) for group in state.out) if g)
-    state = replace(
+    state = evolve(
         state,
         tables=tuple(tables),
-        chips={**state.chips, player: config.starting_stack},
+        chips=state.chips.entered(order, player, config.starting_stack),
         entries={**state.entries, player: entry},
-        order=state.order if player in state.order else {**state.order, player: len(state.order)},
+        order=order,
         out=out,
         draws=state.draws + 1,
         alive=state.alive + 1,
     )
-    state = replace(state, paid=count_paid(state))
+    state = evolve(state, paid=count_paid(state))
     decisions: list[Decision] = [Entered(player, target.number, seat, entry)]
     return advance(state, now, decisions)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from croupier.game.fairness import FairStream
 from croupier.game.limits import MAX_AMOUNT, OutOfBounds, check_amount
 from croupier.tournament.core.blinds import Level, LevelClock
 from croupier.tournament.core.errors import InvalidInput
 from croupier.tournament.core.payouts import prizes_for
+from croupier.tournament.core.poker_chips import ChipCounts
 from croupier.tournament.core.poker_config import PokerConfig
 from croupier.tournament.core.poker_decisions import Decision
 from croupier.tournament.core.ranking import Place, groups, numbered
@@ -25,10 +26,26 @@ __all__ = [
     "check_clock",
     "count_paid",
     "draw_seed",
+    "evolve",
     "paid_prizes",
     "players_left",
     "standings",
 ]
+
+
+T = TypeVar("T")
+
+
+def evolve(value: T, **changes: object) -> T:
+    """`dataclasses.replace` for the director's hot path: a copy of a frozen dataclass
+    instance (not slotted, without `__post_init__`) with `changes`, without running
+    `__init__` again: 2 µs instead of 14 for the state's twenty fields, and the director
+    makes several a hand (benchmarks/poker_tournament)."""
+    if not changes.keys() <= value.__dict__.keys():
+        raise TypeError(f"{type(value).__name__} has no field {sorted(changes)}")
+    new = object.__new__(type(value))
+    new.__dict__.update(value.__dict__, **changes)
+    return new
 
 
 @dataclass(frozen=True)
@@ -40,7 +57,7 @@ class PokerTournament:
     started_at: int
     tables: tuple[Table, ...]
     """Table number n is `tables[n - 1]`; a closed table stays, without seats."""
-    chips: Mapping[str, int]
+    chips: ChipCounts
     """Every player who entered, in entry order: his chips now (0: out)."""
     entries: Mapping[str, int]
     """How many times each player entered (re-entries: more than 1)."""

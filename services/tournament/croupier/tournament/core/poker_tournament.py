@@ -32,12 +32,12 @@ before `start` and reveal the seed once `Finished`, and anyone re-derives every 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from croupier.game.limits import OutOfBounds, check_amount, echo
 from croupier.tournament.core.blinds import level_at
 from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound
 from croupier.tournament.core.poker_advance import advance, place_busts
+from croupier.tournament.core.poker_chips import ChipCounts
 from croupier.tournament.core.poker_config import PokerConfig
 from croupier.tournament.core.poker_decisions import (
     BreakStarted,
@@ -59,6 +59,7 @@ from croupier.tournament.core.poker_state import (
     check_clock,
     count_paid,
     draw_seed,
+    evolve,
     paid_prizes,
     players_left,
     standings,
@@ -119,21 +120,22 @@ def start(config: PokerConfig, players: Sequence[str], seed: bytes, now: int) ->
         raise NotAllowed("too_early", f"the tournament starts at {config.starts_at}")
     seating = initial_seating(players, config.table_size, seed)
     spin = draw_multiplier(config.spin_table, seed) if config.kind == "spin" else None
+    order = {player: index for index, player in enumerate(players)}
     state = PokerTournament(
         config=config,
         seed=seed,
         started_at=now,
         tables=seating.tables,
-        chips=dict.fromkeys(players, config.starting_stack),
+        chips=ChipCounts.of(order, config.starting_stack),
         entries=dict.fromkeys(players, 1),
-        order={player: index for index, player in enumerate(players)},
+        order=order,
         out=(),
         in_hand={},
         clock=level_at(config.structure, 0),
         spin=spin,
         alive=count,
     )
-    state = replace(state, paid=count_paid(state))
+    state = evolve(state, paid=count_paid(state))
     decisions: list[Decision] = [Seated(seating.tables)]
     if spin is not None:
         decisions.append(SpinDrawn(spin, paid_prizes(state)))
@@ -182,25 +184,25 @@ def hand_finished(
     if sum(stacks_after.values()) != sum(stacks_before.values()):
         raise InvalidInput("chips_not_conserved", f"table {table}: the hand made or lost chips")
     out = [(p, stacks_before[p]) for p in players if stacks_after[p] == 0]
-    chips = {**state.chips, **stacks_after}
+    chips = state.chips.updated(stacks_after)
     at = state.tables[table - 1]
     gone = {p for p, _ in out}
     tables = list(state.tables)
-    tables[table - 1] = replace(
+    tables[table - 1] = evolve(
         at, running=False, seats=tuple((s, p) for s, p in at.seats if p not in gone)
     )
     in_hand = dict(state.in_hand)
     del in_hand[table]
-    state = replace(
+    state = evolve(
         state, tables=tuple(tables), chips=chips, in_hand=in_hand, alive=state.alive - len(out)
     )
     decisions: list[Decision] = []
     if state.hand_for_hand:
-        state = replace(state, pending_busts=(*state.pending_busts, *out))
+        state = evolve(state, pending_busts=(*state.pending_busts, *out))
     elif out:
         state, busted = place_busts(state, out)
         decisions.append(busted)
-    return advance(state, now, decisions)
+    return advance(state, now, decisions, (table,))
 
 
 def tick(state: PokerTournament, now: int) -> Step:
