@@ -8,6 +8,7 @@ from __future__ import annotations
 import signal
 import subprocess
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,70 @@ def test_a_backgammon_turn_is_played_against_a_bot_then_the_player_leaves(
     assert after.splitlines()[1:5] != boards[moved].splitlines()[1:5], play_made
     assert "bot:" in after.splitlines()[-1] and after.splitlines()[-1].endswith(" to act")
     assert out.rstrip().endswith("Leaving the table.")
+
+
+def test_two_quick_seat_players_are_matched_at_one_table_and_play_a_hand(
+    platform: tuple[Path, str],
+) -> None:
+    cwd, address = platform
+    players = [
+        subprocess.Popen(
+            [
+                str(CROUPIER),
+                "play",
+                "poker",
+                "--quick",
+                "--hands",
+                "1",
+                "--player",
+                name,
+                "--address",
+                address,
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            text=True,
+        )
+        for name in ("quick-ana", "quick-bob")
+    ]
+    try:
+        # Both typed at once: each waits for the other's choices.
+        with ThreadPoolExecutor(len(players)) as typing:
+            outs = list(typing.map(lambda p: p.communicate("2\n" * 40, timeout=120), players))
+    finally:
+        for player in players:
+            player.kill()
+    assert [player.returncode for player in players] == [0, 0], [err for _, err in outs]
+    seated = [
+        next(line for line in out.splitlines() if line.startswith("Seated at ")) for out, _ in outs
+    ]
+    assert len({line.split(",")[0] for line in seated}) == 1, seated  # the same table
+    finished = {
+        next(line for line in out.splitlines() if line.startswith("Hand 1 finished: "))
+        for out, _ in outs
+    }
+    assert len(finished) == 1 and "quick-ana" in finished.pop()
+
+
+def test_without_a_platform_it_says_how_to_start_one(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [str(CROUPIER), "play", "poker", "--address", "127.0.0.1:1", "--token", "x.y.z"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=tmp_path,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "--token is not a token" in done.stderr
+    done = subprocess.run(
+        [str(CROUPIER), "play", "poker", "--address", "127.0.0.1:1"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "CROUPIER_AUTH_KEYS": "k1=" + "s" * 40},
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "no gateway answers at 127.0.0.1:1; start the platform first" in done.stderr

@@ -2,8 +2,9 @@
 
 A developer's view of what a client does, calling nothing but the gateway's gRPC API
 (`croupier.gateway.v1.Gateway`) with a player's token: it looks at the lobby, takes a seat
-(opens a table for play chips and asks the lobby for bots in its other seats, or joins the
-table `--table` names), then follows the player's own view of the table (`WatchTable`),
+(opens a table for play chips and asks the lobby for bots in its other seats, joins the
+table `--table` names, or with `--quick` waits for the lobby to match it with other
+players), then follows the player's own view of the table (`WatchTable`),
 prints the board, the cards he may see and the actions he may take, numbered, and reads
 his choice from standard input (`Act`). After each hand it prints the hand's result from
 its history (`GetHandHistory`, the deal's seed revealed). End of input, or `q`, leaves the
@@ -34,6 +35,14 @@ __all__ = ["register"]
 READY_SECONDS = 5.0
 STACK = 100  # a poker seat's chips (play chips: bots sit only at play-currency tables)
 JOKER_SEATS = 4
+BIG_BLIND = 2
+TICKET_POLL_SECONDS = 0.5
+
+
+class NoSeat(Exception):
+    """The lobby gave no seat (a quick-seat ticket expired, was cancelled or failed)."""
+
+
 QUIT = frozenset({"q", "quit", "leave"})
 
 
@@ -61,7 +70,10 @@ def _game_options(game: str, seats: int) -> Any:
 
     if game == "poker":
         poker = poker_pb2.Options(
-            variant=poker_pb2.VARIANT_NLHE, small_blind=1, big_blind=2, seats=seats
+            variant=poker_pb2.VARIANT_NLHE,
+            small_blind=BIG_BLIND // 2,
+            big_blind=BIG_BLIND,
+            seats=seats,
         )
         return table_pb2.GameOptions(poker=poker)
     if game == "joker":
@@ -69,13 +81,45 @@ def _game_options(game: str, seats: int) -> Any:
     return table_pb2.GameOptions(backgammon=backgammon_pb2.Options(mode=backgammon_pb2.MODE_SINGLE))
 
 
+def _quick_seat(stub: Any, metadata: Any, game: str, stack: int, out: TextIO) -> str:
+    """Quick seat: a matchmaking ticket for this game, followed until the lobby seats us."""
+    from croupier.gateway.v1 import gateway_pb2 as pb
+    from croupier.lobby.v1 import lobby_pb2
+
+    stake = BIG_BLIND if game == "poker" else 0  # poker's stake is its big blind
+    ticket = stub.FindGame(
+        pb.FindGameRequest(
+            request_key=f"play-{uuid.uuid4()}",
+            options=_game_options(game, 2),
+            min_stake=stake,
+            max_stake=stake,
+            stack=stack,
+        ),
+        metadata=metadata,
+    ).ticket
+    print(f"Quick seat: waiting for other players (ticket {ticket.ticket_id}).", file=out)
+    pending = (lobby_pb2.TICKET_STATUS_WAITING, lobby_pb2.TICKET_STATUS_MATCHED)
+    while ticket.status in pending:
+        time.sleep(TICKET_POLL_SECONDS)
+        request = pb.GetTicketRequest(ticket_id=ticket.ticket_id)
+        ticket = stub.GetTicket(request, metadata=metadata).ticket
+    if ticket.status != lobby_pb2.TICKET_STATUS_SEATED:
+        status = lobby_pb2.TicketStatus.Name(ticket.status).removeprefix("TICKET_STATUS_")
+        raise NoSeat(f"no seat: the ticket is {status.lower()} {ticket.failure}".rstrip())
+    print(f"Seated at {ticket.table_id}, seat {ticket.seat}.", file=out)
+    return str(ticket.table_id)
+
+
 def _take_seat(stub: Any, metadata: Any, args: argparse.Namespace, out: TextIO) -> str:
-    """The lobby: list it, then join `--table` or open a table and ask bots for it."""
+    """The lobby: list it, then quick-seat, join `--table`, or open a table and ask bots
+    for its other seats."""
     from croupier.gateway.v1 import gateway_pb2 as pb
 
     listed = stub.ListTables(pb.ListTablesRequest(), metadata=metadata)
     print(f"Lobby: {len(listed.tables)} open table(s).", file=out)
     stack = STACK if args.game == "poker" else 0
+    if args.quick:
+        return _quick_seat(stub, metadata, args.game, stack, out)
     if args.table:
         joined = stub.JoinTable(
             pb.JoinTableRequest(table_id=args.table, stack=stack), metadata=metadata
@@ -247,6 +291,9 @@ def run_play(args: argparse.Namespace, lines: Iterator[str], out: TextIO) -> int
                 return _play(session, args.hands)
             finally:
                 _leave(session)
+        except NoSeat as error:
+            print(f"croupier play: {error}", file=sys.stderr)
+            return 1
         except grpc.RpcError as error:
             print(
                 f"croupier play: the gateway answered {error.code().name}: {error.details()}",
@@ -298,7 +345,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=DEV_KEYS_FILE,
         help="the embedded platform's key set, read when CROUPIER_AUTH_KEYS is not set",
     )
-    parser.add_argument("--table", default="", help="join this listed table instead of opening one")
+    seat = parser.add_mutually_exclusive_group()
+    seat.add_argument("--table", default="", help="join this listed table instead of opening one")
+    seat.add_argument(
+        "--quick",
+        action="store_true",
+        help="quick seat: wait for the lobby to match you with other players (FindGame)",
+    )
     parser.add_argument(
         "--seats",
         type=_count(2, 9),
