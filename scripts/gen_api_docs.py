@@ -274,11 +274,12 @@ def _literal_reason(call: ast.Call, error: type[BaseException]) -> str | None:
     return reason if isinstance(reason, str) else None
 
 
-def reasons_for(service: str) -> list[tuple[str, str, list[str]]]:
-    """(reason, status, modules) of every refusal raised in `service`'s code."""
+def reasons_for(service: str) -> list[tuple[str, str]]:
+    """(reason, status) of every refusal raised in `service`'s code (not where: a module
+    split must not change the reference)."""
     from croupier.kit.errors import STATUS_BY_ROOT
 
-    found: dict[tuple[str, str], set[str]] = {}
+    found: set[tuple[str, str]] = set()
     for package in _packages(service):
         for name in _modules(package):
             module = importlib.import_module(name)
@@ -295,8 +296,8 @@ def reasons_for(service: str) -> list[tuple[str, str, list[str]]]:
                 )
                 reason = _literal_reason(node.exc, error)
                 if status is not None and reason:
-                    found.setdefault((reason, status.name), set()).add(name)
-    return [(reason, status, sorted(found[reason, status])) for reason, status in sorted(found)]
+                    found.add((reason, status.name))
+    return sorted(found)
 
 
 def _errors_section(service: str) -> list[str]:
@@ -330,12 +331,10 @@ def _errors_section(service: str) -> list[str]:
             "",
             "Reason codes this service's code raises:",
             "",
-            "| reason | status | raised in |",
-            "| --- | --- | --- |",
+            "| reason | status |",
+            "| --- | --- |",
         ]
-        for reason, status, modules in found:
-            where = ", ".join(f"`{m}`" for m in modules)
-            lines.append(f"| `{reason}` | `{status}` | {where} |")
+        lines += [f"| `{reason}` | `{status}` |" for reason, status in found]
     return [*lines, ""]
 
 
