@@ -16,6 +16,7 @@ import pytest
 
 from croupier.game import RuleBroken
 from croupier.game.fairness import commitment
+from croupier.poker.core.seating import PokerTable
 from croupier.tournament.adapters.memory import InMemoryRepository, InMemoryWallet
 from croupier.tournament.core.blinds import BlindStructure, Level
 from croupier.tournament.core.payouts import PayoutBracket
@@ -93,6 +94,7 @@ class Setup:
                 return hands
             await until(lambda: bool(poker_tables(self.hosted)) or self._over(tid))
             for table_id in poker_tables(self.hosted):
+                self.check_positions(tid, table_id)
                 await play_hand(self.hosted, table_id, rng)
                 await until(partial(self.applied, tid, table_id))
                 state = poker_state(self.record(tid))
@@ -102,6 +104,22 @@ class Setup:
                 assert state.hand_for_hand or max(sizes) - min(sizes) <= 1
             self.clock.advance(20)  # the levels rise on the director's clock
         raise AssertionError("the tournament never ended")
+
+    def check_positions(self, tid: str, table_id: str) -> None:
+        """The host deals the hand with the core's big blind (and, with three or more,
+        its small blind) where the core put them (TDA: the big blind always moves on)."""
+        (hand,) = (h for h in self.record(tid).hands if h.table_id == table_id)
+        state = poker_state(self.record(tid))
+        assert state is not None
+        blinds = state.tables[hand.table - 1].blinds
+        assert blinds is not None
+        seated = dict(state.tables[hand.table - 1].seats)
+        dealt: PokerTable = self.hosted.host._table(table_id).state.engine_state
+        assert dealt.hand is not None
+        ids = dealt.hand.ids
+        assert ids[dealt.hand.bb_seat] == seated[blinds.big_blind]
+        if len(ids) > 2 and blinds.small_blind in seated:
+            assert ids[dealt.hand.sb_seat] == seated[blinds.small_blind]
 
     def _over(self, tid: str) -> bool:
         return self.record(tid).status is Status.FINISHED
