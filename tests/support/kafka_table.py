@@ -3,21 +3,31 @@ reader of the settlements the host asks the wallet for."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.table.adapters.kafka_log import KafkaCommandLog
+from croupier.table.adapters.kafka_topics import create_topics, snapshots_topic_for
 from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from tests.support.cli import serving_port
 from tests.support.infra import unique_name
+from tests.support.services import service_stub
 from tests.support.table import Seeds, ServedHost, serve_host
+
+CROUPIER = Path(sys.executable).parent / "croupier"
 
 # The partitions of a command topic the ownership and log tests create: several, so that
 # replicas can split them.
@@ -49,6 +59,35 @@ async def kafka_service(
     """`kafka_served_host`'s stub alone."""
     async with kafka_served_host(kafka_bootstrap, seeds) as served:
         yield served.stub
+
+
+@asynccontextmanager
+async def serve_table(kafka_bootstrap: str, topic: str) -> AsyncIterator[Any]:
+    """`croupier serve table` as a child process on a command topic of its own, its stub;
+    SIGKILLed at the end. Its topics are created first: the host refuses to serve on
+    missing ones."""
+    await create_topics(kafka_bootstrap, topic, snapshots_topic_for(topic))
+    env = dict(os.environ)
+    env.update(
+        CROUPIER_GRPC_HOST="127.0.0.1",
+        CROUPIER_GRPC_PORT="0",
+        CROUPIER_METRICS_PORT="0",
+        CROUPIER_KAFKA_BOOTSTRAP=kafka_bootstrap,
+        CROUPIER_TABLE_COMMANDS_TOPIC=topic,
+        # A StatefulSet's pod name: the restarted process takes over the killed one's
+        # partitions at once, without waiting for its group session to expire.
+        CROUPIER_TABLE_INSTANCE_ID=f"{topic}-0",
+    )
+    process = await asyncio.create_subprocess_exec(
+        str(CROUPIER), "serve", "table", env=env, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        port = await serving_port(process, "croupier serve table")
+        async with service_stub(f"127.0.0.1:{port}", table_pb2_grpc.TableEngineStub) as stub:
+            yield stub
+    finally:
+        process.kill()
+        await process.wait()
 
 
 class WalletRequests:

@@ -10,28 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import sys
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from croupier.table.adapters.kafka_topics import create_topics, snapshots_topic_for
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from tests.support.cli import serving_port
 from tests.support.games import GameAtTable
 from tests.support.infra import unique_name
-from tests.support.kafka_table import kafka_service
-from tests.support.services import service_stub
+from tests.support.kafka_table import kafka_service, serve_table
 from tests.support.table import random_joker_action
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
-CROUPIER = Path(sys.executable).parent / "croupier"
 
 
 async def play_random_over_grpc(
@@ -65,35 +57,6 @@ async def all_views(
         response = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=player))
         views[player] = f"{response.view.version}:{response.view.view_json}"
     return views
-
-
-@asynccontextmanager
-async def serve_table(kafka_bootstrap: str, topic: str) -> AsyncIterator[Any]:
-    """`croupier serve table` as a child process on a command topic of its own, its stub;
-    SIGKILLed at the end. Its topics are created first: the host refuses to serve on
-    missing ones."""
-    await create_topics(kafka_bootstrap, topic, snapshots_topic_for(topic))
-    env = dict(os.environ)
-    env.update(
-        CROUPIER_GRPC_HOST="127.0.0.1",
-        CROUPIER_GRPC_PORT="0",
-        CROUPIER_METRICS_PORT="0",
-        CROUPIER_KAFKA_BOOTSTRAP=kafka_bootstrap,
-        CROUPIER_TABLE_COMMANDS_TOPIC=topic,
-        # A StatefulSet's pod name: the restarted process takes over the killed one's
-        # partitions at once, without waiting for its group session to expire.
-        CROUPIER_TABLE_INSTANCE_ID=f"{topic}-0",
-    )
-    process = await asyncio.create_subprocess_exec(
-        str(CROUPIER), "serve", "table", env=env, stderr=asyncio.subprocess.PIPE
-    )
-    try:
-        port = await serving_port(process, "croupier serve table")
-        async with service_stub(f"127.0.0.1:{port}", table_pb2_grpc.TableEngineStub) as stub:
-            yield stub
-    finally:
-        process.kill()
-        await process.wait()
 
 
 async def test_sigkill_at_a_random_point_then_a_new_process_resumes(

@@ -209,7 +209,7 @@ async def test_rule_12_no_return_in_time_settles_from_gnubg_and_replays_without_
     connected = next(p for p in PLAYERS if p != leaver)
     await host.act(table_id, leaver, "d", {"action": "double"})
     await host.act(table_id, connected, "t", {"action": "take"})
-    host.disconnect(table_id, leaver)
+    await host.disconnect(table_id, leaver)
     await asyncio.sleep(0.05)  # the window's timer is set (in the background) at 0 s
     now.advance(179_999)
     await asyncio.sleep(0.05)

@@ -110,7 +110,7 @@ async def test_rule_57_disconnection_keeps_the_clock_and_the_accepted_action() -
     waiting = hand(host, table_id)["to_act"]
     assert host.view(table_id, waiting).turn_seconds_left == 3.0
     now.advance(1200)
-    host.disconnect(table_id, waiting)  # the connection drops
+    await host.disconnect(table_id, waiting)  # the connection drops
     assert host.is_disconnected(table_id, waiting)
     assert host.view(table_id, waiting).turn_seconds_left == 1.8  # not reset by it
     assert seat_of(hand(host, table_id), actor)["bet"] == 6  # the raise stays
@@ -143,7 +143,7 @@ async def test_rule_58_oq_20_past_the_reconnection_window_he_is_played_and_leave
         first["to_act"],
         next(s["player"] for s in first["seats"] if s["player"] != first["to_act"]),
     )
-    host.disconnect(table_id, gone)
+    await host.disconnect(table_id, gone)
     await settle()  # the window's timer is set (in the background) at 0 ms
     now.advance(199)
     await settle()

@@ -168,7 +168,7 @@ async def poker(label: str, options: dict[str, Any], rng: random.Random) -> Tabl
     while to_act() in (None, "p4"):
         await table.act(str(to_act()), await decide(str(to_act())))
     await table.host.unseat(table.table_id, "p4")
-    table.host.disconnect(table.table_id, "p3")
+    await table.host.disconnect(table.table_id, "p3")
     await table.wait(0)  # the reconnection window starts
     await table.wait(30_001)
     await table.act("p1", {"action": "sit_in", "post": True})
@@ -236,7 +236,7 @@ async def joker(label: str, rng: random.Random) -> Table:
     async def decide(player: str) -> dict[str, Any]:
         return random_joker_action(table.view(player).view["legal"], rng)
 
-    table.host.disconnect(table.table_id, "e")  # a Joker game cannot lose a player
+    await table.host.disconnect(table.table_id, "e")  # a Joker game cannot lose a player
     await table.wait(0)
     await table.drive(to_act, decide, MAX_ENTRIES, expire_every=29)
     await table.host.reconnect(table.table_id, "e")

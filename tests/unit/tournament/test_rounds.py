@@ -272,7 +272,7 @@ async def test_rule_43_a_disconnected_player_keeps_his_seat_and_is_played_automa
     (table_id,) = game.tables()
     host, clock = game.hosted.host, game.hosted.clock
     assert clock is not None
-    host.disconnect(table_id, "a")
+    await host.disconnect(table_id, "a")
     timed_out = 0
     for move in range(2_000):
         state: Any = game.hosted.table(table_id).round
@@ -307,7 +307,7 @@ async def test_rule_46_vector_22_an_all_automatic_round_is_cancelled_with_the_fe
     host, clock = game.hosted.host, game.hosted.clock
     assert clock is not None
     for player in "ab":
-        host.disconnect(table_id, player)
+        await host.disconnect(table_id, player)
     started_ms = clock.now
     while table_id in game.tables():
         assert clock.now - started_ms < 10 * 60_000, "the round was never cancelled"

@@ -30,7 +30,8 @@ def url_uuid5(name: str) -> str:
 class LogEntry:
     """One accepted command, as stored.
 
-    `kind` is "open" | "seat" | "unseat" | "start_hand" | "act" | "timeout" | "close".
+    `kind` is "open" | "seat" | "unseat" | "start_hand" | "act" | "timeout" | "close" |
+    "disconnect" | "reconnect" (a seated player's session ended, or he is back).
     `body` is JSON: the options for "open", the action for "act", the seed (hex) for
     "start_hand", the seat and stack for "seat".
     """

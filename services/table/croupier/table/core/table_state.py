@@ -53,6 +53,9 @@ class TableState:
     settled_hand: int = 0
     closing: bool = False  # closed while a hand was open: closes when that hand settles
     closed: bool = False
+    # Seated players whose session ended, with the time (ms) their reconnection window
+    # opened: logged ("disconnect"), so a rebuilt table resumes every window where it was.
+    disconnected: tuple[tuple[str, int], ...] = ()
 
     @property
     def hand_open(self) -> bool:
@@ -79,6 +82,8 @@ class TableState:
             },
             "engine": engine.snapshot(self.engine_state),
         }
+        if self.disconnected:  # absent when empty: digests from before it are unchanged
+            document["disconnected"] = sorted(self.disconnected)
         encoded = json.dumps(document, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(encoded.encode()).hexdigest()
 
@@ -124,8 +129,31 @@ def _auto_players(auto: frozenset[str], entry: LogEntry) -> frozenset[str]:
     return auto
 
 
+# A seated player's session ended, or he is back: the game is not told (the clock runs on).
+PRESENCE_KINDS = ("disconnect", "reconnect")
+
+
+def _presence(
+    disconnected: tuple[tuple[str, int], ...], entry: LogEntry
+) -> tuple[tuple[str, int], ...]:
+    """Who is away after `entry`: a disconnection opens a window (a second one keeps the
+    first); coming back, acting, taking a seat or leaving it closes it."""
+    if entry.kind == "disconnect":
+        if any(player == entry.player for player, _ in disconnected):
+            return disconnected
+        return (*disconnected, (entry.player, entry.at_ms))
+    if entry.kind in ("reconnect", "act", "seat", "unseat"):
+        return tuple(away for away in disconnected if away[0] != entry.player)
+    return disconnected
+
+
 def step(engine: GameRules[Any], state: TableState, entry: LogEntry) -> StepOutcome:
     """Apply one log entry. Raises RuleBroken (and changes nothing) when it is not allowed."""
+    if entry.kind in PRESENCE_KINDS:  # also at a closed table: a player back at its end
+        if entry.player not in state.seated:
+            raise Unknown(f"player {entry.player!r} is not seated at this table")
+        presence = _presence(state.disconnected, entry)
+        return StepOutcome(replace(state, index=entry.index, disconnected=presence), [])
     if state.closed:
         raise RuleBroken("the table is closed")
     if state.closing and entry.kind in ("seat", "close"):
@@ -184,6 +212,7 @@ def step(engine: GameRules[Any], state: TableState, entry: LogEntry) -> StepOutc
         # Closing during a hand lets the hand finish and settle; no new hand is dealt.
         closing=state.closing or (entry.kind == "close" and state.hand_open),
         closed=entry.kind == "close" and not state.hand_open,
+        disconnected=_presence(state.disconnected, entry),
     )
     settlement = None
     result = engine.result(engine_state) if hand_number > state.settled_hand else None

@@ -226,7 +226,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
         view_format = _view_format(request.view_format)
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
-        snapshot = await self._host.reconnect(table_id, player)
+        snapshot = await self._host.reconnect(table_id, player, within=_within(context))
         return table_pb2.ReconnectResponse(view=self._view(snapshot, view_format))
 
     async def Disconnect(
@@ -234,7 +234,7 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
     ) -> table_pb2.DisconnectResponse:
         table_id = _require_id(request.table_id, "table_id")
         player = _require_id(request.player_id, "player_id")
-        self._host.disconnect(table_id, player)
+        await self._host.disconnect(table_id, player, within=_within(context))
         return table_pb2.DisconnectResponse()
 
     async def CloseTable(

@@ -276,8 +276,6 @@ class CommandPath:
         table.log.append(encode(entry))
         if entry.kind == "seat":
             table.seats_taken[entry.player] = table.seats_taken.get(entry.player, 0) + 1
-        if entry.kind in ("seat", "unseat"):  # a new seat, or gone: no longer away
-            table.disconnected_at_ms.pop(entry.player, None)
         table.seen_commands[entry.command_id] = entry.index
         money_requests = self._money.requests(table, entry, outcome)
         if money_requests:

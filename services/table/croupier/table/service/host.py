@@ -322,7 +322,6 @@ class TableHost:
             command_id=f"act:{player}:{command_id}",
             within=within,
         )
-        self._presence.present(table, player)  # his own accepted action: he is back
         return self.view(table_id, player)
 
     async def close(self, table_id: str, within: float | None = None) -> None:
@@ -341,13 +340,15 @@ class TableHost:
         """The viewer's view now, then after every change, until the table closes."""
         return self._views.watch(table_id, player)
 
-    def disconnect(self, table_id: str, player: str) -> None:
+    async def disconnect(self, table_id: str, player: str, within: float | None = None) -> None:
         """The seated player's session ended; see `Presence.disconnect`."""
-        self._presence.disconnect(table_id, player)
+        await self._presence.disconnect(table_id, player, within)
 
-    async def reconnect(self, table_id: str, player: str) -> ViewSnapshot:
+    async def reconnect(
+        self, table_id: str, player: str, within: float | None = None
+    ) -> ViewSnapshot:
         """The player is back (his own call): the reconnection window stops."""
-        return self._presence.reconnect(table_id, player)
+        return await self._presence.reconnect(table_id, player, within)
 
     def is_disconnected(self, table_id: str, player: str) -> bool:
         return self._presence.is_disconnected(table_id, player)

@@ -87,6 +87,10 @@ class Ownership:
             asked_again = await self._rebuilder.rebuild(rebuilt, known)
             if asked_again:
                 await self._money.ask_again(f"partitions {sorted(rebuilt)}", asked_again)
+            for table_id, table in list(tables.serving.items()):
+                if self._log.partition_of(table_id) in rebuilt:
+                    # Disconnections are in the log: their windows run on where they were.
+                    self._presence.resume_windows(table)
             metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
         tables.owned |= partitions
 

@@ -4,6 +4,7 @@ back when it ends is unseated the way the game says leaving goes."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 from functools import partial
 
@@ -48,22 +49,25 @@ class Presence:
         self._now_ms = now_ms
         self._call_later = call_later
 
-    def disconnect(self, table_id: str, player: str) -> None:
+    async def disconnect(self, table_id: str, player: str, within: float | None) -> None:
         """The seated player's session ended (his own call: with a gateway, the gateway's
         for the authenticated player whose connection dropped). The seat is kept for the
         reconnection window, the clock running meanwhile; then the game decides what
         leaving means (the engine's `UnseatPlayer`: a fold and sit-out, a forfeit, or a
         refusal when the game cannot lose a player, whose turns are then played by the
-        clock). A second call keeps the first window."""
+        clock). A second call keeps the first window. The disconnection is logged: a
+        table rebuilt by another replica, or after a crash, resumes the window."""
         table = self._tables.get(table_id)
         require_seated(table, player)
-        if player in table.disconnected_at_ms:
-            return
-        since = self._now_ms()
-        table.disconnected_at_ms[player] = since
-        self._views.notify(table)
-        window = table.state.clocks.settings.reconnect_ms
-        self._background.run(lambda: self._abandon_after(table, player, since, window))
+        if player in table.disconnected_at_ms or table.state.closed:
+            return  # the first window runs on; a closed table keeps no seat for anybody
+        await self._commands.submit(
+            table, "disconnect", player, {}, command_id=f"disconnect:{uuid.uuid4()}", within=within
+        )
+        since = table.disconnected_at_ms.get(player)
+        if since is not None:
+            window = table.state.clocks.settings.reconnect_ms
+            self._background.run(lambda: self._abandon_after(table, player, since, window))
 
     def resume_windows(self, table: HostedTable) -> None:
         """A table taken back: its reconnection windows run on from where they were."""
@@ -105,16 +109,16 @@ class Presence:
                 continue
             return
 
-    def reconnect(self, table_id: str, player: str) -> ViewSnapshot:
-        """The player is back (his own call): the reconnection window stops."""
+    async def reconnect(self, table_id: str, player: str, within: float | None) -> ViewSnapshot:
+        """The player is back (his own call): the reconnection window stops (logged)."""
         table = self._tables.get(table_id)
         require_seated(table, player)
-        self.present(table, player)
+        if player in table.disconnected_at_ms:
+            command_id = f"reconnect:{uuid.uuid4()}"
+            await self._commands.submit(
+                table, "reconnect", player, {}, command_id=command_id, within=within
+            )
         return self._views.snapshot(table, player)
-
-    def present(self, table: HostedTable, player: str) -> None:
-        if table.disconnected_at_ms.pop(player, None) is not None:
-            self._views.notify(table)
 
     def is_disconnected(self, table_id: str, player: str) -> bool:
         return player in self._tables.get(table_id).disconnected_at_ms

@@ -53,7 +53,6 @@ class HostedTable:
     seen_commands: dict[str, int] = field(default_factory=dict)
     seats_taken: dict[str, int] = field(default_factory=dict)  # SeatPlayer commands per player
     watchers: dict[str, set[asyncio.Queue[ViewSnapshot | None]]] = field(default_factory=dict)
-    disconnected_at_ms: dict[str, int] = field(default_factory=dict)
     timer: Cancellable | None = None
     # What the latest command that moved money asked of the wallet (a settlement, stacks
     # given back): asked again after a rebuild, in case the host died before it was sent.
@@ -71,6 +70,11 @@ class HostedTable:
     last_offset: int = -1
     covered_offset: int = -1
     snapshot_index: int = 0  # the table index the latest snapshot holds (0: none yet)
+
+    @property
+    def disconnected_at_ms(self) -> dict[str, int]:
+        """Seated players away, with when their reconnection window opened (logged)."""
+        return dict(self.state.disconnected)
 
 
 def require_seated(table: HostedTable, player: str) -> None:
