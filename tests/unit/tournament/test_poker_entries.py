@@ -101,6 +101,7 @@ def test_tda_a_late_entry_opens_a_table_when_every_seat_is_taken() -> None:
     (entered,) = of_type(step.decisions, Entered)
     assert entered.table == 4 and len(step.state.tables) == 4
     assert step.state.tables[3].players == ("late",)
+    assert step.state.seated == (1, 2, 3, 4)
 
 
 def test_tda_re_entry_is_allowed_for_a_player_out_up_to_the_limit() -> None:

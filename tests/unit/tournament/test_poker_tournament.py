@@ -331,6 +331,7 @@ def test_property_a_tournament_ends_with_chips_conserved_and_everyone_placed_onc
     for step in steps:
         state = step.state
         assert sum(state.chips.values()) == players * STACK
+        assert state.seated == tuple(t.number for t in state.tables if t.seats)
         seated = [p for table in state.tables for p in table.players]
         assert len(seated) == len(set(seated))
         assert set(seated) == {p for p, c in state.chips.items() if c > 0}

@@ -104,7 +104,7 @@ def _balancer_has_work(state: PokerTournament) -> bool:
     """Whether `tda_rebalance` would move anyone now: an idle table among those to break
     (the highest-numbered while the rest seat everyone), or else an idle table two players
     over the shortest. Cheap, so the balancer (which checks every name) runs only then."""
-    occupied = [t for t in state.tables if t.seats]  # in table number order
+    occupied = state.seated_tables()  # in table number order
     sizes = [len(t.seats) for t in occupied]
     # The fewest tables that seat everyone: the ones past them break.
     kept = min(len(occupied), max(1, -(-state.alive // state.config.table_size)))
@@ -120,18 +120,19 @@ def _rebalance(
     state: PokerTournament, decisions: list[Decision], changed: set[int] | None
 ) -> PokerTournament:
     """The balancer's moves applied; the tables they touch added to `changed`."""
-    had = {t.number for t in state.tables if t.seats}
-    if not had:
-        return state
     label = f"tda-rebalance-{state.draws}"
     size = state.config.table_size
-    plan = tda_rebalance_checked(state.tables, size, draw_seed(state, label), label)
-    if plan.moves:
-        decisions.append(Moves(plan))
-        state = evolve(state, tables=apply_moves(state.tables, plan.moves), draws=state.draws + 1)
-        if changed is not None:
-            changed.update(n for move in plan.moves for n in (move.from_table, move.to_table))
-    decisions.extend(TableClosed(t.number) for t in state.tables if t.number in had and not t.seats)
+    plan = tda_rebalance_checked(state.seated_tables(), size, draw_seed(state, label), label)
+    if not plan.moves:
+        return state
+    decisions.append(Moves(plan))
+    tables = apply_moves(state.tables, plan.moves)
+    closed = [n for n in state.seated if not tables[n - 1].seats]
+    decisions.extend(TableClosed(n) for n in closed)
+    seated = tuple(n for n in state.seated if n not in closed)
+    state = evolve(state, tables=tables, seated=seated, draws=state.draws + 1)
+    if changed is not None:
+        changed.update(n for move in plan.moves for n in (move.from_table, move.to_table))
     return state
 
 
@@ -140,7 +141,7 @@ def _hand_for_hand(state: PokerTournament, decisions: list[Decision]) -> PokerTo
     paid = state.paid  # a freeroll of virtual chips may pay no place
     due = paid > 0 and hand_for_hand_due(players_left(state), paid, size)
     if due:  # not at a single table: nothing to wait for
-        due = sum(1 for t in state.tables if t.seats) > 1
+        due = len(state.seated) > 1
     if due != state.hand_for_hand:
         decisions.append(HandForHand(due))
         state = evolve(state, hand_for_hand=due)
@@ -153,9 +154,9 @@ def _deal(
     if state.clock.in_break or (state.hand_for_hand and state.in_hand):
         return state, tuple(decisions)
     if state.hand_for_hand or candidates is None:
-        looked = state.tables
+        looked = state.seated_tables()
     else:
-        looked = tuple(state.tables[n - 1] for n in sorted(candidates))
+        looked = [state.tables[n - 1] for n in sorted(candidates)]
     ready = [t for t in looked if not t.running and len(t.seats) >= 2]
     if not ready:
         return state, tuple(decisions)

@@ -117,13 +117,15 @@ def enter(state: PokerTournament, player: str, now: int) -> Step:
     if refusal is not None:
         raise refusal
     config = state.config
-    open_tables = [t for t in state.tables if t.seats and len(t.seats) < config.table_size]
+    open_tables = [t for t in state.seated_tables() if len(t.seats) < config.table_size]
     tables = list(state.tables)
+    seated = state.seated
     if open_tables:
         target = min(open_tables, key=lambda t: (len(t.seats), t.number))
     else:
         target = Table(len(tables) + 1, config.table_size)
         tables.append(target)
+        seated = (*seated, target.number)
     label = f"entry-{state.draws}"
     seat = newcomer_seat(target, FairStream(draw_seed(state, label), label))
     tables[target.number - 1] = seat_player(target, seat, player)
@@ -133,6 +135,7 @@ def enter(state: PokerTournament, player: str, now: int) -> Step:
     state = evolve(
         state,
         tables=tuple(tables),
+        seated=seated,
         chips=state.chips.entered(order, player, config.starting_stack),
         entries={**state.entries, player: entry},
         order=order,

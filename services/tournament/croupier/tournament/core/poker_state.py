@@ -57,6 +57,9 @@ class PokerTournament:
     started_at: int
     tables: tuple[Table, ...]
     """Table number n is `tables[n - 1]`; a closed table stays, without seats."""
+    seated: tuple[int, ...]
+    """The numbers of the tables with players, in order (what the director looks at
+    after each hand: late in a big tournament most tables are closed)."""
     chips: ChipCounts
     """Every player who entered, in entry order: his chips now (0: out)."""
     entries: Mapping[str, int]
@@ -83,6 +86,9 @@ class PokerTournament:
     draws: int = 0
     """Draws made after the start (moves, late seats): each under its own label."""
     finished: bool = False
+
+    def seated_tables(self) -> list[Table]:
+        return [self.tables[number - 1] for number in self.seated]
 
     @property
     def level(self) -> Level:

@@ -126,6 +126,7 @@ def start(config: PokerConfig, players: Sequence[str], seed: bytes, now: int) ->
         seed=seed,
         started_at=now,
         tables=seating.tables,
+        seated=tuple(table.number for table in seating.tables),
         chips=ChipCounts.of(order, config.starting_stack),
         entries=dict.fromkeys(players, 1),
         order=order,
