@@ -279,3 +279,44 @@ async def test_an_unknown_blind_structure_is_refused_and_creates_nothing(setup: 
     assert (status_name(error), error.reason) == ("invalid_argument", "unknown_structure")
     assert "glacial" in error.message and "turbo" in error.message
     assert setup.repository.records == {}
+
+
+async def test_a_restarted_director_drives_the_saved_hands_and_plays_on_to_the_end(
+    setup: Setup,
+) -> None:
+    """Each decision is saved before the host acts on it: a new director on the same
+    record (a restart) opens the hands saved but not opened again by their ids (the host
+    answers the same tables), then reads the results and plays on, paying once."""
+    tid, _ = await setup.director.create("restart", poker_settings())
+    for player in PLAYERS[:6]:
+        await setup.director.register(tid, player)
+    rng = random.Random("restart")
+    for _ in range(3):
+        (table_id,) = poker_tables(setup.hosted)
+        await play_hand(setup.hosted, table_id, rng)
+        await until(partial(setup.applied, tid, table_id))
+    for subscription in setup.hosted.subscriptions:  # the first director stops
+        await subscription.stop()
+    setup.hosted.subscriptions.clear()
+    record = setup.record(tid)
+    # As if it had crashed after saving the next hand, before the host opened its table.
+    setup.repository.records[tid] = replace(
+        record, hands=tuple(replace(h, table_id="") for h in record.hands)
+    )
+    tables_before = set(setup.hosted.host.table_ids())
+    seeds = iter(Seeds("restarted"), None)
+    setup.director = Director(
+        repository=setup.repository,
+        wallet=setup.wallet,
+        tables=setup.hosted.tables,
+        clock=setup.clock,
+        seeds=lambda: next(seeds),
+    )
+    await setup.hosted.read_results(setup.director)
+    await setup.director.rounds.advance_running()
+    assert set(setup.hosted.host.table_ids()) == tables_before  # the same table, reopened
+    assert [h.table_id for h in setup.record(tid).hands] == [h.table_id for h in record.hands]
+    await setup.play_to_the_end(tid, 6 * STACK)
+    finished = [e for e in setup.events(tid) if isinstance(e, events.Finished)]
+    assert len(finished) == 1
+    assert sum(setup.wallet.balances[p] for p in PLAYERS[:6]) == 6 * (FUNDS - FEE)
