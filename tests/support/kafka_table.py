@@ -4,7 +4,9 @@ reader of the settlements the host asks the wallet for."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import random
 import sys
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
@@ -23,6 +25,7 @@ from croupier.table.service.host import TableHost
 from croupier.table.service.money import Buyins
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.support.cli import serving_port
+from tests.support.games import GameAtTable
 from tests.support.infra import unique_name
 from tests.support.services import service_stub
 from tests.support.table import Seeds, ServedHost, serve_host
@@ -59,6 +62,29 @@ async def kafka_service(
     """`kafka_served_host`'s stub alone."""
     async with kafka_served_host(kafka_bootstrap, seeds) as served:
         yield served.stub
+
+
+async def play_random_over_grpc(
+    stub: table_pb2_grpc.TableEngineStub,
+    game: GameAtTable,
+    table_id: str,
+    actions: int,
+    rng: random.Random,
+) -> None:
+    for _ in range(actions):
+        public = (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))).view
+        to_act = game.to_act(json.loads(public.view_json))
+        assert to_act is not None, f"the {game.name} table waits for nobody"
+        mine = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=to_act))
+        action = game.legal_action(json.loads(mine.view.view_json), rng)
+        await stub.Act(
+            table_pb2.ActRequest(
+                table_id=table_id,
+                player_id=to_act,
+                command_id=f"c{rng.getrandbits(64)}",
+                action_json=json.dumps(action),
+            )
+        )
 
 
 @asynccontextmanager

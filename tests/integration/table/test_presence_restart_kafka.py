@@ -16,10 +16,9 @@ from typing import Any
 import pytest
 
 from croupier.table.v1 import table_pb2
-from tests.integration.table.test_table_kafka import play_random_over_grpc
 from tests.support.games import GameAtTable, open_over_grpc
 from tests.support.infra import unique_name
-from tests.support.kafka_table import serve_table
+from tests.support.kafka_table import play_random_over_grpc, serve_table
 
 pytestmark = pytest.mark.timeout(120)
 

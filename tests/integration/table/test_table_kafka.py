@@ -20,33 +20,10 @@ import pytest
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.support.games import GameAtTable
 from tests.support.infra import unique_name
-from tests.support.kafka_table import kafka_service, serve_table
+from tests.support.kafka_table import kafka_service, play_random_over_grpc, serve_table
 from tests.support.table import random_joker_action
 
 PLAYERS = ["giorgi", "nika", "ana", "levan"]
-
-
-async def play_random_over_grpc(
-    stub: table_pb2_grpc.TableEngineStub,
-    game: GameAtTable,
-    table_id: str,
-    actions: int,
-    rng: random.Random,
-) -> None:
-    for _ in range(actions):
-        public = (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id))).view
-        to_act = game.to_act(json.loads(public.view_json))
-        assert to_act is not None, f"the {game.name} table waits for nobody"
-        mine = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=to_act))
-        action = game.legal_action(json.loads(mine.view.view_json), rng)
-        await stub.Act(
-            table_pb2.ActRequest(
-                table_id=table_id,
-                player_id=to_act,
-                command_id=f"c{rng.getrandbits(64)}",
-                action_json=json.dumps(action),
-            )
-        )
 
 
 async def all_views(
