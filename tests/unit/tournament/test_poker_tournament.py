@@ -225,6 +225,7 @@ def test_tda_hand_for_hand_busts_at_two_tables_share_places_by_chips_at_the_hand
     chips = {short: state.chips[short], tall: state.chips[tall]}
     step = bust(state, one, 0, short)
     assert not of_type(step.decisions, Busted)  # placed when the round is over
+    assert standings(step.state)[-5].players == (short,)  # meanwhile below those in
     step = bust(step.state, two, 0, tall)
     (busted,) = of_type(step.decisions, Busted)
     if chips[short] == chips[tall]:

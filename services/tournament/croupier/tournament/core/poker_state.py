@@ -123,10 +123,11 @@ def paid_prizes(state: PokerTournament) -> tuple[int, ...]:
 
 
 def standings(state: PokerTournament) -> tuple[Place, ...]:
-    """The live ranking: players in by chips (equal chips share a place), then players
-    out by place; final once `finished`."""
+    """The live ranking: players in by chips (equal chips share a place), then those out
+    in the hand-for-hand round in play (by chips at its start, until its end places
+    them), then players out by place; final once `finished`."""
     alive = groups([(p, c) for p, c in state.chips.items() if c > 0])
-    return numbered([*alive, *reversed(state.out)])
+    return numbered([*alive, *groups(state.pending_busts), *reversed(state.out)])
 
 
 def count_paid(state: PokerTournament) -> int:
