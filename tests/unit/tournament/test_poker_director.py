@@ -320,3 +320,25 @@ async def test_a_restarted_director_drives_the_saved_hands_and_plays_on_to_the_e
     finished = [e for e in setup.events(tid) if isinstance(e, events.Finished)]
     assert len(finished) == 1
     assert sum(setup.wallet.balances[p] for p in PLAYERS[:6]) == 6 * (FUNDS - FEE)
+
+
+async def test_rule_59_bots_register_where_allowed_and_sit_labelled_bot(setup: Setup) -> None:
+    settings = poker_settings(terms=PokerTerms("sit_and_go", levels=FAST, bots_allowed=True))
+    tid, _ = await setup.director.create("bots", settings)
+    for player in PLAYERS[:4]:
+        await setup.director.register(tid, player)
+    for player in PLAYERS[4:6]:
+        await setup.director.register(tid, player, bot=True)
+    registered = [e for e in setup.events(tid) if isinstance(e, events.Registered)]
+    assert [e.bot for e in registered] == [False] * 4 + [True] * 2
+    (table_id,) = poker_tables(setup.hosted)
+    dealt: PokerTable = setup.hosted.host._table(table_id).state.engine_state
+    assert dealt.bots == frozenset(PLAYERS[4:6]) & {p for _, p, _ in dealt.seats}
+
+
+async def test_rule_59_a_bot_is_refused_where_bots_are_not_allowed(setup: Setup) -> None:
+    tid, _ = await setup.director.create("no-bots", poker_settings())
+    before = (setup.record(tid), dict(setup.wallet.balances))
+    error = await refused(setup.director.register(tid, PLAYERS[0], bot=True))
+    assert (status_name(error), error.reason) == ("failed_precondition", "bots_not_allowed")
+    assert (setup.record(tid), setup.wallet.balances) == before

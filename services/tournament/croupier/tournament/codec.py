@@ -190,8 +190,10 @@ def event_to_proto(recorded: Recorded) -> pb.TournamentEvent:
                     revealed_seed=seed.hex(),
                 )
             )
-        case Registered(player, entry_id):
-            message.registered.CopyFrom(pb.PlayerRegistered(player_id=player, entry_id=entry_id))
+        case Registered(player, entry_id, bot):
+            message.registered.CopyFrom(
+                pb.PlayerRegistered(player_id=player, entry_id=entry_id, bot=bot)
+            )
         case Unregistered(player):
             message.unregistered.CopyFrom(pb.PlayerUnregistered(player_id=player))
         case Started(seats, seed, chips):
@@ -268,7 +270,8 @@ def event_from_proto(message: pb.TournamentEvent) -> Recorded:
             bytes.fromhex(drawn.revealed_seed),
         )
     elif kind == "registered":
-        event = Registered(message.registered.player_id, message.registered.entry_id)
+        registered = message.registered
+        event = Registered(registered.player_id, registered.entry_id, registered.bot)
     elif kind == "unregistered":
         event = Unregistered(message.unregistered.player_id)
     elif kind == "started":

@@ -59,7 +59,8 @@ def _record(row: Mapping[str, Any]) -> TournamentRecord:
         request_key=row["request_key"],
         settings=codec.settings_from_proto(settings),
         status=Status(row["status"]),
-        entries=tuple(Entry(p, e, r) for p, e, r in json.loads(row["entries"])),
+        # [player, entry_id, refunded, bot]; rows from before bots have no bot flag.
+        entries=tuple(Entry(*entry) for entry in json.loads(row["entries"])),
         seats=tuple(SeatAt(t, s, p) for t, s, p in json.loads(row["seats"])),
         seating_seed=bytes(row["seating_seed"]),
         actions=tuple(
@@ -79,7 +80,7 @@ def _record(row: Mapping[str, Any]) -> TournamentRecord:
 
 
 def _entries(record: TournamentRecord) -> str:
-    return json.dumps([[e.player, e.entry_id, e.refunded] for e in record.entries])
+    return json.dumps([[e.player, e.entry_id, e.refunded, e.bot] for e in record.entries])
 
 
 def _seats(record: TournamentRecord) -> str:

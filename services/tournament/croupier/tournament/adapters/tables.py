@@ -32,6 +32,7 @@ __all__ = [
 
 TABLE_TIMEOUT_SECONDS = 10.0
 Stacks = tuple[tuple[str, int], ...]
+NO_BOTS: frozenset[str] = frozenset()
 
 
 class TableHostUnavailable(Unavailable):
@@ -78,15 +79,18 @@ class InProcessTableHost:
         return await self._play("rummy", options, round_table.round_id, round_table.stacks)
 
     async def play_hand(self, hand: HandTable) -> str:
-        return await self._play("poker", hand_options(hand), hand.hand_id, hand.seats)
+        options = hand_options(hand)
+        return await self._play("poker", options, hand.hand_id, hand.seats, hand.bots)
 
-    async def _play(self, game: str, options: JSON, key: str, stacks: Stacks) -> str:
+    async def _play(
+        self, game: str, options: JSON, key: str, stacks: Stacks, bots: frozenset[str] = NO_BOTS
+    ) -> str:
         host = self._host
         table_id: str = await host.open_table(game, options, None, request_key=key)
         seated = set(host.view(table_id, "").seated)
         for seat, (player, stack) in enumerate(stacks):
             if player not in seated:
-                await host.seat(table_id, player, seat, stack)
+                await host.seat(table_id, player, seat, stack, is_bot=player in bots)
         await host.close(table_id)
         return table_id
 
@@ -118,9 +122,12 @@ class GrpcTableHost:
         return await self._play("rummy", options, round_table.round_id, round_table.stacks)
 
     async def play_hand(self, hand: HandTable) -> str:
-        return await self._play("poker", hand_options(hand), hand.hand_id, hand.seats)
+        options = hand_options(hand)
+        return await self._play("poker", options, hand.hand_id, hand.seats, hand.bots)
 
-    async def _play(self, game: str, options: JSON, key: str, stacks: Stacks) -> str:
+    async def _play(
+        self, game: str, options: JSON, key: str, stacks: Stacks, bots: frozenset[str] = NO_BOTS
+    ) -> str:
         from croupier.table.v1 import table_pb2
 
         opened = await self._client.call(
@@ -137,7 +144,13 @@ class GrpcTableHost:
         seated = set(view.view.seated)
         for seat, (player, stack) in enumerate(stacks):
             if player not in seated:
-                await self._client.seat(table_id=table_id, player=player, seat=seat, stack=stack)
+                await self._client.seat(
+                    table_id=table_id,
+                    player=player,
+                    seat=seat,
+                    stack=stack,
+                    is_bot=player in bots,
+                )
         await self._client.close_table(table_id)
         return table_id
 

@@ -66,7 +66,7 @@ class TournamentDirectorService(tournament_pb2_grpc.TournamentDirectorServicer):
     async def Register(self, request: pb.RegisterRequest, context: Context) -> pb.RegisterResponse:
         tournament_id = _id(request.tournament_id, "tournament_id")
         entry_id = await self._director.register(
-            tournament_id, request.player_id, request.coupon_id
+            tournament_id, request.player_id, request.coupon_id, bot=request.bot
         )
         record = await self._director.get(tournament_id)
         return pb.RegisterResponse(entry_id=entry_id, registered=len(record.players()))

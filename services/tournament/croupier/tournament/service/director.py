@@ -109,11 +109,14 @@ class Director:
             )
         return stored.tournament_id, not created
 
-    async def register(self, tournament_id: str, player: str, coupon_id: str = "") -> str:
+    async def register(
+        self, tournament_id: str, player: str, coupon_id: str = "", *, bot: bool = False
+    ) -> str:
         """Rules 3-6, OQ 1: before the start, below the maximum, once; returns the entry id.
         Poker (`core.poker_entries`): a scheduled tournament's late registration and
         re-entry after the start (`PokerPlay.enter`); a Sit & Go or a Spin starts when
-        this entry fills it."""
+        this entry fills it. `bot`: the bots service registers a bot (rule 59), which the
+        poker core refuses unless the tournament takes bots."""
         _check_player(player)
         if coupon_id:
             raise NotAllowed(
@@ -124,13 +127,15 @@ class Director:
             record = await self._load(tournament_id)
             terms = record.settings.poker
             entry_id = record.next_entry_id(player)
+            if bot and (terms is None or record.status is not Status.REGISTERING):
+                raise NotAllowed("bots_not_allowed", "this tournament does not take bots")
             if terms is not None and record.status is Status.RUNNING:
                 await self.poker.enter(record, player, entry_id)
                 full = False
             else:
                 self._check_before_start(record, "register")
-                self._check_room(record, player)
-                saved = await self._enter(record, player, entry_id)
+                self._check_room(record, player, bot)
+                saved = await self._enter(record, player, entry_id, bot)
                 full = len(saved.players()) >= saved.settings.max_players
         if terms is not None and terms.starts_when_full and full:
             await self.start_or_cancel(tournament_id)
@@ -139,7 +144,7 @@ class Director:
         return entry_id
 
     async def _enter(
-        self, record: TournamentRecord, player: str, entry_id: str
+        self, record: TournamentRecord, player: str, entry_id: str, bot: bool
     ) -> TournamentRecord:
         settings = record.settings
         await self._wallet.enter(
@@ -151,15 +156,15 @@ class Director:
             buy_in=settings.buy_in,
             fee=settings.fee,
         )
-        entries = (*record.entries, Entry(player, entry_id))
-        return await self._save(replace(record, entries=entries), Registered(player, entry_id))
+        entries = (*record.entries, Entry(player, entry_id, bot=bot))
+        return await self._save(replace(record, entries=entries), Registered(player, entry_id, bot))
 
-    def _check_room(self, record: TournamentRecord, player: str) -> None:
+    def _check_room(self, record: TournamentRecord, player: str, bot: bool) -> None:
         terms = record.settings.poker
         if terms is not None:  # the poker core's rules (full, registered, bots: rule 59)
-            refusal = registration_refusal(
-                record.settings.poker_config(), record.players(), player, epoch(self._clock())
-            )
+            config = record.settings.poker_config()
+            now = epoch(self._clock())
+            refusal = registration_refusal(config, record.players(), player, now, bot=bot)
             if refusal is not None:
                 raise refusal
             return

@@ -49,6 +49,7 @@ class Created:
 class Registered:
     player: str
     entry_id: str
+    bot: bool = False
 
 
 @dataclass(frozen=True)

@@ -204,6 +204,8 @@ class Entry:
     player: str
     entry_id: str
     refunded: bool = False
+    bot: bool = False
+    """Registered by the bots service (rule 59): labelled BOT at the tables."""
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,10 @@ class TournamentRecord:
         """Registered players (entries not refunded), in registration order; a poker
         player who re-entered is listed once."""
         return tuple(dict.fromkeys(e.player for e in self.entries if not e.refunded))
+
+    def bots(self) -> frozenset[str]:
+        """The players registered as bots (rule 59)."""
+        return frozenset(entry.player for entry in self.entries if entry.bot)
 
     def paid_entries(self) -> int:
         """Entries paid and not refunded: a poker re-entry counts again."""

@@ -236,6 +236,7 @@ class PokerPlay:
                     variant=settings.variant,
                     seats=hand.seats,
                     turn_seconds=settings.turn_seconds,
+                    bots=record.bots() & {player for player, _ in hand.seats},
                     **to_table_config_fields(hand.level),
                 )
             )

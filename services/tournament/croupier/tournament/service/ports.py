@@ -137,6 +137,8 @@ class HandTable:
     ante: int
     big_blind_ante: int
     turn_seconds: int
+    bots: frozenset[str] = frozenset()
+    """Players seated as BOT (rule 59)."""
 
 
 class TableHost(Protocol):
