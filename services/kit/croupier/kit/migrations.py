@@ -5,6 +5,11 @@ the tournament director's `adapters/migrations/`); they are applied in order, ea
 own transaction, under an advisory lock so that replicas starting together do not race.
 An applied file whose text has changed since is refused: migrations are never edited,
 only added.
+
+Where a migration Job applies them before the new pods start (the chart's Helm hooks,
+`croupier migrate`), the services are told to only check at start
+(`CROUPIER_MIGRATE_AT_START=check`): a service whose schema lacks a migration refuses to
+start, naming it, rather than migrating behind the Job's back.
 """
 
 from __future__ import annotations
@@ -16,13 +21,34 @@ from dataclasses import dataclass
 
 import asyncpg  # type: ignore[import-untyped]
 
-__all__ = ["Migration", "MigrationError", "available_migrations", "migrate", "migrate_database"]
+from croupier.kit.settings import choice, env, load
+
+__all__ = [
+    "Migration",
+    "MigrationError",
+    "MigrationSettings",
+    "available_migrations",
+    "check_migrated",
+    "migrate",
+    "migrate_database",
+]
 
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
 
 class MigrationError(RuntimeError):
     """An applied migration was edited, or the files are misnumbered."""
+
+
+@dataclass(frozen=True)
+class MigrationSettings:
+    at_start: str = env(
+        "CROUPIER_MIGRATE_AT_START",
+        choice("apply", "check"),
+        "apply",
+        doc="apply: a service applies its pending migrations as it starts; check: a migration "
+        "Job applied them, the service refuses to start if one is missing",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +102,7 @@ async def migrate(
         applied = {row["version"]: row["checksum"] for row in rows}
         for migration in available_migrations(package):
             if migration.version in applied:
-                if applied[migration.version] != migration.checksum:
-                    raise MigrationError(
-                        f"migration {migration.version:04d}_{migration.name} was edited after "
-                        "it was applied; add a new migration instead"
-                    )
+                _refuse_if_edited(migration, applied[migration.version])
                 continue
             async with connection.transaction():
                 await connection.execute(migration.sql)
@@ -97,11 +119,47 @@ async def migrate(
     return applied_now
 
 
-async def migrate_database(dsn: str, schema: str, package: str, lock_key: int) -> list[int]:
+def _refuse_if_edited(migration: Migration, applied_checksum: str) -> None:
+    if applied_checksum != migration.checksum:
+        raise MigrationError(
+            f"migration {migration.version:04d}_{migration.name} was edited after "
+            "it was applied; add a new migration instead"
+        )
+
+
+async def check_migrated(connection: asyncpg.Connection, schema: str, package: str) -> None:
+    """Refuse `schema` if a migration of `package` is missing from it (or was edited)."""
+    table = f"{quote_ident(schema)}.schema_migrations"
+    applied: dict[int, str] = {}
+    if await connection.fetchval("SELECT to_regclass($1)", table) is not None:
+        rows = await connection.fetch(f"SELECT version, checksum FROM {table}")
+        applied = {row["version"]: row["checksum"] for row in rows}
+    missing = []
+    for migration in available_migrations(package):
+        if migration.version in applied:
+            _refuse_if_edited(migration, applied[migration.version])
+        else:
+            missing.append(f"{migration.version:04d}_{migration.name}")
+    if missing:
+        raise MigrationError(
+            f"schema {schema} lacks the migrations {', '.join(missing)}: the migration Job "
+            "applies them (CROUPIER_MIGRATE_AT_START=check leaves them to it)"
+        )
+
+
+async def migrate_database(
+    dsn: str, schema: str, package: str, lock_key: int, *, apply: bool | None = None
+) -> list[int]:
     """`migrate` on a connection of its own to `dsn`, closed afterwards: what a service
-    does before it opens its pool."""
+    does before it opens its pool. `apply`: False only checks (`check_migrated`); by
+    default `CROUPIER_MIGRATE_AT_START` says."""
+    if apply is None:
+        apply = load(MigrationSettings).at_start == "apply"
     connection = await asyncpg.connect(dsn)
     try:
+        if not apply:
+            await check_migrated(connection, schema, package)
+            return []
         return await migrate(connection, schema, package, lock_key)
     finally:
         await connection.close()
