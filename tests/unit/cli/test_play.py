@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -141,3 +143,38 @@ def test_without_a_platform_it_says_how_to_start_one(tmp_path: Path) -> None:
     )
     assert (done.returncode, done.stdout) == (2, "")
     assert "no gateway answers at 127.0.0.1:1; start the platform first" in done.stderr
+
+
+def test_a_choice_made_after_the_turn_clock_played_is_not_sent(platform: tuple[Path, str]) -> None:
+    cwd, address = platform
+    player = subprocess.Popen(
+        [
+            *(str(CROUPIER), "play", "poker", "--turn-seconds", "1", "--hands", "1"),
+            *("--player", "slow-sam", "--address", address),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        text=True,
+    )
+    watchdog = threading.Timer(120, player.kill)
+    watchdog.start()
+    try:
+        assert player.stdout is not None and player.stdin is not None
+        shown = ""
+        while "Your choice" not in shown:
+            line = player.stdout.readline()
+            assert line, shown + (player.stderr.read() if player.stderr else "")
+            shown += line
+        time.sleep(3)  # thinking past the 1 s turn: the clock plays for him meanwhile
+        player.stdin.write("2\n" * 40)
+        player.stdin.close()
+        shown += player.stdout.read()
+        assert player.wait() == 0
+    finally:
+        watchdog.cancel()
+        player.kill()
+    late = shown.index("Your choice")
+    assert shown[late:].splitlines()[1] == "  too late: the table moved on while you chose"
+    assert "Hand 1 finished: " in shown

@@ -114,6 +114,7 @@ def _take_seat(stub: Any, metadata: Any, args: argparse.Namespace, out: TextIO) 
     """The lobby: list it, then quick-seat, join `--table`, or open a table and ask bots
     for its other seats."""
     from croupier.gateway.v1 import gateway_pb2 as pb
+    from croupier.table.v1 import table_pb2
 
     listed = stub.ListTables(pb.ListTablesRequest(), metadata=metadata)
     print(f"Lobby: {len(listed.tables)} open table(s).", file=out)
@@ -129,7 +130,10 @@ def _take_seat(stub: Any, metadata: Any, args: argparse.Namespace, out: TextIO) 
     seats = args.seats if args.game == "poker" else JOKER_SEATS if args.game == "joker" else 2
     opened = stub.OpenTable(
         pb.OpenTableRequest(
-            request_key=f"play-{uuid.uuid4()}", options=_game_options(args.game, seats), stack=stack
+            request_key=f"play-{uuid.uuid4()}",
+            options=_game_options(args.game, seats),
+            clock=table_pb2.TableClock(turn_seconds=args.turn_seconds),
+            stack=stack,
         ),
         metadata=metadata,
     )
@@ -192,10 +196,6 @@ def _play(session: _Session, hands: int) -> int:
     try:
         for response in stream:
             view = response.view
-            screen = render(json.loads(view.view_json or "{}"), session.player)
-            if screen.text != shown:
-                shown = screen.text
-                session.say(shown)
             if finished_before is None:
                 finished_before = reported = view.last_finished_hand
             for hand in range(reported + 1, view.last_finished_hand + 1):
@@ -203,6 +203,10 @@ def _play(session: _Session, hands: int) -> int:
             reported = view.last_finished_hand
             if hands and view.last_finished_hand - finished_before >= hands:
                 return 0
+            screen = render(json.loads(view.view_json or "{}"), session.player)
+            if screen.text != shown:
+                shown = screen.text
+                session.say(shown)
             if view.closed:
                 session.say("The table closed.")
                 return 0
@@ -212,6 +216,11 @@ def _play(session: _Session, hands: int) -> int:
             if action is None:
                 session.say("Leaving the table.")
                 return 0
+            if _moved_on(session, view.version):
+                # The turn clock played for him while he chose: his choice was for a table
+                # that is gone (the stream brings the new one and asks again).
+                session.say("  too late: the table moved on while you chose")
+                continue
             try:
                 acted = session.stub.Act(
                     pb.ActRequest(
@@ -228,6 +237,17 @@ def _play(session: _Session, hands: int) -> int:
         return 0
     finally:
         stream.cancel()
+
+
+def _moved_on(session: _Session, version: int) -> bool:
+    from croupier.gateway.v1 import gateway_pb2 as pb
+    from croupier.table.v1 import table_pb2
+
+    request = pb.GetTableViewRequest(
+        table_id=session.table_id, view_format=table_pb2.VIEW_FORMAT_JSON
+    )
+    now: int = session.stub.GetTableView(request, metadata=session.metadata).view.version
+    return now != version
 
 
 def _leave(session: _Session) -> None:
@@ -357,6 +377,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=_count(2, 9),
         default=2,
         help="poker: the table's seats (bots fill all but yours)",
+    )
+    parser.add_argument(
+        "--turn-seconds",
+        type=_count(0, 3600),
+        default=0,
+        help="the seconds a player has for each decision at the table opened (0: the game's)",
     )
     parser.add_argument(
         "--hands", type=_count(0, 10_000), default=0, help="stop after this many hands (0: never)"
