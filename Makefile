@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo .venv-uv/bin/uv)
 
-.PHONY: venv protos web run test test-unit lint docs bench e2e infra-up infra-down clean
+.PHONY: venv protos web run test test-unit lint docs bench e2e load infra-up infra-down clean
 
 $(UV):
 	python3 -m venv .venv-uv && .venv-uv/bin/pip install -q uv
@@ -66,6 +66,10 @@ bench: protos
 ## through the gateway, seeded SIGKILLs; report in .local/e2e/<run>/. SEED=n RUNS=k replay.
 e2e: protos
 	deploy/local/with-infra.sh $(PY) -m tests.e2e $(if $(SEED),--seed $(SEED)) --runs $(or $(RUNS),1)
+
+## Load (issue #23): bot tables through the gateway per game, doubled until Act's p99 passes 50 ms.
+load: protos
+	deploy/local/with-infra.sh $(PY) -m tests.e2e.load
 
 infra-up: venv
 	deploy/local/kafka.sh start

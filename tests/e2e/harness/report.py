@@ -13,7 +13,7 @@ from tests.e2e.harness.history import Call, History
 _W, _H, _PAD = 800, 260, 40
 
 
-def _percentile(values: list[float], share: float) -> float:
+def percentile(values: list[float], share: float) -> float:
     if not values:
         return 0.0
     ordered = sorted(values)
@@ -84,8 +84,8 @@ def write_report(
         "",
         *(f"- {key}: {value}" for key, value in summary.items()),
         f"- calls through the gateway: {len(history.calls)}, acknowledged actions: "
-        f"{len(acts)}, Act p50 {_percentile(latencies, 0.5):.1f} ms, "
-        f"p99 {_percentile(latencies, 0.99):.1f} ms",
+        f"{len(acts)}, Act p50 {percentile(latencies, 0.5):.1f} ms, "
+        f"p99 {percentile(latencies, 0.99):.1f} ms",
         "",
         "## Checks",
         "",
