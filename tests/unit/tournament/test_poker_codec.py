@@ -13,7 +13,13 @@ from croupier.tournament import codec
 from croupier.tournament.adapters.poker_json import poker_from_json, poker_to_json
 from croupier.tournament.core.blinds import BlindStructure, Break, Level
 from croupier.tournament.core.payouts import PayoutBracket
-from croupier.tournament.service.events import Created, Recorded, SpinDrawn
+from croupier.tournament.service.events import (
+    BreakStarted,
+    Created,
+    HandForHand,
+    Recorded,
+    SpinDrawn,
+)
 from croupier.tournament.service.model import Settings, TournamentRecord
 from croupier.tournament.service.poker_model import (
     HandDone,
@@ -65,9 +71,11 @@ def test_poker_settings_survive_the_contract(terms: PokerTerms) -> None:
     assert codec.settings_from_proto(codec.settings_to_proto(settings)) == settings
 
 
-def test_a_spin_draw_and_the_seed_commitment_survive_the_event_encoding() -> None:
+def test_the_poker_events_survive_their_encoding() -> None:
     for event in (
         SpinDrawn(5, (15_000,), "ab" * 32, bytes(range(32))),
+        HandForHand(True),
+        BreakStarted(300),
         Created(_poker(PokerTerms("spin", preset="hyper"), payouts=()), "cd" * 32),
     ):
         recorded = Recorded("t-1", 3, START, event)

@@ -16,10 +16,12 @@ from croupier.tournament.core.options import Level
 from croupier.tournament.core.payouts import PayoutBracket
 from croupier.tournament.poker_codec import poker_terms_from_proto, poker_terms_to_proto
 from croupier.tournament.service.events import (
+    BreakStarted,
     Cancelled,
     Created,
     Event,
     Finished,
+    HandForHand,
     LevelRaised,
     PlayerEliminated,
     PlayerRebought,
@@ -248,6 +250,10 @@ def _round_event_to_proto(event: Event, message: pb.TournamentEvent) -> None:
                 message.eliminated.rebuy_offer_until.FromDatetime(until)
         case PlayerRebought(player, rebuys):
             message.rebought.CopyFrom(pb.PlayerRebought(player_id=player, rebuys=rebuys))
+        case HandForHand(on):
+            message.hand_for_hand.on = on
+        case BreakStarted(seconds):
+            message.break_started.seconds = seconds
         case Finished(winner, prizes):
             message.finished.CopyFrom(
                 pb.TournamentFinished(winner_player_id=winner, prizes=dict(prizes))
@@ -324,6 +330,10 @@ def _round_event_from_proto(message: pb.TournamentEvent, kind: str | None) -> Ev
         return PlayerEliminated(out.player_id, until)
     if kind == "rebought":
         return PlayerRebought(message.rebought.player_id, message.rebought.rebuys)
+    if kind == "hand_for_hand":
+        return HandForHand(message.hand_for_hand.on)
+    if kind == "break_started":
+        return BreakStarted(message.break_started.seconds)
     if kind == "finished":
         finished = message.finished
         return Finished(finished.winner_player_id, tuple(sorted(finished.prizes.items())))

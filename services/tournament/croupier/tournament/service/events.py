@@ -19,10 +19,12 @@ from datetime import datetime
 from croupier.tournament.service.model import SeatAt, Settings
 
 __all__ = [
+    "BreakStarted",
     "Cancelled",
     "Created",
     "Event",
     "Finished",
+    "HandForHand",
     "LevelRaised",
     "PlayerEliminated",
     "PlayerRebought",
@@ -138,6 +140,20 @@ class SpinDrawn:
 
 
 @dataclass(frozen=True)
+class HandForHand:
+    """Poker: hand-for-hand started (`on`) or stopped."""
+
+    on: bool
+
+
+@dataclass(frozen=True)
+class BreakStarted:
+    """Poker: a break of `seconds`; no hand is dealt until it ends."""
+
+    seconds: int
+
+
+@dataclass(frozen=True)
 class Finished:
     """Rules 2, 47: the winner, and each prize paid (players without one not listed)."""
 
@@ -159,6 +175,8 @@ Event = (
     | PlayerEliminated
     | PlayerRebought
     | SpinDrawn
+    | HandForHand
+    | BreakStarted
     | Finished
 )
 

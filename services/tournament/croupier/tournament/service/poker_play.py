@@ -26,9 +26,11 @@ from croupier.tournament.adapters import metrics
 from croupier.tournament.core.blinds import to_table_config_fields
 from croupier.tournament.core.errors import Refused
 from croupier.tournament.core.poker_decisions import (
+    BreakStarted,
     Busted,
     Deal,
     Finished,
+    HandForHand,
     LevelStarted,
     SpinDrawn,
 )
@@ -99,6 +101,10 @@ def carry_out(
                 )
             case LevelStarted(index, _) if index > 0:
                 announced.append(events.LevelRaised(index + 1, ()))
+            case HandForHand(on):
+                announced.append(events.HandForHand(on))
+            case BreakStarted(seconds):
+                announced.append(events.BreakStarted(seconds))
             case Deal(table, _, _, level):
                 players = _host_order(decision)
                 hand_id = f"{record.tournament_id}:hand-{len(record.poker_inputs)}-{table}"
