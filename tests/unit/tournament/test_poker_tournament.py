@@ -28,6 +28,7 @@ from croupier.tournament.core.poker_decisions import (
     SpinDrawn,
     TableClosed,
 )
+from croupier.tournament.core.poker_state import count_sizes
 from croupier.tournament.core.poker_tournament import (
     PokerTournament,
     hand_finished,
@@ -333,6 +334,7 @@ def test_property_a_tournament_ends_with_chips_conserved_and_everyone_placed_onc
         state = step.state
         assert sum(state.chips.values()) == players * STACK
         assert state.seated == tuple(t.number for t in state.tables if t.seats)
+        assert state.table_sizes == count_sizes(state.tables, table_size)
         seated = [p for table in state.tables for p in table.players]
         assert len(seated) == len(set(seated))
         assert set(seated) == {p for p, c in state.chips.items() if c > 0}

@@ -30,6 +30,7 @@ from croupier.tournament.core.poker_decisions import (
 from croupier.tournament.core.poker_state import (
     PokerTournament,
     Step,
+    count_sizes,
     draw_seed,
     evolve,
     paid_prizes,
@@ -104,16 +105,18 @@ def _balancer_has_work(state: PokerTournament) -> bool:
     """Whether `tda_rebalance` would move anyone now: an idle table among those to break
     (the highest-numbered while the rest seat everyone), or else an idle table two players
     over the shortest. Cheap, so the balancer (which checks every name) runs only then."""
-    occupied = state.seated_tables()  # in table number order
-    sizes = [len(t.seats) for t in occupied]
+    tables, seated = state.tables, state.seated  # in table number order
     # The fewest tables that seat everyone: the ones past them break.
-    kept = min(len(occupied), max(1, -(-state.alive // state.config.table_size)))
-    if kept < len(occupied):
-        return any(not t.running for t in occupied[kept:])
-    shortest = min(sizes)
-    if max(sizes) < shortest + 2:
+    kept = min(len(seated), max(1, -(-state.alive // state.config.table_size)))
+    if kept < len(seated):
+        return any(not tables[n - 1].running for n in seated[kept:])
+    counts = state.table_sizes
+    shortest = next(size for size, count in enumerate(counts) if count)
+    if not any(counts[shortest + 2 :]):
         return False
-    return any(not t.running and len(t.seats) >= shortest + 2 for t in occupied)
+    return any(
+        len(tables[n - 1].seats) >= shortest + 2 and not tables[n - 1].running for n in seated
+    )
 
 
 def _rebalance(
@@ -130,7 +133,8 @@ def _rebalance(
     closed = [n for n in state.seated if not tables[n - 1].seats]
     decisions.extend(TableClosed(n) for n in closed)
     seated = tuple(n for n in state.seated if n not in closed)
-    state = evolve(state, tables=tables, seated=seated, draws=state.draws + 1)
+    sizes = count_sizes(tables, state.config.table_size)
+    state = evolve(state, tables=tables, seated=seated, table_sizes=sizes, draws=state.draws + 1)
     if changed is not None:
         changed.update(n for move in plan.moves for n in (move.from_table, move.to_table))
     return state
@@ -164,7 +168,8 @@ def _deal(
     in_hand = dict(state.in_hand)
     for table in ready:
         blinds, seats = _positions(state, table)
-        players = tuple(dict(table.seats)[seat] for seat in seats)
+        by_seat = dict(table.seats)
+        players = tuple(by_seat[seat] for seat in seats)
         tables[table.number - 1] = evolve(table, running=True, blinds=blinds)
         in_hand[table.number] = players
         decisions.append(Deal(table.number, blinds, players, state.level, tuple(seats)))

@@ -30,6 +30,7 @@ from croupier.tournament.core.poker_state import (
     Step,
     check_clock,
     count_paid,
+    count_sizes,
     draw_seed,
     evolve,
 )
@@ -136,6 +137,7 @@ def enter(state: PokerTournament, player: str, now: int) -> Step:
         state,
         tables=tuple(tables),
         seated=seated,
+        table_sizes=count_sizes(tables, config.table_size),
         chips=state.chips.entered(order, player, config.starting_stack),
         entries={**state.entries, player: entry},
         order=order,

@@ -3,7 +3,7 @@ left, prizes, the live ranking, the seeds of later draws."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, TypeVar
 
@@ -25,6 +25,7 @@ __all__ = [
     "Step",
     "check_clock",
     "count_paid",
+    "count_sizes",
     "draw_seed",
     "evolve",
     "paid_prizes",
@@ -60,6 +61,9 @@ class PokerTournament:
     seated: tuple[int, ...]
     """The numbers of the tables with players, in order (what the director looks at
     after each hand: late in a big tournament most tables are closed)."""
+    table_sizes: tuple[int, ...]
+    """How many seated tables have n players, for n = 0..table_size (`count_sizes`):
+    whether tables are balanced is read here, not by counting hundreds of tables."""
     chips: ChipCounts
     """Every player who entered, in entry order: his chips now (0: out)."""
     entries: Mapping[str, int]
@@ -128,6 +132,15 @@ def standings(state: PokerTournament) -> tuple[Place, ...]:
     them), then players out by place; final once `finished`."""
     alive = groups([(p, c) for p, c in state.chips.items() if c > 0])
     return numbered([*alive, *groups(state.pending_busts), *reversed(state.out)])
+
+
+def count_sizes(tables: Sequence[Table], table_size: int) -> tuple[int, ...]:
+    """How many of `tables` have n players, for n = 0..table_size (closed ones left out)."""
+    sizes = [0] * (table_size + 1)
+    for table in tables:
+        if table.seats:
+            sizes[len(table.seats)] += 1
+    return tuple(sizes)
 
 
 def count_paid(state: PokerTournament) -> int:

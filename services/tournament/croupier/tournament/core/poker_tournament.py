@@ -58,6 +58,7 @@ from croupier.tournament.core.poker_state import (
     Step,
     check_clock,
     count_paid,
+    count_sizes,
     draw_seed,
     evolve,
     paid_prizes,
@@ -127,6 +128,7 @@ def start(config: PokerConfig, players: Sequence[str], seed: bytes, now: int) ->
         started_at=now,
         tables=seating.tables,
         seated=tuple(table.number for table in seating.tables),
+        table_sizes=count_sizes(seating.tables, config.table_size),
         chips=ChipCounts.of(order, config.starting_stack),
         entries=dict.fromkeys(players, 1),
         order=order,
@@ -173,11 +175,13 @@ def hand_finished(
             raise NotFound(
                 "unknown_player", f"the stacks must name the players dealt in at table {table}"
             )
-    try:
-        for player in players:
-            check_amount(stacks_after[player], f"chips of {echo(player)} after the hand")
-    except OutOfBounds as exc:
-        raise InvalidInput("invalid_stacks", exc.message) from None
+    for player in players:
+        count = stacks_after[player]
+        if type(count) is not int or count < 0:  # the message is built only when refused
+            try:
+                check_amount(count, f"chips of {echo(player)} after the hand")
+            except OutOfBounds as exc:
+                raise InvalidInput("invalid_stacks", exc.message) from None
     if any(stacks_before[p] != state.chips[p] for p in players):
         raise InvalidInput(
             "stacks_mismatch", f"table {table}: the chips at the hand's start are not the state's"
@@ -194,8 +198,19 @@ def hand_finished(
     )
     in_hand = dict(state.in_hand)
     del in_hand[table]
+    sizes = state.table_sizes
+    if out:
+        changed = list(sizes)
+        changed[len(at.seats)] -= 1
+        changed[len(at.seats) - len(out)] += 1
+        sizes = tuple(changed)
     state = evolve(
-        state, tables=tuple(tables), chips=chips, in_hand=in_hand, alive=state.alive - len(out)
+        state,
+        tables=tuple(tables),
+        chips=chips,
+        in_hand=in_hand,
+        alive=state.alive - len(out),
+        table_sizes=sizes,
     )
     decisions: list[Decision] = []
     if state.hand_for_hand:
