@@ -235,6 +235,33 @@ def test_the_ledger_is_migrated_by_a_hook_and_reconciled_daily_with_real_command
         assert dsn["valueFrom"]["secretKeyRef"] == {"name": "croupier-postgres", "key": "dsn"}
 
 
+def test_every_schema_is_migrated_by_a_hook_job_and_its_pods_only_check() -> None:
+    """A Job per service on PostgreSQL, in the service's image, runs a real `croupier`
+    command before the new pods start; the pods are told to check, not migrate; hook pods
+    name no ServiceAccount (a pre-install hook runs before the release's exist)."""
+    from croupier.cli.main import build_parser
+
+    objects = render("values.yaml", "1.30.0")
+    jobs = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Job"}
+    assert set(jobs) == {"wallet-migrate", "lobby-migrate", "tournament-migrate"}
+    for name, job in jobs.items():
+        service = name.removesuffix("-migrate")
+        assert job["metadata"]["annotations"]["helm.sh/hook"] == "pre-install,pre-upgrade"
+        pod = job["spec"]["template"]["spec"]
+        assert "serviceAccountName" not in pod
+        (container,) = pod["containers"]
+        assert container["image"].startswith(f"croupier/{service}:")
+        parsed = build_parser().parse_args(container["command"][1:])
+        assert parsed.command == ("ledger" if service == "wallet" else "migrate")
+        assert getattr(parsed, "service", service) == service
+    for obj in objects:
+        if obj["kind"] in WORKLOADS:
+            (container,) = obj["spec"]["template"]["spec"]["containers"]
+            env = {item["name"]: item.get("value") for item in container["env"]}
+            if "CROUPIER_POSTGRES_DSN" in env:
+                assert env["CROUPIER_MIGRATE_AT_START"] == "check", obj["metadata"]["name"]
+
+
 def test_services_that_migrate_or_replay_before_listening_have_a_startup_probe() -> None:
     for obj in render("values.yaml", "1.30.0"):
         if obj["kind"] not in WORKLOADS:
