@@ -4,7 +4,8 @@ a table on the host and seats the matched players; a private Joker table refuses
 without the invitation; bad input answers its status and reserves nothing; the listing
 follows the host's events on `croupier.table.events`; the lobby's own events reach
 `croupier.lobby.events`; a restart over the same database keeps open games and queued
-tickets."""
+tickets; results on `croupier.table.events` move the ratings once, and the next tickets
+do not pair the same accounts again."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import pytest
 from croupier.backgammon.v1 import backgammon_pb2
 from croupier.common.v1 import common_pb2
 from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.game.events import Event
 from croupier.joker.v1 import joker_pb2
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.kit.errors import REASON_HEADER
@@ -34,6 +36,7 @@ from croupier.lobby.entrypoints.table_events import TABLE_EVENTS_TOPIC
 from croupier.lobby.v1 import lobby_pb2 as pb
 from croupier.lobby.v1 import lobby_pb2_grpc
 from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.adapters.sink import public_events
 from croupier.table.bootstrap import table_service
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
@@ -413,3 +416,74 @@ async def test_a_restart_over_the_same_database_keeps_open_games_and_queued_tick
     matched = await lobby.GetTicket(pb.GetTicketRequest(player_id="cid", ticket_id=cid.ticket_id))
     assert matched.ticket.status == pb.TICKET_STATUS_SEATED
     assert matched.ticket.table_id == table_id and matched.ticket.stake.amount_minor == 150
+
+
+async def test_results_on_kafka_rate_once_in_postgres_and_the_last_match_is_not_repeated(
+    platform: Platform,
+) -> None:
+    lobby = await platform.start_lobby()
+    assert platform.wired is not None and platform.bus is not None
+
+    async def queue(player: str, key: str, **fields: Any) -> pb.Ticket:
+        request = pb.FindGameRequest(
+            player_id=player,
+            request_key=key,
+            options=backgammon(),
+            min_stake=100,
+            max_stake=100,
+            **fields,
+        )
+        response = await lobby.FindGame(request)
+        platform.clock.now += timedelta(seconds=1)  # tickets are served in this order
+        ticket: pb.Ticket = response.ticket
+        return ticket
+
+    await queue("ann", "1")
+    await queue("bob", "1")
+    (table_id,) = await platform.wired.matchmaking.process()
+    # The host's own envelopes (croupier.table.adapters.sink): bob wins, the same event
+    # arrives twice, then ann wins the next game.
+    first = public_events(table_id, "backgammon", 7, [Event("game_ended", {"winner": "bob"})])
+    second = public_events(table_id, "backgammon", 9, [Event("game_ended", {"winner": "ann"})])
+    await platform.bus.publish_many([first[0], first[0], second[0]])
+
+    async def rating(player: str) -> pb.GetRatingResponse:
+        request = pb.GetRatingRequest(player_id=player, game=common_pb2.GAME_BACKGAMMON)
+        found: pb.GetRatingResponse = await lobby.GetRating(request)
+        return found
+
+    async def both_games_rated() -> bool:
+        return (await rating("ann")).experience == 2
+
+    await until(both_games_rated)
+    # Experience 0, K = 5: bob +10 (equal ratings); then experience 1, K = 4.99: ann, the
+    # underdog at 1490 against 1510, gains 4 * 4.99 * (1 - P_upset), where
+    # P_upset = 1 / (10^(20/2000) + 1), and bob loses as much.
+    gain = 4 * 4.99 * (1 - 1 / (10 ** (20 / 2000) + 1))
+    ann, bob = await rating("ann"), await rating("bob")
+    assert bob.experience == 2
+    assert ann.rating == pytest.approx(1490 + gain)
+    assert bob.rating == pytest.approx(1510 - gain)
+
+    picky = await queue("cid", "1", rating_range=pb.RatingRange(min=1600, max=1700))
+    assert picky.rating == 1500
+    assert await refused(
+        lobby.FindGame(
+            pb.FindGameRequest(
+                player_id="dan",
+                request_key="1",
+                options=backgammon(),
+                rating_range=pb.RatingRange(min=1700, max=1600),
+            )
+        )
+    ) == ("INVALID_ARGUMENT", "out_of_bounds")
+    await lobby.CancelTicket(pb.CancelTicketRequest(player_id="cid", ticket_id=picky.ticket_id))
+    again = [await queue(player, "2") for player in ("bob", "ann", "cid")]
+    await platform.wired.matchmaking.process()
+    statuses = [
+        (
+            await lobby.GetTicket(pb.GetTicketRequest(player_id=t.player_id, ticket_id=t.ticket_id))
+        ).ticket.status
+        for t in again
+    ]
+    assert statuses == [pb.TICKET_STATUS_SEATED, pb.TICKET_STATUS_WAITING, pb.TICKET_STATUS_SEATED]

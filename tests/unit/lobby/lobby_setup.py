@@ -15,6 +15,7 @@ from croupier.lobby.adapters.memory import InMemoryRepository
 from croupier.lobby.core.matchmaker import MatchmakerSettings
 from croupier.lobby.service.accounts import Accounts
 from croupier.lobby.service.matchmaking import Matchmaking
+from croupier.lobby.service.ratings import Ratings
 from croupier.lobby.service.tables import Tables
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.games import load_engines
@@ -45,6 +46,7 @@ class Lobby:
     tables: Tables
     matchmaking: Matchmaking
     accounts: Accounts
+    ratings: Ratings
 
 
 @asynccontextmanager
@@ -63,9 +65,14 @@ async def lobby() -> AsyncIterator[Lobby]:
         codes=lambda: next(codes),
         hold_for=HOLD,
     )
-    matchmaking = Matchmaking(repository=repository, tables=tables, clock=clock, settings=SETTINGS)
+    ratings = Ratings(repository)
+    matchmaking = Matchmaking(
+        repository=repository, tables=tables, clock=clock, settings=SETTINGS, ratings=ratings
+    )
     try:
-        yield Lobby(host, bus, repository, clock, tables, matchmaking, Accounts(repository))
+        yield Lobby(
+            host, bus, repository, clock, tables, matchmaking, Accounts(repository), ratings
+        )
     finally:
         await host.stop()
         await bus.stop()

@@ -205,7 +205,9 @@ async def test_a_hold_whose_player_never_sat_runs_out() -> None:
 async def test_the_listing_follows_the_host_events() -> None:
     async with lobby() as setup:
         await setup.bus.subscribe(
-            TABLE_EVENTS_TOPIC, group="lobby", handler=TableEvents(setup.tables).handle
+            TABLE_EVENTS_TOPIC,
+            group="lobby",
+            handler=TableEvents(setup.tables, setup.ratings).handle,
         )
         opened = await setup.tables.open(
             player="ann", request_key="k", game="backgammon", options={**BACKGAMMON, "stake": 10}

@@ -32,6 +32,7 @@ from croupier.lobby.entrypoints.table_events import TABLE_EVENTS_TOPIC, TableEve
 from croupier.lobby.service.accounts import Accounts
 from croupier.lobby.service.matchmaking import Matchmaking
 from croupier.lobby.service.ports import Clock, Codes, TableHost
+from croupier.lobby.service.ratings import Ratings
 from croupier.lobby.service.tables import Tables
 from croupier.lobby.service.ticker import ticker as lobby_ticker
 from croupier.lobby.v1 import lobby_pb2_grpc
@@ -96,6 +97,7 @@ class Wired:
     tables: Tables
     matchmaking: Matchmaking
     accounts: Accounts
+    ratings: Ratings
     ticker: Periodic | None
     stop_hooks: list[StopHook] = field(default_factory=list)
     connecting: asyncio.Task[None] | None = None
@@ -131,7 +133,7 @@ class Wired:
             return await bus.subscribe(
                 TABLE_EVENTS_TOPIC,
                 group=consumer_group,
-                handler=TableEvents(self.tables).handle,
+                handler=TableEvents(self.tables, self.ratings).handle,
                 max_attempts=None,
             )
 
@@ -161,17 +163,19 @@ def build_lobby(
     matched and holds released on the clock."""
     repository = PostgresRepository(pool, schema)
     tables = Tables(repository=repository, host=host, clock=clock, codes=codes, hold_for=hold_for)
+    ratings = Ratings(repository)
     matchmaking = Matchmaking(
         repository=repository,
         tables=tables,
         clock=clock,
         settings=matchmaker or MatchmakerSettings(),
+        ratings=ratings,
     )
     ticker = None
     if tick_seconds is not None:
         ticker = lobby_ticker(matchmaking, tables, tick_seconds)
         ticker.start()
-    wired = Wired(tables, matchmaking, Accounts(repository), ticker)
+    wired = Wired(tables, matchmaking, Accounts(repository), ratings, ticker)
     if bus is not None:
         wired.connect_in_background(pool, schema, bus, consumer_group)
     return wired

@@ -126,6 +126,7 @@ def ticket(record: TicketRecord) -> pb.Ticket:
         seat=record.seat,
         stake=money(record.stake, found.currency),
         failure=record.failure,
+        rating=found.rating,
     )
 
 

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from croupier.lobby.core.policy import AccountLimits
-from croupier.lobby.service.ports import Conflict
+from croupier.lobby.core.ratings import Rating
+from croupier.lobby.service.ports import Conflict, RatingUpdate
 from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
 
 __all__ = ["InMemoryRepository"]
@@ -17,6 +18,8 @@ class InMemoryRepository:
         self.tables: dict[str, TableRecord] = {}
         self.tickets_by_id: dict[str, TicketRecord] = {}
         self.account_limits: dict[str, AccountLimits] = {}
+        self.player_ratings: dict[tuple[str, str], Rating] = {}
+        self.rated: set[str] = set()
         self._changes = 0
 
     def _changed(self, record: TableRecord) -> TableRecord:
@@ -70,6 +73,34 @@ class InMemoryRepository:
     async def tickets(self, *statuses: TicketStatus) -> list[TicketRecord]:
         found = [r for r in self.tickets_by_id.values() if r.status in statuses]
         return sorted(found, key=lambda r: (r.ticket.created, r.ticket.ticket_id))
+
+    async def last_opponents(self, player: str) -> frozenset[str]:
+        seated = [r for r in self.tickets_by_id.values() if r.status is TicketStatus.SEATED]
+        mine = [r for r in seated if r.ticket.player == player]
+        if not mine:
+            return frozenset()
+        latest = max(mine, key=lambda r: (r.ticket.created, r.ticket.ticket_id)).match_id
+        return frozenset(r.ticket.player for r in seated if r.match_id == latest) - {player}
+
+    async def ratings(self, game: str, players: Sequence[str]) -> dict[str, Rating]:
+        found = ((p, self.player_ratings.get((game, p))) for p in players)
+        return {player: rating for player, rating in found if rating is not None}
+
+    async def rate(
+        self,
+        result_id: str,
+        game: str,
+        players: Sequence[str],
+        start: Rating,
+        update: RatingUpdate,
+    ) -> bool:
+        if result_id in self.rated:
+            return False
+        self.rated.add(result_id)
+        now = {p: self.player_ratings.get((game, p), start) for p in players}
+        for player, rating in update(now).items():
+            self.player_ratings[(game, player)] = rating
+        return True
 
     async def limits(self, player: str) -> AccountLimits:
         return self.account_limits.get(player, AccountLimits())

@@ -14,7 +14,8 @@ from croupier.kit.outbox import Outbox
 from croupier.lobby import codec
 from croupier.lobby.adapters import rows
 from croupier.lobby.core.policy import AccountLimits
-from croupier.lobby.service.ports import Conflict
+from croupier.lobby.core.ratings import Rating
+from croupier.lobby.service.ports import Conflict, RatingUpdate
 from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
 
 __all__ = ["PostgresRepository", "create_pool"]
@@ -156,6 +157,62 @@ class PostgresRepository:
             [status.value for status in statuses],
         )
         return [_ticket(row) for row in found]
+
+    async def last_opponents(self, player: str) -> frozenset[str]:
+        found = await self._pool.fetch(
+            "SELECT player FROM lobby_tickets WHERE status = 'seated' AND player <> $1"
+            " AND record->>'match_id' = (SELECT record->>'match_id' FROM lobby_tickets"
+            "  WHERE player = $1 AND status = 'seated'"
+            "  ORDER BY created DESC, ticket_id DESC LIMIT 1)",
+            player,
+        )
+        return frozenset(row["player"] for row in found)
+
+    # ---- ratings ------------------------------------------------------------------------
+
+    async def ratings(self, game: str, players: Sequence[str]) -> dict[str, Rating]:
+        found = await self._pool.fetch(
+            "SELECT player, rating FROM ratings WHERE game = $1 AND player = ANY($2::text[])",
+            game,
+            list(players),
+        )
+        return {row["player"]: rows.rating_from_json(row["rating"]) for row in found}
+
+    async def rate(
+        self,
+        result_id: str,
+        game: str,
+        players: Sequence[str],
+        start: Rating,
+        update: RatingUpdate,
+    ) -> bool:
+        async with self._pool.acquire() as connection, connection.transaction():
+            fresh = await connection.fetchval(
+                "INSERT INTO rated_results (result_id) VALUES ($1)"
+                " ON CONFLICT DO NOTHING RETURNING true",
+                result_id,
+            )
+            if not fresh:
+                return False
+            await connection.execute(
+                "INSERT INTO ratings (game, player, rating)"
+                " SELECT $1, unnest($2::text[]), $3 ON CONFLICT DO NOTHING",
+                game,
+                list(players),
+                rows.rating_to_json(start),
+            )
+            found = await connection.fetch(
+                "SELECT player, rating FROM ratings WHERE game = $1 AND player = ANY($2::text[])"
+                " ORDER BY player FOR UPDATE",
+                game,
+                list(players),
+            )
+            now = {row["player"]: rows.rating_from_json(row["rating"]) for row in found}
+            await connection.executemany(
+                "UPDATE ratings SET rating = $3 WHERE game = $1 AND player = $2",
+                [(game, p, rows.rating_to_json(r)) for p, r in update(now).items()],
+            )
+            return True
 
     # ---- account limits -----------------------------------------------------------------
 

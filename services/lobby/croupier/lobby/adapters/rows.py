@@ -10,6 +10,7 @@ from typing import Any
 
 from croupier.lobby.core.matchmaker import Ticket
 from croupier.lobby.core.policy import AccountLimits
+from croupier.lobby.core.ratings import Rating, RatingRange
 from croupier.lobby.core.seats import Hold, LobbyTable
 from croupier.lobby.core.terms import Terms
 from croupier.lobby.service.records import TicketRecord, TicketStatus
@@ -17,6 +18,8 @@ from croupier.lobby.service.records import TicketRecord, TicketStatus
 __all__ = [
     "limits_from_json",
     "limits_to_json",
+    "rating_from_json",
+    "rating_to_json",
     "table_from_json",
     "table_to_json",
     "ticket_from_json",
@@ -68,7 +71,14 @@ def table_from_json(text: str) -> LobbyTable:
 
 
 def ticket_to_json(record: TicketRecord) -> str:
-    ticket = {**asdict(record.ticket), "created": record.ticket.created.isoformat()}
+    ticket = {
+        **asdict(record.ticket),
+        "created": record.ticket.created.isoformat(),
+        "avoid": sorted(record.ticket.avoid),
+        "rating_range": None
+        if record.ticket.rating_range is None
+        else [record.ticket.rating_range.low, record.ticket.rating_range.high],
+    }
     return json.dumps(
         {
             "ticket": ticket,
@@ -87,6 +97,10 @@ def ticket_from_json(text: str, *, request_key: str, status: str, version: int) 
     raw: dict[str, Any] = json.loads(text)
     ticket = raw.pop("ticket")
     ticket["created"] = datetime.fromisoformat(ticket["created"])
+    # Rows written before ratings carry no rating, range or players to avoid.
+    ticket["avoid"] = frozenset(ticket.get("avoid", ()))
+    bounds = ticket.get("rating_range")
+    ticket["rating_range"] = None if bounds is None else RatingRange(*bounds)
     return TicketRecord(
         ticket=Ticket(**ticket),
         request_key=request_key,
@@ -105,3 +119,11 @@ def limits_to_json(limits: AccountLimits) -> str:
 def limits_from_json(text: str) -> AccountLimits:
     raw: dict[str, Any] = json.loads(text)
     return AccountLimits(tuple(sorted(raw["max_stakes"].items())), raw["self_excluded"])
+
+
+def rating_to_json(rating: Rating) -> str:
+    return json.dumps(asdict(rating))
+
+
+def rating_from_json(text: str) -> Rating:
+    return Rating(**json.loads(text))

@@ -3,22 +3,28 @@
 approach: no ticker inside).
 
 A ticket is compatible with another when they ask for the same game (the same options
-`shape`, the stake aside), in the same currency, from different accounts, and the stake
-ranges of the whole group overlap; the group plays the lowest stake every ticket accepts.
+`shape`, the stake aside), in the same currency, from different accounts, each rating
+within the other's rating range (a ticket without one accepts any), and the stake ranges
+of the whole group overlap; the group plays the lowest stake every ticket accepts.
+Tickets are pooled by game, shape and currency, so a ticket is only compared with the
+tickets it could play with.
 The count bound widens with time: a ticket first waits for a full table (`max_count`
 players); after `widen_after` it accepts `min_count` (a poker table of 2 rather than 6
 later). A ticket older than `ttl` expires. Oldest tickets are served first, so a ticket
-is never passed over by a younger one asking the same.
+is never passed over by a younger one asking the same; but accounts that just played
+together (`avoid`: the others of each account's latest match) are paired again only when
+nobody else compatible waits.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from croupier.game.limits import echo
 from croupier.lobby.core.errors import InvalidInput
+from croupier.lobby.core.ratings import RatingRange
 from croupier.lobby.core.terms import Terms
 
 __all__ = ["Match", "MatchmakerSettings", "Processed", "Ticket", "counts_for", "process"]
@@ -42,6 +48,12 @@ class Ticket:
     min_count: int
     max_count: int
     created: datetime
+    rating: float = 0.0
+    """The account's rating at the game when it queued."""
+    rating_range: RatingRange | None = None
+    """The opponents' ratings it accepts (None: any)."""
+    avoid: frozenset[str] = frozenset()
+    """The accounts of its latest match."""
 
     def compatible(self, other: Ticket) -> bool:
         return (
@@ -49,7 +61,13 @@ class Ticket:
             and self.shape == other.shape
             and self.currency == other.currency
             and self.player != other.player
+            and (self.rating_range is None or self.rating_range.accepts(other.rating))
+            and (other.rating_range is None or other.rating_range.accepts(self.rating))
         )
+
+    def met(self, other: Ticket) -> bool:
+        """The two accounts played each other in the latest match of one of them."""
+        return other.player in self.avoid or self.player in other.avoid
 
 
 @dataclass(frozen=True)
@@ -86,27 +104,46 @@ def _wanted(ticket: Ticket, now: datetime, settings: MatchmakerSettings) -> int:
 
 
 def process(tickets: Sequence[Ticket], now: datetime, settings: MatchmakerSettings) -> Processed:
-    """The matches the waiting `tickets` make at `now`, and the tickets that expired."""
+    """The matches the waiting `tickets` make at `now`, oldest first, and the tickets that
+    expired."""
     ordered = sorted(tickets, key=lambda t: (t.created, t.ticket_id))
     expired = tuple(t for t in ordered if now - t.created >= settings.ttl)
-    used = {t.ticket_id for t in expired}
-    matches: list[Match] = []
-    for first in ordered:
-        if first.ticket_id in used:
+    gone = {t.ticket_id for t in expired}
+    pools: dict[tuple[str, str, str], dict[str, Ticket]] = {}
+    for ticket in ordered:
+        if ticket.ticket_id not in gone:
+            pool = pools.setdefault((ticket.game, ticket.shape, ticket.currency), {})
+            pool[ticket.ticket_id] = ticket
+    matches = [match for pool in pools.values() for match in _match_pool(pool, now, settings)]
+    matches.sort(key=lambda m: (m.tickets[0].created, m.tickets[0].ticket_id))
+    return Processed(tuple(matches), expired)
+
+
+def _match_pool(
+    waiting: dict[str, Ticket], now: datetime, settings: MatchmakerSettings
+) -> Iterator[Match]:
+    """Matches among one pool's tickets (oldest first; matched ones leave `waiting`)."""
+    for first in list(waiting.values()):
+        if first.ticket_id not in waiting:
             continue
         group = [first]
         low, high = first.min_stake, first.max_stake
-        for other in ordered:
+        for other in _candidates(first, waiting):
             if len(group) == first.max_count:
                 break
-            if other.ticket_id in used or other is first:
-                continue
             if not all(member.compatible(other) for member in group):
                 continue
             if max(low, other.min_stake) <= min(high, other.max_stake):
                 group.append(other)
                 low, high = max(low, other.min_stake), min(high, other.max_stake)
         if len(group) >= _wanted(first, now, settings):
-            matches.append(Match(tuple(group), low))
-            used.update(t.ticket_id for t in group)
-    return Processed(tuple(matches), expired)
+            for ticket in group:
+                del waiting[ticket.ticket_id]
+            yield Match(tuple(group), low)
+
+
+def _candidates(first: Ticket, waiting: dict[str, Ticket]) -> Iterator[Ticket]:
+    """The other waiting tickets, oldest first: those `first` did not just play, then those
+    it did (read lazily: a full group stops the reading)."""
+    yield from (t for t in waiting.values() if t is not first and not first.met(t))
+    yield from (t for t in waiting.values() if t is not first and first.met(t))

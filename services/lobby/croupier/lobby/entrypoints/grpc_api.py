@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from croupier.lobby import codec
 from croupier.lobby.core.errors import InvalidInput
+from croupier.lobby.core.ratings import RatingRange
 from croupier.lobby.service.accounts import Accounts
 from croupier.lobby.service.matchmaking import Matchmaking
 from croupier.lobby.service.ports import TableClock
@@ -117,8 +118,17 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             min_stake=request.min_stake,
             max_stake=request.max_stake,
             stack=request.stack,
+            rating_range=RatingRange(request.rating_range.min, request.rating_range.max)
+            if request.HasField("rating_range")
+            else None,
         )
         return pb.FindGameResponse(ticket=codec.ticket(record))
+
+    async def GetRating(
+        self, request: pb.GetRatingRequest, context: Context
+    ) -> pb.GetRatingResponse:
+        rating = await self._matchmaking.rating(request.player_id, codec.game_name(request.game))
+        return pb.GetRatingResponse(rating=rating.value, experience=rating.experience)
 
     async def GetTicket(
         self, request: pb.GetTicketRequest, context: Context

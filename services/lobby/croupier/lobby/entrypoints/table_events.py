@@ -1,30 +1,38 @@
-"""`croupier.table.events` → the listing: a seat taken or freed, a table closed. Translation
-only; events of tables the lobby did not open are ignored by the service."""
+"""`croupier.table.events` → the listing (a seat taken or freed, a table closed) and the
+ratings (a game or match ended, rated once per envelope id). Translation only; events of
+tables the lobby did not open are ignored by the service."""
 
 from __future__ import annotations
 
 import json
 
 from croupier.events.v1.envelope_pb2 import Envelope
+from croupier.lobby.service.ratings import Ratings
 from croupier.lobby.service.tables import Tables
 from croupier.table.v1 import table_pb2
 
 __all__ = ["TABLE_EVENTS_TOPIC", "TableEvents"]
 
 TABLE_EVENTS_TOPIC = "croupier.table.events"
+RESULTS = ("game_ended", "match_ended")
 
 
 class TableEvents:
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, ratings: Ratings) -> None:
         self._tables = tables
+        self._ratings = ratings
 
     async def handle(self, envelope: Envelope) -> None:
         kind = envelope.type.removeprefix("table.")
-        if kind not in ("player_seated", "player_left", "table_closed"):
+        if kind not in ("player_seated", "player_left", "table_closed", *RESULTS):
             return
         event = table_pb2.ActionTaken()
         envelope.payload.Unpack(event)
-        player = str(json.loads(event.public_json or "{}").get("player", ""))
+        data = json.loads(event.public_json or "{}")
+        if kind in RESULTS:
+            await self._ratings.result(envelope.id, event.table_id, kind, data)
+            return
+        player = str(data.get("player", ""))
         if kind == "player_seated":
             await self._tables.seen_seated(event.table_id, player)
         elif kind == "player_left":

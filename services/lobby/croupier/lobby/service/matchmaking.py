@@ -15,11 +15,13 @@ from dataclasses import replace
 
 from croupier.game import RuleBroken
 from croupier.game.limits import check_amount, echo
-from croupier.lobby.core.errors import AlreadyThere, NotAllowed, NotFound
+from croupier.lobby.core.errors import AlreadyThere, InvalidInput, NotAllowed, NotFound
 from croupier.lobby.core.matchmaker import MatchmakerSettings, Ticket, counts_for, process
 from croupier.lobby.core.policy import check_id, check_player, check_stake_allowed
+from croupier.lobby.core.ratings import Rating, RatingRange
 from croupier.lobby.core.terms import terms_of, with_stake
 from croupier.lobby.service.ports import Clock, Repository
+from croupier.lobby.service.ratings import Ratings
 from croupier.lobby.service.records import TicketRecord, TicketStatus
 from croupier.lobby.service.tables import Tables
 
@@ -37,8 +39,10 @@ class Matchmaking:
         tables: Tables,
         clock: Clock,
         settings: MatchmakerSettings = DEFAULT_SETTINGS,
+        ratings: Ratings | None = None,
     ) -> None:
         self._repository = repository
+        self._ratings = ratings or Ratings(repository)
         self._tables = tables
         self._clock = clock
         self._settings = settings
@@ -55,8 +59,11 @@ class Matchmaking:
         min_stake: int,
         max_stake: int,
         stack: int = 0,
+        rating_range: RatingRange | None = None,
     ) -> TicketRecord:
-        """Queue a ticket (one waiting ticket per account); the same key answers it again."""
+        """Queue a ticket (one waiting ticket per account); the same key answers it again.
+        It carries the account's rating at the game, the opponents' ratings it accepts and
+        the accounts of its latest match (not paired again while others wait)."""
         check_player(player)
         check_id(request_key, "request_key")
         check_amount(min_stake, "min_stake")
@@ -66,6 +73,8 @@ class Matchmaking:
         min_count, max_count = counts_for(terms, min_stake, max_stake)
         limits = await self._repository.limits(player)
         check_stake_allowed(player, limits, terms.currency, max_stake)
+        rating = await self._ratings.of(player, game)
+        avoid = await self._repository.last_opponents(player)
         ticket_id = "tk-" + uuid.uuid5(_ID_NAMESPACE, f"{player}/{request_key}").hex
         async with self._tickets:
             known = await self._repository.ticket(ticket_id)
@@ -85,12 +94,22 @@ class Matchmaking:
                 min_count=min_count,
                 max_count=max_count,
                 created=self._clock(),
+                rating=rating.value,
+                rating_range=rating_range,
+                avoid=avoid,
             )
             options_json = json.dumps(dict(options), sort_keys=True)
             record, _ = await self._repository.add_ticket(
                 TicketRecord(ticket, f"{player}/{request_key}", options_json, stack)
             )
             return record
+
+    async def rating(self, player: str, game: str) -> Rating:
+        """`player`'s rating at `game`."""
+        check_player(player)
+        if not game:
+            raise InvalidInput("unknown_game", "name the game whose rating is asked")
+        return await self._ratings.of(player, game)
 
     async def get(self, ticket_id: str, player: str) -> TicketRecord:
         record = await self._repository.ticket(check_id(ticket_id, "ticket_id"))

@@ -10,15 +10,26 @@ from typing import Protocol
 
 from croupier.kit.errors import Unavailable
 from croupier.lobby.core.policy import AccountLimits
+from croupier.lobby.core.ratings import Rating
 from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
 
-__all__ = ["Clock", "Codes", "Conflict", "Repository", "TableClock", "TableHost"]
+__all__ = [
+    "Clock",
+    "Codes",
+    "Conflict",
+    "RatingUpdate",
+    "Repository",
+    "TableClock",
+    "TableHost",
+]
 
 Clock = Callable[[], datetime]
 """The time now, timezone-aware (tests step it by hand)."""
 Codes = Callable[[], str]
 """A fresh, unguessable invitation code."""
 JSON = Mapping[str, object]
+RatingUpdate = Callable[[Mapping[str, Rating]], Mapping[str, Rating]]
+"""The players' ratings after a result, from their ratings before it."""
 
 
 class Conflict(Unavailable):
@@ -94,6 +105,27 @@ class Repository(Protocol):
 
     async def tickets(self, *statuses: TicketStatus) -> list[TicketRecord]:
         """Tickets in one of `statuses`, oldest first."""
+        ...
+
+    async def last_opponents(self, player: str) -> frozenset[str]:
+        """The other players of the latest match `player` was seated at (none yet: empty)."""
+        ...
+
+    async def ratings(self, game: str, players: Sequence[str]) -> dict[str, Rating]:
+        """The stored ratings at `game` of those of `players` rated there."""
+        ...
+
+    async def rate(
+        self,
+        result_id: str,
+        game: str,
+        players: Sequence[str],
+        start: Rating,
+        update: RatingUpdate,
+    ) -> bool:
+        """Once per `result_id`: store what `update` makes of the `players`' ratings at
+        `game` (`start` for the unrated), read and written with nobody changing them in
+        between; False, and nothing stored, if that result was rated already."""
         ...
 
     async def limits(self, player: str) -> AccountLimits: ...
