@@ -156,8 +156,15 @@ def test_tda_balancing_moves_the_player_due_big_blind_at_the_fuller_table_betwee
     (moves,) = of_type(step.decisions, Moves)
     (move,) = moves.plan.moves
     assert (move.player, move.from_table, move.to_table, move.reason) == (mover, 2, 1, "balance")
-    assert move.to_seat != state.tables[0].blinds.big_blind  # type: ignore[union-attr]
-    # He is seated for table 1's next hand, which is in play: he waits for it to end.
+    # The worst position at table 1: the first free seat clockwise after the big blind of
+    # its hand in play, where the big blind comes soonest (never the small blind: the
+    # next small blind is that big blind's seat, which is taken).
+    blinds = state.tables[0].blinds
+    assert blinds is not None
+    taken = dict(state.tables[0].seats)
+    clockwise = [(blinds.big_blind + k - 1) % 9 + 1 for k in range(1, 10)]
+    assert move.to_seat == next(seat for seat in clockwise if seat not in taken)
+    # Table 1's hand is in play: he waits for it to end, as nobody leaves table 2 mid-hand.
     assert mover not in state.in_hand[1]
     assert [len(t.seats) for t in step.state.tables] == [8, 8]
 
