@@ -132,6 +132,20 @@ class PokerPlay:
         self._tables = tables
         self._by_table: dict[str, str] = {}
         """The host's table id → the tournament whose hand it plays."""
+        self._states: dict[str, tuple[int, PokerTournament]] = {}
+        """Each tournament's core state after its first n saved inputs: replaying them all
+        on every hand and tick would grow with the tournament. Inputs are only appended,
+        under the record's version, so n names one history; set only once saved."""
+
+    def _state(self, record: TournamentRecord) -> PokerTournament:
+        """The core's state of a running tournament: remembered, else replayed."""
+        known = self._states.get(record.tournament_id)
+        if known is not None and known[0] == len(record.poker_inputs):
+            return known[1]
+        state = poker_state(record)
+        assert state is not None, "a running poker tournament has started"
+        self._states[record.tournament_id] = (len(record.poker_inputs), state)
+        return state
 
     def start(
         self, record: TournamentRecord, players: tuple[str, ...]
@@ -146,8 +160,7 @@ class PokerPlay:
     async def enter(self, record: TournamentRecord, player: str, entry_id: str) -> None:
         """A late entry or re-entry (rule 54), under the caller's lock: refused by the core's
         rules before the wallet takes the entry; then seated by the core."""
-        state = poker_state(record)
-        assert state is not None, "a running poker tournament has started"
+        state = self._state(record)
         now = epoch(self._store.clock())
         refusal = entry_refusal(state, player, now)
         if refusal is not None:
@@ -169,6 +182,7 @@ class PokerPlay:
         await self._store.save(
             replace(changed, entries=entries), events.Registered(player, entry_id), *announced
         )
+        self._states[record.tournament_id] = (len(changed.poker_inputs), step.state)
 
     async def advance(self, tournament_id: str) -> None:
         """What the clock made due (levels, breaks ending), then have the host play every
@@ -177,8 +191,7 @@ class PokerPlay:
             record = await self._store.load(tournament_id)
             if record.status is not Status.RUNNING:
                 return
-            state = poker_state(record)
-            assert state is not None, "a running poker tournament has started"
+            state = self._state(record)
             now = epoch(self._store.clock())
             step = tick(state, now)
             if step.decisions:
@@ -190,8 +203,11 @@ class PokerPlay:
     ) -> TournamentRecord:
         changed, announced, finished = carry_out(record, given, step)
         if finished is not None:
+            self._states.pop(record.tournament_id, None)
             return await self._finish(changed, announced, finished)
-        return await self._store.save(changed, *announced)
+        saved = await self._store.save(changed, *announced)
+        self._states[record.tournament_id] = (len(saved.poker_inputs), step.state)
+        return saved
 
     async def hand_ended(self, result: HandResult) -> None:
         """A table's hand is over: the core decides what follows (module docstring)."""
@@ -203,8 +219,7 @@ class PokerPlay:
             hand = next((h for h in record.hands if h.table_id == result.table_id), None)
             if hand is None or record.status is not Status.RUNNING:
                 return
-            state = poker_state(record)
-            assert state is not None, "a running poker tournament has started"
+            state = self._state(record)
             before = dict(hand.seats)
             # A player missing from the host's stacks is refused by the core (-1 chips).
             after = {player: result.stacks.get(player, -1) for player in before}
