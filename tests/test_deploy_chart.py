@@ -376,3 +376,20 @@ def test_plaintext_kafka_mounts_nothing() -> None:
         if obj["kind"] in WORKLOADS:
             volumes = [v["name"] for v in obj["spec"]["template"]["spec"]["volumes"]]
             assert volumes == ["tmp"], obj["metadata"]["name"]
+
+
+def test_the_charts_kafka_topics_are_the_codes_list() -> None:
+    """`croupier kafka`'s TOPICS is the one list: the chart's KafkaTopics (per game for the
+    table host's pair) have its partitions and settings, plus min.insync.replicas."""
+    from croupier.cli.kafka import topics_for
+
+    rendered = {
+        obj["spec"]["topicName"]: (obj["spec"]["partitions"], obj["spec"]["config"])
+        for obj in render("values-production.yaml", "1.30.0")
+        if obj["kind"] == "KafkaTopic"
+    }
+    expected = {
+        topic.name: (topic.partitions, {**topic.config, "min.insync.replicas": "2"})
+        for topic in topics_for(GAMES)
+    }
+    assert rendered == expected

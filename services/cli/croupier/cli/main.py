@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 SUBCOMMAND_MODULES = (
     "croupier.cli.conformance",
+    "croupier.cli.kafka",
     "croupier.cli.ledger",
     "croupier.cli.migrate",
     "croupier.cli.play",
