@@ -31,6 +31,7 @@ from croupier.kit.channels import Target
 from croupier.kit.server import Service, StopHook
 from croupier.kit.service_auth import ServiceCredential, credential_from_environment
 from croupier.kit.settings import env, load, port
+from croupier.table.client import game_targets
 
 __all__ = ["GatewaySettings", "Wired", "build_gateway", "create_services", "grpc_gateway"]
 
@@ -45,11 +46,11 @@ def _key_set(text: str) -> str:
 
 
 def table_addresses(text: str) -> tuple[str, ...]:
-    """`host:port[,host:port...]`: the table host's replicas, of every game's table-engine
-    service; an item may be written `game=host:port` (as the services' per-game setting is),
-    the game being found by asking (`adapters.table_routes`)."""
-    addresses = tuple(item.partition("=")[2] or item for item in text.split(","))
-    addresses = tuple(address.strip() for address in addresses)
+    """The services' per-game setting (`game=host:port,...`, `croupier.table.client`) or
+    `host:port[,host:port...]`, the table host's replicas: every address a table may be
+    served at, its game found by asking (`adapters.table_routes`)."""
+    per_game = game_targets(text)
+    addresses = tuple(per_game.values()) or tuple(item.strip() for item in text.split(","))
     if not all(addresses):
         raise ValueError(f"an empty address in {text!r}")
     return addresses

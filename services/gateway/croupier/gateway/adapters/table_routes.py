@@ -31,6 +31,7 @@ from croupier.gateway.adapters.remote import Remote
 from croupier.kit.channels import Target
 from croupier.kit.errors import Unavailable
 from croupier.kit.service_auth import ServiceCredential
+from croupier.table.client import CHANNEL_OPTIONS
 from croupier.table.v1 import table_pb2_grpc
 
 __all__ = ["TableRoutes"]
@@ -43,15 +44,6 @@ STREAM_RETRY_SECONDS = 60.0
 FIRST_PAUSE_SECONDS = 0.05
 LONGEST_PAUSE_SECONDS = 1.0
 REMEMBERED_TABLES = 100_000
-# A replica that restarts at the same address is dialled again within a second, not after
-# gRPC's default backoff (up to two minutes). An address naming several replicas (a headless
-# Service) has its calls spread over them, so a retry reaches another one.
-_CHANNEL_OPTIONS = (
-    ("grpc.lb_policy_name", "round_robin"),
-    ("grpc.initial_reconnect_backoff_ms", 100),
-    ("grpc.min_reconnect_backoff_ms", 100),
-    ("grpc.max_reconnect_backoff_ms", 1000),
-)
 
 
 class TableRoutes:
@@ -74,7 +66,7 @@ class TableRoutes:
                 target,
                 table_pb2_grpc.TableEngineStub,
                 credential,
-                options=_CHANNEL_OPTIONS,
+                options=CHANNEL_OPTIONS,  # the table client's: redial fast, spread calls
             )
             for target in targets
         ]
