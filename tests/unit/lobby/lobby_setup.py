@@ -17,6 +17,7 @@ from croupier.lobby.service.accounts import Accounts
 from croupier.lobby.service.matchmaking import Matchmaking
 from croupier.lobby.service.ratings import Ratings
 from croupier.lobby.service.tables import Tables
+from croupier.lobby.service.waiting import WaitingLists
 from croupier.table.adapters.memory_log import InMemoryCommandLog
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
@@ -47,6 +48,7 @@ class Lobby:
     matchmaking: Matchmaking
     accounts: Accounts
     ratings: Ratings
+    waiting: WaitingLists
 
 
 @asynccontextmanager
@@ -71,7 +73,15 @@ async def lobby() -> AsyncIterator[Lobby]:
     )
     try:
         yield Lobby(
-            host, bus, repository, clock, tables, matchmaking, Accounts(repository), ratings
+            host,
+            bus,
+            repository,
+            clock,
+            tables,
+            matchmaking,
+            Accounts(repository),
+            ratings,
+            WaitingLists(repository=repository, tables=tables, clock=clock),
         )
     finally:
         await host.stop()

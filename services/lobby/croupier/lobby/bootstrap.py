@@ -35,6 +35,7 @@ from croupier.lobby.service.ports import Clock, Codes, TableHost
 from croupier.lobby.service.ratings import Ratings
 from croupier.lobby.service.tables import Tables
 from croupier.lobby.service.ticker import ticker as lobby_ticker
+from croupier.lobby.service.waiting import WaitingLists
 from croupier.lobby.v1 import lobby_pb2_grpc
 
 __all__ = ["LobbySettings", "Wired", "build_lobby", "create_services", "open_database"]
@@ -98,12 +99,13 @@ class Wired:
     matchmaking: Matchmaking
     accounts: Accounts
     ratings: Ratings
+    waiting: WaitingLists
     ticker: Periodic | None
     stop_hooks: list[StopHook] = field(default_factory=list)
     connecting: asyncio.Task[None] | None = None
 
     def service(self) -> Service:
-        servicer = LobbyService(self.tables, self.matchmaking, self.accounts)
+        servicer = LobbyService(self.tables, self.matchmaking, self.accounts, self.waiting)
         return Service(
             name=SERVICE_NAME,
             register=lambda server: lobby_pb2_grpc.add_LobbyServicer_to_server(servicer, server),
@@ -171,11 +173,12 @@ def build_lobby(
         settings=matchmaker or MatchmakerSettings(),
         ratings=ratings,
     )
+    waiting = WaitingLists(repository=repository, tables=tables, clock=clock)
     ticker = None
     if tick_seconds is not None:
-        ticker = lobby_ticker(matchmaking, tables, tick_seconds)
+        ticker = lobby_ticker(matchmaking, tables, waiting, tick_seconds)
         ticker.start()
-    wired = Wired(tables, matchmaking, Accounts(repository), ratings, ticker)
+    wired = Wired(tables, matchmaking, Accounts(repository), ratings, waiting, ticker)
     if bus is not None:
         wired.connect_in_background(pool, schema, bus, consumer_group)
     return wired

@@ -8,7 +8,12 @@ from dataclasses import replace
 from croupier.lobby.core.policy import AccountLimits
 from croupier.lobby.core.ratings import Rating
 from croupier.lobby.service.ports import Conflict, RatingUpdate
-from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
+from croupier.lobby.service.records import (
+    TableRecord,
+    TicketRecord,
+    TicketStatus,
+    WaitingEntry,
+)
 
 __all__ = ["InMemoryRepository"]
 
@@ -20,6 +25,7 @@ class InMemoryRepository:
         self.account_limits: dict[str, AccountLimits] = {}
         self.player_ratings: dict[tuple[str, str], Rating] = {}
         self.rated: set[str] = set()
+        self.waiting_entries: dict[tuple[str, str], WaitingEntry] = {}
         self._changes = 0
 
     def _changed(self, record: TableRecord) -> TableRecord:
@@ -101,6 +107,17 @@ class InMemoryRepository:
         for player, rating in update(now).items():
             self.player_ratings[(game, player)] = rating
         return True
+
+    async def add_waiting(self, entry: WaitingEntry) -> bool:
+        return self.waiting_entries.setdefault((entry.list_key, entry.player), entry) is entry
+
+    async def waiting(self) -> list[WaitingEntry]:
+        return sorted(
+            self.waiting_entries.values(), key=lambda e: (e.created, e.list_key, e.player)
+        )
+
+    async def remove_waiting(self, list_key: str, player: str) -> bool:
+        return self.waiting_entries.pop((list_key, player), None) is not None
 
     async def limits(self, player: str) -> AccountLimits:
         return self.account_limits.get(player, AccountLimits())

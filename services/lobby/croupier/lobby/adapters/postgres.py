@@ -16,7 +16,12 @@ from croupier.lobby.adapters import rows
 from croupier.lobby.core.policy import AccountLimits
 from croupier.lobby.core.ratings import Rating
 from croupier.lobby.service.ports import Conflict, RatingUpdate
-from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
+from croupier.lobby.service.records import (
+    TableRecord,
+    TicketRecord,
+    TicketStatus,
+    WaitingEntry,
+)
 
 __all__ = ["PostgresRepository", "create_pool"]
 
@@ -213,6 +218,33 @@ class PostgresRepository:
                 [(game, p, rows.rating_to_json(r)) for p, r in update(now).items()],
             )
             return True
+
+    # ---- waiting lists ------------------------------------------------------------------
+
+    async def add_waiting(self, entry: WaitingEntry) -> bool:
+        added = await self._pool.fetchval(
+            "INSERT INTO waiting_lists (list_key, player, created, entry) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT DO NOTHING RETURNING true",
+            entry.list_key,
+            entry.player,
+            entry.created,
+            rows.waiting_to_json(entry),
+        )
+        return bool(added)
+
+    async def waiting(self) -> list[WaitingEntry]:
+        found = await self._pool.fetch(
+            "SELECT entry FROM waiting_lists ORDER BY created, list_key, player"
+        )
+        return [rows.waiting_from_json(row["entry"]) for row in found]
+
+    async def remove_waiting(self, list_key: str, player: str) -> bool:
+        removed = await self._pool.fetchval(
+            "DELETE FROM waiting_lists WHERE list_key = $1 AND player = $2 RETURNING true",
+            list_key,
+            player,
+        )
+        return bool(removed)
 
     # ---- account limits -----------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from croupier.lobby.core.policy import AccountLimits
 from croupier.lobby.core.ratings import Rating, RatingRange
 from croupier.lobby.core.seats import Hold, LobbyTable
 from croupier.lobby.core.terms import Terms
-from croupier.lobby.service.records import TicketRecord, TicketStatus
+from croupier.lobby.service.records import TicketRecord, TicketStatus, WaitingEntry
 
 __all__ = [
     "limits_from_json",
@@ -24,6 +24,8 @@ __all__ = [
     "table_to_json",
     "ticket_from_json",
     "ticket_to_json",
+    "waiting_from_json",
+    "waiting_to_json",
 ]
 
 
@@ -127,3 +129,12 @@ def rating_to_json(rating: Rating) -> str:
 
 def rating_from_json(text: str) -> Rating:
     return Rating(**json.loads(text))
+
+
+def waiting_to_json(entry: WaitingEntry) -> str:
+    return json.dumps({**asdict(entry), "created": entry.created.isoformat()})
+
+
+def waiting_from_json(text: str) -> WaitingEntry:
+    raw: dict[str, Any] = json.loads(text)
+    return WaitingEntry(**{**raw, "created": datetime.fromisoformat(raw["created"])})

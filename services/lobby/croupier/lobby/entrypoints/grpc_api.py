@@ -13,6 +13,7 @@ from croupier.lobby.service.accounts import Accounts
 from croupier.lobby.service.matchmaking import Matchmaking
 from croupier.lobby.service.ports import TableClock
 from croupier.lobby.service.tables import Tables
+from croupier.lobby.service.waiting import WaitingLists
 from croupier.lobby.v1 import lobby_pb2 as pb
 from croupier.lobby.v1 import lobby_pb2_grpc
 
@@ -34,10 +35,17 @@ def _offset(token: str) -> int:
 
 
 class LobbyService(lobby_pb2_grpc.LobbyServicer):
-    def __init__(self, tables: Tables, matchmaking: Matchmaking, accounts: Accounts) -> None:
+    def __init__(
+        self,
+        tables: Tables,
+        matchmaking: Matchmaking,
+        accounts: Accounts,
+        waiting: WaitingLists,
+    ) -> None:
         self._tables = tables
         self._matchmaking = matchmaking
         self._accounts = accounts
+        self._waiting = waiting
 
     async def ListTables(
         self, request: pb.ListTablesRequest, context: Context
@@ -123,6 +131,22 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             else None,
         )
         return pb.FindGameResponse(ticket=codec.ticket(record))
+
+    async def JoinWaitingList(
+        self, request: pb.JoinWaitingListRequest, context: Context
+    ) -> pb.JoinWaitingListResponse:
+        game, options = codec.options_from_proto(request.options)
+        position = await self._waiting.join(
+            player=request.player_id, game=game, options=options, stack=request.stack
+        )
+        return pb.JoinWaitingListResponse(position=position)
+
+    async def LeaveWaitingList(
+        self, request: pb.LeaveWaitingListRequest, context: Context
+    ) -> pb.LeaveWaitingListResponse:
+        game, options = codec.options_from_proto(request.options)
+        await self._waiting.leave(player=request.player_id, game=game, options=options)
+        return pb.LeaveWaitingListResponse()
 
     async def GetRating(
         self, request: pb.GetRatingRequest, context: Context

@@ -11,7 +11,12 @@ from typing import Protocol
 from croupier.kit.errors import Unavailable
 from croupier.lobby.core.policy import AccountLimits
 from croupier.lobby.core.ratings import Rating
-from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
+from croupier.lobby.service.records import (
+    TableRecord,
+    TicketRecord,
+    TicketStatus,
+    WaitingEntry,
+)
 
 __all__ = [
     "Clock",
@@ -126,6 +131,19 @@ class Repository(Protocol):
         """Once per `result_id`: store what `update` makes of the `players`' ratings at
         `game` (`start` for the unrated), read and written with nobody changing them in
         between; False, and nothing stored, if that result was rated already."""
+        ...
+
+    async def add_waiting(self, entry: WaitingEntry) -> bool:
+        """Put `entry` at the end of its list; False (nothing stored) if its player is on
+        that list already."""
+        ...
+
+    async def waiting(self) -> list[WaitingEntry]:
+        """Every waiting list's entries, oldest first."""
+        ...
+
+    async def remove_waiting(self, list_key: str, player: str) -> bool:
+        """Take `player` off the list; whether he was on it."""
         ...
 
     async def limits(self, player: str) -> AccountLimits: ...

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from datetime import datetime
 
 from croupier.lobby.core.matchmaker import Ticket
 from croupier.lobby.core.seats import LobbyTable
 
-__all__ = ["TableRecord", "TicketRecord", "TicketStatus"]
+__all__ = ["TableRecord", "TicketRecord", "TicketStatus", "WaitingEntry"]
 
 
 @dataclass(frozen=True)
@@ -44,3 +45,17 @@ class TicketRecord:
     seat: int = 0
     failure: str = ""
     version: int = 1
+
+
+@dataclass(frozen=True)
+class WaitingEntry:
+    """An account waiting for a seat at any public table of one kind and stake (its
+    `list_key`: the terms' shape, currency and stake), with the stack it buys in with."""
+
+    list_key: str
+    player: str
+    game: str
+    currency: str
+    stake: int
+    stack: int
+    created: datetime

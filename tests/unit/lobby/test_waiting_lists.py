@@ -1,0 +1,106 @@
+"""Cash-table waiting lists by stake: a player joins the list of a kind of table at a
+stake, is seated in the order the list was joined when a seat frees at such a table (not
+at another stake), and may leave the list."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from croupier.game import Duplicate, Unknown
+from croupier.lobby.core.errors import AlreadyThere, NotFound
+from tests.unit.lobby.lobby_setup import HOLD, Lobby, lobby
+
+HEADS_UP = {"variant": "nlhe", "small_blind": 1, "big_blind": 2, "min_buy_in": 40,
+            "max_buy_in": 200, "seats": 2}  # fmt: skip
+
+
+def at_stake(big_blind: int) -> dict[str, object]:
+    return {**HEADS_UP, "small_blind": big_blind // 2, "big_blind": big_blind}
+
+
+async def full_table(setup: Lobby, big_blind: int, opener: str) -> str:
+    """A heads-up table at `big_blind`: `opener` seated, the other seat held for a player
+    whose join never finished (a lobby that died while the host seated him)."""
+    opened = await setup.tables.open(
+        player=opener, request_key=f"t{big_blind}", game="poker",
+        options=at_stake(big_blind), stack=100,
+    )  # fmt: skip
+    held, _ = opened.table.reserve(f"late{big_blind}", setup.clock(), HOLD)
+    setup.repository.tables[held.table_id] = replace(opened, table=held)
+    return held.table_id
+
+
+async def free_the_held_seats(setup: Lobby) -> None:
+    """The holds run out: a seat frees at each table."""
+    setup.clock.step(HOLD.total_seconds())
+    assert await setup.tables.expire_holds()
+
+
+async def wait(setup: Lobby, player: str, big_blind: int) -> int:
+    return await setup.waiting.join(
+        player=player, game="poker", options=at_stake(big_blind), stack=100
+    )
+
+
+async def test_waiting_players_are_seated_in_order_when_a_seat_frees() -> None:
+    async with lobby() as setup:
+        table_id = await full_table(setup, 2, "ann")
+        assert [await wait(setup, p, 2) for p in ("cid", "dan")] == [1, 2]
+        assert await setup.waiting.seat_waiting() == []  # nothing free yet
+        await free_the_held_seats(setup)
+        assert await setup.waiting.seat_waiting() == [("cid", table_id)]
+        assert setup.host.view(table_id, "cid").seated == ("ann", "cid")
+        assert (await setup.tables.get(table_id)).table.players() == ("ann", "cid")
+        (entry,) = setup.repository.waiting_entries.values()
+        assert entry.player == "dan" and await setup.waiting.place(entry.list_key, "dan") == 1
+
+
+async def test_a_seat_at_another_stake_seats_nobody_from_the_list() -> None:
+    async with lobby() as setup:
+        await full_table(setup, 2, "ann")
+        other = await full_table(setup, 10, "eve")
+        assert await wait(setup, "cid", 10) == 1
+        assert await wait(setup, "dan", 2) == 1
+        setup.clock.step(HOLD.total_seconds())
+        await setup.tables.expire_holds()
+        seated = await setup.waiting.seat_waiting()
+        assert ("cid", other) in seated and len(seated) == 2
+        assert setup.host.view(other, "cid").seated == ("eve", "cid")
+        # Both tables full again: a player waiting at 2 is not seated at 10.
+        assert await wait(setup, "gus", 2) == 1
+
+
+async def test_a_player_leaves_the_list_and_is_not_seated() -> None:
+    async with lobby() as setup:
+        table_id = await full_table(setup, 2, "ann")
+        await wait(setup, "cid", 2)
+        await wait(setup, "dan", 2)
+        await setup.waiting.leave(player="cid", game="poker", options=at_stake(2))
+        await free_the_held_seats(setup)
+        assert await setup.waiting.seat_waiting() == [("dan", table_id)]
+
+
+async def test_joining_a_list_twice_or_leaving_one_not_joined_is_refused() -> None:
+    async with lobby() as setup:
+        await full_table(setup, 2, "ann")
+        await wait(setup, "cid", 2)
+        with pytest.raises(AlreadyThere) as twice:
+            await wait(setup, "cid", 2)
+        assert twice.value.reason == "already_waiting" and isinstance(twice.value, Duplicate)
+        with pytest.raises(NotFound) as absent:
+            await setup.waiting.leave(player="dan", game="poker", options=at_stake(2))
+        assert absent.value.reason == "not_waiting" and isinstance(absent.value, Unknown)
+        assert [e.player for e in setup.repository.waiting_entries.values()] == ["cid"]
+
+
+async def test_a_waiting_player_whose_buy_in_is_refused_leaves_the_list() -> None:
+    async with lobby() as setup:
+        table_id = await full_table(setup, 2, "ann")
+        await setup.waiting.join(player="cid", game="poker", options=at_stake(2), stack=5_000)
+        await wait(setup, "dan", 2)
+        await free_the_held_seats(setup)
+        # cid's stack is above the buy-in range: refused and dropped; dan takes the seat.
+        assert await setup.waiting.seat_waiting() == [("dan", table_id)]
+        assert setup.repository.waiting_entries == {}
