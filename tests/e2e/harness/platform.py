@@ -4,6 +4,7 @@ signs players' tokens with, and the stop that leaves nothing running (checked)."
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from dataclasses import dataclass
@@ -118,5 +119,7 @@ def start_platform(
             services[name].wait_ready()
     except BaseException:
         platform.stop()
+        # Called in a worker thread (run.py) or plainly: no event loop runs here.
+        asyncio.run(platform.drop_schemas())
         raise
     return platform
