@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import jwt
 
@@ -43,6 +43,7 @@ __all__ = [
     "Identity",
     "KeySet",
     "ServiceIdentity",
+    "VerifiedTokens",
     "bearer_token",
     "check_player_name",
     "check_service_name",
@@ -84,6 +85,35 @@ class ServiceIdentity:
 
     service: str
     expires_at: float
+
+
+class _Expiring(Protocol):
+    @property
+    def expires_at(self) -> float: ...
+
+
+Proven = TypeVar("Proven", bound=_Expiring)
+
+
+class VerifiedTokens(Generic[Proven]):
+    """Tokens verified by `verify(token, now)`, remembered until they expire, so a caller
+    who keeps his token for minutes costs a lookup per call, not an HMAC. Past `size`
+    tokens, the memory starts over (each is verified again at its next call)."""
+
+    def __init__(self, verify: Callable[[str, float], Proven], size: int) -> None:
+        self._verify = verify
+        self._size = size
+        self._known: dict[str, Proven] = {}
+
+    def identity(self, token: str, now: float) -> Proven:
+        known = self._known.get(token)
+        if known is not None and now < known.expires_at:
+            return known
+        identity = self._verify(token, now)
+        if len(self._known) >= self._size:
+            self._known.clear()
+        self._known[token] = identity
+        return identity
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ import grpc
 from croupier.kit.auth import (
     KeySet,
     ServiceIdentity,
+    VerifiedTokens,
     bearer_token,
     check_service_name,
     issue_service_token,
@@ -150,10 +151,12 @@ class ServiceGuard(grpc.aio.ServerInterceptor):
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._key_set = key_set
         self._public = frozenset(public)
         self._clock = clock
-        self._verified: dict[str, ServiceIdentity] = {}
+        self._verified = VerifiedTokens(
+            lambda token, now: verify_service_token(token, key_set, now=now),
+            VERIFIED_CACHE_SIZE,
+        )
 
     def caller(self, metadata: object) -> ServiceIdentity:
         """The service whose token `metadata` (the call's invocation metadata) carries."""
@@ -169,16 +172,7 @@ class ServiceGuard(grpc.aio.ServerInterceptor):
                 "the gateway",
                 "service_token_missing",
             )
-        token = bearer_token(authorization)
-        now = self._clock()
-        known = self._verified.get(token)
-        if known is not None and now < known.expires_at:
-            return known
-        identity = verify_service_token(token, self._key_set, now=now)
-        if len(self._verified) >= VERIFIED_CACHE_SIZE:
-            self._verified.clear()
-        self._verified[token] = identity
-        return identity
+        return self._verified.identity(bearer_token(authorization), self._clock())
 
     async def intercept_service(
         self,

@@ -66,6 +66,9 @@ def client_address(peer_host: str, chain: Sequence[str], trusted: Sequence[Netwo
     the nearest hop of `chain` (see `forwarded_chain`) not itself trusted; a hop that is no
     address ends the walk at the trusted proxy that wrote it."""
 
+    if not trusted:
+        return peer_host  # no proxy trusted (the default): nothing to parse on each call
+
     def is_trusted(address: Address) -> bool:
         return any(address in network for network in trusted)
 
