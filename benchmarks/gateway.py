@@ -9,10 +9,15 @@ service credential. Both run in one script against one table host served in this
 the host on one gRPC port as in the embedded platform. The bots read whose turn it is and
 the legal actions from the host in process (not timed): the figure is `Act` alone.
 Goal (issue #20): p99 through the gateway at most 1.5x direct, throughput at least 0.8x.
-Measured on the 2-core machine (2026-12-05, shared): direct 868 actions/s, p50 281 ms, p99
-380 ms; gateway 514 actions/s, p50 458 ms, p99 702 ms: 1.85x and 0.59x, goal not met. In
-one process the gateway's hop is a second server's work on the same cores as the bots and
-the host; a gateway process of its own is the next measurement.
+Measured on the 2-core machine (2026-12-05, shared): before, direct 868 actions/s, p50 281
+ms, p99 380 ms; gateway 514 actions/s, p50 458 ms, p99 702 ms: 1.85x and 0.59x. Profiled,
+the gateway's own largest cost per call was verifying the player's JWT (HMAC, PyJWT): it is
+now verified once and remembered until it expires. After, three runs of 500 x 20 actions:
+p99 1.38x, 1.72x, 1.32x; throughput 0.57x, 0.59x, 0.66x (direct ~935 actions/s, gateway
+530-620). The p99 goal is met in two runs of three; throughput is not: what remains is the
+second gRPC hop itself (a client call and a server call on the same event loop and the
+same cores as the bots and the host), which one process cannot hide; a gateway process of
+its own is the next measurement.
 
     python -m benchmarks.gateway [--players 500] [--actions 20]
 """
