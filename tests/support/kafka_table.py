@@ -92,6 +92,15 @@ async def serve_table(kafka_bootstrap: str, topic: str) -> AsyncIterator[Any]:
     """`croupier serve table` as a child process on a command topic of its own, its stub;
     SIGKILLed at the end. Its topics are created first: the host refuses to serve on
     missing ones."""
+    async with table_process(kafka_bootstrap, topic) as (_, stub):
+        yield stub
+
+
+@asynccontextmanager
+async def table_process(
+    kafka_bootstrap: str, topic: str, instance: str = "0"
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, Any]]:
+    """`serve_table`'s process too; `instance`: its replica's name among the topic's."""
     await create_topics(kafka_bootstrap, topic, snapshots_topic_for(topic))
     env = dict(os.environ)
     env.update(
@@ -102,7 +111,7 @@ async def serve_table(kafka_bootstrap: str, topic: str) -> AsyncIterator[Any]:
         CROUPIER_TABLE_COMMANDS_TOPIC=topic,
         # A StatefulSet's pod name: the restarted process takes over the killed one's
         # partitions at once, without waiting for its group session to expire.
-        CROUPIER_TABLE_INSTANCE_ID=f"{topic}-0",
+        CROUPIER_TABLE_INSTANCE_ID=f"{topic}-{instance}",
     )
     process = await asyncio.create_subprocess_exec(
         str(CROUPIER), "serve", "table", env=env, stderr=asyncio.subprocess.PIPE
@@ -110,7 +119,7 @@ async def serve_table(kafka_bootstrap: str, topic: str) -> AsyncIterator[Any]:
     try:
         port = await serving_port(process, "croupier serve table")
         async with service_stub(f"127.0.0.1:{port}", table_pb2_grpc.TableEngineStub) as stub:
-            yield stub
+            yield process, stub
     finally:
         process.kill()
         await process.wait()

@@ -1,16 +1,21 @@
 """A zombie owner of a command-log partition is fenced (real broker; issue 22).
 
 A replica whose group session expired unnoticed (a stall past the session timeout) still
-believes it owns its partitions while another replica took them over. Here the zombie
-is made so without waiting for a timeout: the replica taking over is in a group of its
-own, so it is given every partition while the zombie's group never tells the zombie.
+believes it owns its partitions while another replica took them over. In process, the
+zombie is made so without waiting for a timeout: the replica taking over is in a group
+of its own, so it is given every partition while the zombie's group never tells the
+zombie. With processes, a `croupier serve table` is paused (SIGSTOP) past its session
+timeout while a second one takes its partitions over.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import signal
 from typing import Any
 
+import grpc
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
@@ -21,9 +26,12 @@ from croupier.table.adapters.kafka_log import KafkaCommandLog, partition_for
 from croupier.table.adapters.owner_epochs import epoch_of, is_claim
 from croupier.table.bootstrap import build_host
 from croupier.table.service.host import TableHost
+from croupier.table.v1 import table_pb2
+from tests.support.games import GAMES, open_over_grpc
 from tests.support.infra import create_topic, unique_name
-from tests.support.kafka_table import PARTITIONS
+from tests.support.kafka_table import PARTITIONS, table_process
 from tests.support.refusals import status_name
+from tests.support.table import status_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -115,3 +123,43 @@ async def test_a_zombie_replicas_append_after_takeover_is_refused_and_the_owner_
         for host in (third, owner, zombie):
             await host.stop()
         await bus.stop()
+
+
+async def over_grpc(stub: Any, table_id: str, player: str = "") -> table_pb2.TableView:
+    return (await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, player_id=player))).view
+
+
+def bid(table_id: str, player: str, tricks: int) -> table_pb2.ActRequest:
+    action = json.dumps({"action": "bid", "tricks": tricks})
+    return table_pb2.ActRequest(
+        table_id=table_id, player_id=player, command_id=f"bid-{tricks}", action_json=action
+    )
+
+
+async def test_a_replica_paused_past_its_session_timeout_cannot_append_after_the_takeover(
+    kafka_bootstrap: str,
+) -> None:
+    topic = unique_name("table_commands")
+    async with table_process(kafka_bootstrap, topic, "a") as (paused, stub_a):
+        table_id = await open_over_grpc(stub_a, GAMES["joker"])
+        before = await over_grpc(stub_a, table_id)
+        player = json.loads(before.view_json)["hand"]["to_act"]
+        tricks = json.loads((await over_grpc(stub_a, table_id, player)).view_json)["legal"]
+        paused.send_signal(signal.SIGSTOP)
+        try:
+            # Serves once the group gave it the partitions: after the paused one's
+            # session expired.
+            async with table_process(kafka_bootstrap, topic, "b") as (_, stub_b):
+                taken = await over_grpc(stub_b, table_id)
+                assert (taken.version, taken.view_json) == (before.version, before.view_json)
+                paused.send_signal(signal.SIGCONT)
+                code, message = await status_of(
+                    stub_a.Act(bid(table_id, player, tricks["tricks"][0]))
+                )
+                assert code == grpc.StatusCode.UNAVAILABLE, message
+                after = await over_grpc(stub_b, table_id)
+                assert (after.version, after.view_json) == (before.version, before.view_json)
+                await stub_b.Act(bid(table_id, player, tricks["tricks"][-1]))
+                assert (await over_grpc(stub_b, table_id)).version == before.version + 1
+        finally:
+            paused.send_signal(signal.SIGCONT)
