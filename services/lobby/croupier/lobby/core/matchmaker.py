@@ -18,7 +18,8 @@ nobody else compatible waits.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import bisect
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -106,7 +107,7 @@ def _wanted(ticket: Ticket, now: datetime, settings: MatchmakerSettings) -> int:
 def process(tickets: Sequence[Ticket], now: datetime, settings: MatchmakerSettings) -> Processed:
     """The matches the waiting `tickets` make at `now`, oldest first, and the tickets that
     expired."""
-    ordered = sorted(tickets, key=lambda t: (t.created, t.ticket_id))
+    ordered = sorted(tickets, key=_age)
     expired = tuple(t for t in ordered if now - t.created >= settings.ttl)
     gone = {t.ticket_id for t in expired}
     pools: dict[tuple[str, str, str], dict[str, Ticket]] = {}
@@ -123,12 +124,13 @@ def _match_pool(
     waiting: dict[str, Ticket], now: datetime, settings: MatchmakerSettings
 ) -> Iterator[Match]:
     """Matches among one pool's tickets (oldest first; matched ones leave `waiting`)."""
+    pool = _Pool(waiting)
     for first in list(waiting.values()):
         if first.ticket_id not in waiting:
             continue
         group = [first]
         low, high = first.min_stake, first.max_stake
-        for other in _candidates(first, waiting):
+        for other in pool.candidates(first):
             if len(group) == first.max_count:
                 break
             if not all(member.compatible(other) for member in group):
@@ -137,13 +139,43 @@ def _match_pool(
                 group.append(other)
                 low, high = max(low, other.min_stake), min(high, other.max_stake)
         if len(group) >= _wanted(first, now, settings):
-            for ticket in group:
-                del waiting[ticket.ticket_id]
+            pool.remove(group)
             yield Match(tuple(group), low)
 
 
-def _candidates(first: Ticket, waiting: dict[str, Ticket]) -> Iterator[Ticket]:
-    """The other waiting tickets, oldest first: those `first` did not just play, then those
-    it did (read lazily: a full group stops the reading)."""
-    yield from (t for t in waiting.values() if t is not first and not first.met(t))
-    yield from (t for t in waiting.values() if t is not first and first.met(t))
+class _Pool:
+    """One pool's waiting tickets, indexed so that a ticket reads only the tickets that may
+    suit it: a ticket with a rating range only those rated in it (found by bisection), a
+    ticket without one those without a range first (any of them accepts its rating), the
+    ranged ones after (the few left once the others have been read). Without the index,
+    tickets nobody suits (a narrow range) would sit at the head of the pool and be read
+    by every later ticket."""
+
+    def __init__(self, waiting: dict[str, Ticket]) -> None:
+        self.waiting = waiting
+        self.anyone = {i: t for i, t in waiting.items() if t.rating_range is None}
+        self.ranged = {i: t for i, t in waiting.items() if t.rating_range is not None}
+        self.by_rating = sorted((t.rating, t.ticket_id) for t in waiting.values())
+
+    def remove(self, group: Sequence[Ticket]) -> None:
+        for ticket in group:
+            del self.waiting[ticket.ticket_id]
+            self.anyone.pop(ticket.ticket_id, None)
+            self.ranged.pop(ticket.ticket_id, None)
+
+    def candidates(self, first: Ticket) -> Iterator[Ticket]:
+        """The other waiting tickets for `first`, oldest first within each part: those it
+        did not just play, then those it did (read lazily: a full group stops it)."""
+        parts: list[Iterable[Ticket]] = [self.anyone.values(), self.ranged.values()]
+        if first.rating_range is not None:
+            start = bisect.bisect_left(self.by_rating, (first.rating_range.low, ""))
+            end = bisect.bisect_right(self.by_rating, (first.rating_range.high, "\U0010ffff"))
+            rated = (self.waiting.get(i) for _, i in self.by_rating[start:end])
+            parts = [sorted((t for t in rated if t is not None), key=_age)]
+        for again in (False, True):
+            for part in parts:
+                yield from (t for t in part if t is not first and first.met(t) is again)
+
+
+def _age(ticket: Ticket) -> tuple[datetime, str]:
+    return ticket.created, ticket.ticket_id
