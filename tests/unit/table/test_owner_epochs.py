@@ -6,40 +6,52 @@ from __future__ import annotations
 from croupier.table.adapters.owner_epochs import (
     CLAIM_HEADER,
     EPOCH_HEADER,
+    Headers,
     OwnerEpochs,
     ReplayFence,
     newer_owner,
 )
 
-CLAIM = [(CLAIM_HEADER, b"replica")]
+CLAIM: Headers = [(CLAIM_HEADER, b"replica")]
 
 
-def stamped(epoch: int) -> list[tuple[str, bytes | None]]:
+def stamped(epoch: int) -> Headers:
     return [(EPOCH_HEADER, str(epoch).encode())]
+
+
+def kept(fence: ReplayFence, partition: int, log: list[tuple[int, Headers]]) -> list[int]:
+    """The offsets of the table entries a replay of `log` keeps."""
+    epochs = {offset: fence.note(partition, offset, headers) for offset, headers in log}
+    return [
+        offset
+        for offset, epoch in epochs.items()
+        if epoch is not None and not fence.fenced(partition, offset, epoch)
+    ]
 
 
 def test_a_replay_skips_claims_and_a_fenced_owners_records_after_a_newer_claim() -> None:
     fence = ReplayFence()
-    partition_log = [
-        (0, [], True),  # written before fencing existed
-        (1, CLAIM, False),
-        (2, stamped(1), True),
-        (3, CLAIM, False),  # another replica takes over
-        (4, stamped(1), False),  # the zombie's late append
-        (5, stamped(3), True),
-        (6, stamped(1), False),
-        (7, [], False),  # an unstamped record after a claim: an old writer's
+    partition_log: list[tuple[int, Headers]] = [
+        (0, []),  # written before fencing existed
+        (1, CLAIM),
+        (2, stamped(1)),
+        (3, CLAIM),  # another replica takes over
+        (4, stamped(1)),  # the zombie's late append
+        (5, stamped(3)),
+        (6, stamped(1)),
+        (7, []),  # an unstamped record after a claim: an old writer's
     ]
-    for offset, headers, kept in partition_log:
-        assert fence.admits(0, offset, headers) is kept, offset
+    assert kept(fence, 0, partition_log) == [0, 2, 5]
     # Partitions are fenced apart: partition 1 has seen no claim.
-    assert fence.admits(1, 8, stamped(1))
+    assert kept(fence, 1, [(8, stamped(1))]) == [8]
 
 
-def test_a_replay_that_starts_after_a_claim_learns_the_epoch_from_the_records() -> None:
-    fence = ReplayFence()
-    assert fence.admits(0, 50, stamped(40))
-    assert not fence.admits(0, 51, stamped(7))
+def test_a_replay_that_starts_after_the_claim_learns_it_from_the_new_owners_records() -> None:
+    # The claim at 40 is not read; the zombie's record (epoch 7) comes first, the new
+    # owner's (epoch 40) after it.
+    assert kept(ReplayFence(), 0, [(41, stamped(7)), (42, stamped(40))]) == [42]
+    # Before the claim, the former owner's records count.
+    assert kept(ReplayFence(), 0, [(30, stamped(7)), (42, stamped(40))]) == [30, 42]
 
 
 def test_records_where_our_own_predict_need_no_check() -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from array import array
 from collections import defaultdict
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 
@@ -304,7 +305,11 @@ class KafkaCommandLog:
                     consumer.seek(tp, start)
             end_offsets = await consumer.end_offsets(assigned)
             by_table: dict[str, list[bytes]] = defaultdict(list)
-            last: dict[str, int] = {}
+            # Per table, its records' offsets and epochs: fenced ones are dropped once the
+            # whole range is read (arrays: 16 bytes a record on a million-record replay).
+            offsets: defaultdict[str, array[int]] = defaultdict(lambda: array("q"))
+            epochs: defaultdict[str, array[int]] = defaultdict(lambda: array("q"))
+            partition_of: dict[str, int] = {}
             covered = covered or {}
             fence = ReplayFence()
             remaining = {tp for tp in assigned if end_offsets[tp] > await consumer.position(tp)}
@@ -312,19 +317,31 @@ class KafkaCommandLog:
                 batches = await consumer.getmany(*remaining, timeout_ms=1000)
                 for records in batches.values():
                     for record in records:
-                        if not fence.admits(record.partition, record.offset, record.headers):
-                            continue  # a claim, or a fenced owner's record
+                        epoch = fence.note(record.partition, record.offset, record.headers)
+                        if epoch is None:
+                            continue  # a claim
                         key = (record.key or b"").decode(errors="replace")
                         if record.offset > covered.get(key, -1):
                             by_table[key].append(record.value or b"")
-                            last[key] = record.offset
+                            partition_of[key] = record.partition
+                            offsets[key].append(record.offset)
+                            epochs[key].append(epoch)
                 for tp in list(remaining):
                     if await consumer.position(tp) >= end_offsets[tp]:
                         remaining.discard(tp)
             for tp, end in end_offsets.items():
                 self._next_offset[tp.partition] = end
             for table_id, raw_entries in by_table.items():
-                yield decode_table(table_id, raw_entries, last[table_id])
+                partition = partition_of[table_id]
+                kept = [
+                    (offset, raw)
+                    for offset, epoch, raw in zip(
+                        offsets[table_id], epochs[table_id], raw_entries, strict=True
+                    )
+                    if not fence.fenced(partition, offset, epoch)
+                ]
+                if kept:  # (a table only a fenced owner wrote to never existed)
+                    yield decode_table(table_id, [raw for _, raw in kept], kept[-1][0])
         finally:
             await consumer.stop()
 

@@ -6,9 +6,9 @@ partition over first appends a **claim** record to it; the claim's offset is its
 epoch** for that partition, and every record it appends there carries that epoch in a
 header. Two consequences:
 
-- every replay (`ReplayFence`) skips a record stamped with an epoch older than the newest
-  one read before it in the partition: a zombie's appends after a takeover never become
-  part of any table, whatever it does next;
+- every replay (`ReplayFence`) skips a record stamped with an epoch older than a claim
+  stored before it: a zombie's appends after a takeover never become part of any table,
+  whatever it does next;
 - the zombie finds out at its first append after the takeover (`OwnerEpochs.landed`): its
   record lands past the offset its own appends predict (the claim sits in between), so it
   reads that gap, finds the newer claim, refuses the command and lets the partition go.
@@ -19,6 +19,8 @@ unlike a transactional producer per partition (see docs/table-host.md for the fi
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections import defaultdict
 from collections.abc import Sequence
 
 EPOCH_HEADER = "croupier-owner-epoch"
@@ -46,22 +48,36 @@ def newer_owner(headers: Headers | None, offset: int, epoch: int) -> bool:
 
 
 class ReplayFence:
-    """While a replay reads a partition in order: the newest owner epoch so far."""
+    """The claims a replay learns of, and which records they fence.
+
+    A record at offset `o` stamped with epoch `e` was appended by a fenced owner when a
+    claim lies between them (`e < claim < o`). The claims known are those read and every
+    epoch a record carries (an epoch is a claim's offset), so a replay that starts after
+    a takeover's claim still learns it from the new owner's records, also from those read
+    after the zombie's: the decision waits until the whole range is read (`fenced`)."""
 
     def __init__(self) -> None:
-        self._epochs: dict[int, int] = {}
+        self._claims: defaultdict[int, set[int]] = defaultdict(set)
+        self._sorted: dict[int, list[int]] = {}
 
-    def admits(self, partition: int, offset: int, headers: Headers | None) -> bool:
-        """Whether the record is a table's entry to apply (not a claim, not a zombie's)."""
-        newest = self._epochs.get(partition, -1)
+    def note(self, partition: int, offset: int, headers: Headers | None) -> int | None:
+        """Learn from a record read; its epoch, or None for a claim (no table's entry)."""
         if is_claim(headers):
-            self._epochs[partition] = max(newest, offset)
-            return False
+            self._claims[partition].add(offset)
+            return None
         epoch = epoch_of(headers)
-        if epoch < newest:
-            return False  # appended by an owner fenced by a later claim
-        self._epochs[partition] = epoch
-        return True
+        if epoch >= 0:
+            self._claims[partition].add(epoch)
+        return epoch
+
+    def fenced(self, partition: int, offset: int, epoch: int) -> bool:
+        """Whether the record (once every record of the range was noted) is a fenced
+        owner's."""
+        claims = self._sorted.get(partition)
+        if claims is None:
+            claims = self._sorted[partition] = sorted(self._claims[partition])
+        before = bisect_left(claims, offset) - 1
+        return before >= 0 and claims[before] > epoch
 
 
 class OwnerEpochs:
