@@ -4,7 +4,9 @@ at another stake), and may leave the list."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -20,11 +22,11 @@ def at_stake(big_blind: int) -> dict[str, object]:
     return {**HEADS_UP, "small_blind": big_blind // 2, "big_blind": big_blind}
 
 
-async def full_table(setup: Lobby, big_blind: int, opener: str) -> str:
+async def full_table(setup: Lobby, big_blind: int, opener: str, key: str = "") -> str:
     """A heads-up table at `big_blind`: `opener` seated, the other seat held for a player
     whose join never finished (a lobby that died while the host seated him)."""
     opened = await setup.tables.open(
-        player=opener, request_key=f"t{big_blind}", game="poker",
+        player=opener, request_key=key or f"t{big_blind}", game="poker",
         options=at_stake(big_blind), stack=100,
     )  # fmt: skip
     held, _ = opened.table.reserve(f"late{big_blind}", setup.clock(), HOLD)
@@ -104,3 +106,24 @@ async def test_a_waiting_player_whose_buy_in_is_refused_leaves_the_list() -> Non
         # cid's stack is above the buy-in range: refused and dropped; dan takes the seat.
         assert await setup.waiting.seat_waiting() == [("dan", table_id)]
         assert setup.repository.waiting_entries == {}
+
+
+async def test_passes_at_the_same_time_seat_a_waiting_player_once() -> None:
+    async with lobby() as setup:
+        first = await full_table(setup, 2, "ann")
+        second = await full_table(setup, 2, "bob", key="second")
+        await wait(setup, "cid", 2)
+        setup.clock.step(HOLD.total_seconds())
+        await setup.tables.expire_holds()  # a seat frees at both tables
+        seat = setup.host.seat
+
+        async def slow_seat(*args: Any, **kwargs: Any) -> Any:
+            await asyncio.sleep(0.01)  # the host takes its time: the passes overlap
+            return await seat(*args, **kwargs)
+
+        setup.host.seat = slow_seat  # type: ignore[method-assign]
+        passes = await asyncio.gather(*(setup.waiting.seat_waiting() for _ in range(3)))
+        seated = [pair for found in passes for pair in found]
+        assert len(seated) == 1 and seated[0][0] == "cid" and seated[0][1] in (first, second)
+        views = [setup.host.view(t, "cid").seated for t in (first, second)]
+        assert sum("cid" in seated for seated in views) == 1

@@ -8,6 +8,7 @@ the list, so nobody behind him waits on a seat he cannot take."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Mapping
@@ -36,6 +37,9 @@ class WaitingLists:
         self._repository = repository
         self._tables = tables
         self._clock = clock
+        # One seating pass at a time: two passes would both seat a player waiting (at two
+        # tables). Replicas are not kept apart yet: run the ticker on one.
+        self._seating = asyncio.Lock()
 
     async def join(
         self, *, player: str, game: str, options: Mapping[str, object], stack: int
@@ -53,7 +57,8 @@ class WaitingLists:
         )
         if not await self._repository.add_waiting(entry):
             raise AlreadyThere("already_waiting", f"{echo(player)} is on this list already")
-        await self.seat_waiting()
+        async with self._seating:  # his list only, those before him first
+            await self._seat([e for e in await self._repository.waiting() if e.list_key == key])
         return await self.place(key, player)
 
     async def place(self, key: str, player: str) -> int:
@@ -69,7 +74,10 @@ class WaitingLists:
     async def seat_waiting(self) -> list[tuple[str, str]]:
         """Seat the waiting players, oldest first, in the free seats of public tables of
         their list; the (player, table) pairs seated."""
-        entries = await self._repository.waiting()
+        async with self._seating:
+            return await self._seat(await self._repository.waiting())
+
+    async def _seat(self, entries: list[WaitingEntry]) -> list[tuple[str, str]]:
         if not entries:
             return []
         tables: dict[str, list[str]] = {}
