@@ -1,8 +1,8 @@
 """Lobby matchmaker: matches/s and time-to-match with 100,000 queued tickets across games,
-against a naive O(n²) matcher over the same tickets.
+against a naive O(n²) matcher over the same tickets; quick-seat latency through gRPC.
 
-    .venv/bin/python -m benchmarks.lobby [--queued 100000] [--arrivals 20000] \
-        [--tick 0.5] [--peer-tickets 10000] [--seed 7]
+    deploy/local/with-infra.sh .venv/bin/python -m benchmarks.lobby [--queued 100000] \
+        [--arrivals 20000] [--tick 0.5] [--peer-tickets 10000] [--quick-seats 500] [--seed 7]
 
 The matchmaker is `croupier.lobby.core.matchmaker.process` (pure: the service calls it on
 its ticker, every `CROUPIER_LOBBY_TICK_SECONDS`, 0.5 s). The queue: `--queued` tickets
@@ -23,7 +23,11 @@ the goal or above it. Later arrivals, with about 24,000 tickets still queued (pa
 ~0.4 s), p99 1.6 s: a ticket arriving just after a pass starts waits for it, the tick and
 the next pass; the goal is not met for them yet. The naive peer over 10,000 tickets took
 10.0 s vs 0.065 s (154x). Quick-seat latency through gRPC at 500 concurrent requests is
-not measured yet.
+measured as `--quick-seats` concurrent `JoinWaitingList` calls (a seat at any Joker table
+with one free) against as many `SeatPlayer` calls straight to the host: at 500, p99 12-19 s
+vs 0.25-0.34 s (48-58x over runs): the quick seats run one at a time (the waiting lists'
+seating lock), each reading the lists and the open tables from PostgreSQL. Far from a
+usable figure: a seat index per list is what is missing.
 
 Peer: the naive matcher (for each ticket, oldest first, scan every other waiting ticket),
 the lobby's first version, over the same `--peer-tickets` tickets as the matchmaker in the
@@ -33,11 +37,24 @@ same run (at 100,000 it would compare billions of pairs).
 from __future__ import annotations
 
 import argparse
+import asyncio
+import os
 import random
+import sys
 import time
+import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import grpc
+
+from croupier.joker.v1 import joker_pb2
+from croupier.kit.bus.memory import InMemoryBus
+from croupier.kit.server import ServiceHost
+from croupier.kit.settings import ServerSettings
+from croupier.lobby.adapters.host_grpc import GrpcTableHost
+from croupier.lobby.bootstrap import build_lobby, open_database
 from croupier.lobby.core.matchmaker import (
     Match,
     MatchmakerSettings,
@@ -47,6 +64,13 @@ from croupier.lobby.core.matchmaker import (
 )
 from croupier.lobby.core.ratings import RatingRange
 from croupier.lobby.core.terms import terms_of
+from croupier.lobby.v1 import lobby_pb2 as pb
+from croupier.lobby.v1 import lobby_pb2_grpc
+from croupier.table.adapters.memory_log import InMemoryCommandLog
+from croupier.table.bootstrap import table_service
+from croupier.table.games import load_engines
+from croupier.table.service.host import TableHost
+from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 T0 = datetime(2026, 12, 5, tzinfo=UTC)
 SETTINGS = MatchmakerSettings(widen_after=timedelta(seconds=10), ttl=timedelta(minutes=10))
@@ -183,6 +207,92 @@ def compare_with_peer(count: int, rng: random.Random) -> None:
     print(f"matchmaker vs naive: {theirs_s / ours_s:.1f}x faster")
 
 
+def _served(services: list[object], on_stop: list[object]) -> ServiceHost:
+    return ServiceHost(
+        settings=ServerSettings(grpc_host="127.0.0.1", grpc_port=0, metrics_port=0),
+        services=services,  # type: ignore[arg-type]
+        on_stop=on_stop,  # type: ignore[arg-type]
+        serve_metrics_endpoint=False,
+    )
+
+
+async def _timed(calls: list[object]) -> tuple[list[float], list[Any]]:
+    """Each awaitable's latency and answer, all started at once."""
+
+    async def one(call: object) -> tuple[float, Any]:
+        started = time.perf_counter()
+        answer = await call  # type: ignore[misc]
+        return time.perf_counter() - started, answer
+
+    done = await asyncio.gather(*(one(c) for c in calls))
+    return [latency for latency, _ in done], [answer for _, answer in done]
+
+
+async def quick_seat(dsn: str, requests: int) -> None:
+    """`requests` concurrent quick seats (JoinWaitingList: a seat at any Joker table with
+    one free, answered 0 when seated) through the lobby's gRPC, on PostgreSQL, the host
+    served over gRPC; peer: as many concurrent `SeatPlayer` straight to the host."""
+    bus = InMemoryBus()
+    await bus.start()
+    host = TableHost(command_log=InMemoryCommandLog(), publisher=bus, engines=load_engines())
+    await host.start()
+    host_server = _served([table_service(host)], [host.stop, bus.stop])
+    await host_server.start()
+    address = f"127.0.0.1:{host_server.port}"
+    schema = f"bench_lobby_{uuid.uuid4().hex[:8]}"
+    pool = await open_database(dsn, schema, pool_size=10)
+    client = GrpcTableHost(address)
+    wired = build_lobby(pool=pool, schema=schema, host=client, bus=None, tick_seconds=None)
+    lobby_server = _served([wired.service()], [])
+    await lobby_server.start()
+    joker = table_pb2.GameOptions(joker=joker_pb2.Options())
+    try:
+        async with (
+            grpc.aio.insecure_channel(f"127.0.0.1:{lobby_server.port}") as lobby_channel,
+            grpc.aio.insecure_channel(address) as host_channel,
+        ):
+            lobby: Any = lobby_pb2_grpc.LobbyStub(lobby_channel)
+            tables: Any = table_pb2_grpc.TableEngineStub(host_channel)
+            # Every quick seat finds a free seat: a Joker table seats 4, the opener 1.
+            for n in range(-(-requests // 3)):
+                await lobby.OpenTable(
+                    pb.OpenTableRequest(player_id=f"o{n}", request_key=f"o{n}", options=joker)
+                )
+            latencies, answers = await _timed([
+                lobby.JoinWaitingList(pb.JoinWaitingListRequest(player_id=f"q{n}", options=joker))
+                for n in range(requests)
+            ])  # fmt: skip
+            seated = sum(1 for answer in answers if answer.position == 0)
+            peer_ids = [
+                (await tables.OpenTable(
+                    table_pb2.OpenTableRequest(game="joker", options_json="{}",
+                                               request_key=f"peer{n}")
+                )).table_id
+                for n in range(-(-requests // 4))
+            ]  # fmt: skip
+            peer, _ = await _timed([
+                tables.SeatPlayer(table_pb2.SeatPlayerRequest(
+                    table_id=peer_ids[n // 4], player_id=f"p{n}", seat=n % 4))
+                for n in range(requests)
+            ])  # fmt: skip
+    finally:
+        await lobby_server.stop()
+        await wired.stop()
+        await client.close()
+        await host_server.stop()
+        await pool.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        await pool.close()
+    print()
+    print(f"| quick seat, {requests} concurrent through gRPC | p50 ms | p99 ms |")
+    print("|---|---:|---:|")
+    for name, found in (("lobby JoinWaitingList (PostgreSQL, then the host)", latencies),
+                        ("peer: host SeatPlayer alone", peer)):  # fmt: skip
+        print(f"| {name} | {percentile(found, 0.5) * 1000:.0f} "
+              f"| {percentile(found, 0.99) * 1000:.0f} |")  # fmt: skip
+    ratio = percentile(latencies, 0.99) / percentile(peer, 0.99)
+    print(f"lobby p99 vs the host's alone: {ratio:.1f}x; {seated} of {requests} seated at once")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queued", type=int, default=100_000)
@@ -190,7 +300,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tick", type=float, default=0.5)
     parser.add_argument("--peer-tickets", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--quick-seats", type=int, default=500)
     args = parser.parse_args(argv)
+    dsn = os.environ.get("CROUPIER_POSTGRES_DSN", "")
+    if not dsn:
+        print("CROUPIER_POSTGRES_DSN is not set: run under deploy/local/with-infra.sh",
+              file=sys.stderr)  # fmt: skip
+        raise SystemExit(2)
     rng = random.Random(args.seed)
     queued = make_tickets(args.queued, T0 - timedelta(seconds=5), rng, "q")
     # The queue arrived over the last moments: all of it waits at the first pass.
@@ -201,6 +317,7 @@ def main(argv: list[str] | None = None) -> None:
           f"then {args.arrivals:,} arrivals")  # fmt: skip
     run_ticker(queued, arrivals, args.tick)
     compare_with_peer(args.peer_tickets, rng)
+    asyncio.run(quick_seat(dsn, args.quick_seats))
 
 
 if __name__ == "__main__":
