@@ -4,6 +4,7 @@
 #   deploy/local/kafka.sh start    fetch the broker jars (first time), format, start, wait until ready
 #   deploy/local/kafka.sh stop     stop the broker and delete its data (idempotent)
 #   deploy/local/kafka.sh status   exit 0 and print the bootstrap address if running, else exit 3
+#   deploy/local/kafka.sh fetch    only fetch the broker jars (the e2e harness runs brokers of its own)
 #
 # Jars come from Maven Central through deploy/local/kafka/pom.xml (cached in ~/.m2 and in
 # .local/kafka/libs). Listeners: PLAINTEXT 127.0.0.1:9092, CONTROLLER 127.0.0.1:9093.
@@ -181,5 +182,6 @@ case "${1:-}" in
   start) start ;;
   stop) stop_broker ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  fetch) fetch_libs ;;
+  *) echo "usage: $0 start|stop|status|fetch" >&2; exit 2 ;;
 esac

@@ -63,8 +63,8 @@ class OwnBroker:
         return path
 
     def start(self, timeout: float = 90.0) -> None:
-        if not _LIBS.is_dir():
-            raise RuntimeError(f"no Kafka jars in {_LIBS}: run `deploy/local/kafka.sh start` once")
+        if not _LIBS.is_dir():  # the suite ran on a broker it did not start: no jars yet
+            subprocess.run([str(_LOCAL / "kafka.sh"), "fetch"], check=True)
         self.folder.mkdir(parents=True, exist_ok=True)
         properties = self._properties()
         classpath = ["-cp", f"{_LIBS}/*"]
