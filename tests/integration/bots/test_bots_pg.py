@@ -75,11 +75,23 @@ async def test_a_private_joker_table_refuses_a_player_without_the_invite_and_bot
         async def all_seated() -> bool:
             return len(await seated()) == 4
 
+        async def listing() -> pb.TableListing:
+            listed = await lobby.ListTables(
+                pb.ListTablesRequest(
+                    player_id="giorgi", filter=pb.TableFilter(include_private=True)
+                )
+            )
+            (table,) = [t for t in listed.tables if t.table_id == table_id]
+            return table
+
+        async def both_bots_listed() -> bool:
+            # The lobby records a bot once the host has seated it: the listing may trail
+            # the host's view by a moment.
+            return len((await listing()).bots) == 2
+
         await until(all_seated, 60)
-        listed = await lobby.ListTables(
-            pb.ListTablesRequest(player_id="giorgi", filter=pb.TableFilter(include_private=True))
-        )
-        (table,) = [t for t in listed.tables if t.table_id == table_id]
+        await until(both_bots_listed, 10)
+        table = await listing()
         assert len(table.bots) == 2 and table.bots_wanted == 0
         assert set(table.bots) == set(await seated()) - {"giorgi", "nika"}
         people = [

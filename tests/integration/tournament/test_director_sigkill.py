@@ -48,6 +48,8 @@ KILLS = 3
 """Each kill comes right after a round was played, its result on its way to the director."""
 REBUYS_SOLD = 2
 WAIT_SECONDS = 60.0
+WINDOW = 30
+"""The longest rebuy window the rules allow (REBUY_WINDOW_SECONDS)."""
 
 
 class Director:
@@ -184,8 +186,12 @@ async def _run(
             table_size=2,
             starting_chips=20,
             levels=(Level(10, 5),),
+            # The table clocks and rebuy windows run on the wall clock, which the kills
+            # slow down: no turn may time out in either run (a timed-out turn plays
+            # another move, and the runs differ); offers stay open as long as allowed.
+            turn_seconds=3_600,
             rebuys=RebuyTerms(
-                max_per_player=1, max_level=5, price=BUY_IN, fee=FEE, window_seconds=25
+                max_per_player=1, max_level=5, price=BUY_IN, fee=FEE, window_seconds=WINDOW
             ),
             payouts=(PayoutBracket(2, 3, (10_000,)), PayoutBracket(4, 8, (7_000, 3_000))),
         )

@@ -61,8 +61,12 @@ async def _applied(director: Director, tid: str, table_id: str) -> None:
 def _check_balanced(state: PokerTournament, finished: int) -> None:
     """After a hand at table `finished`, table sizes differ by one at most, but for tables
     in mid-hand, which never lose players (TDA; they give theirs when their hand ends):
-    the table whose hand just ended is never one of them."""
+    the table whose hand just ended is never one of them. While a table due to break is
+    in mid-hand, balancing waits for it (its players are reseated when it breaks)."""
     tables = [t for t in state.tables if t.seats]
+    kept = -(-sum(len(t.seats) for t in tables) // state.config.table_size)
+    if any(t.running for t in sorted(tables, key=lambda t: t.number)[kept:]):
+        return
     shortest = min(len(t.seats) for t in tables)
     for table in tables:
         if len(table.seats) >= shortest + 2:
