@@ -8,8 +8,8 @@ from typing import TypeVar
 
 from google.protobuf.message import Message
 
-from croupier.gateway.adapters.remote import Remote
 from croupier.kit.channels import Target
+from croupier.kit.remote import Remote
 from croupier.kit.service_auth import ServiceCredential
 from croupier.lobby.v1 import lobby_pb2 as pb
 from croupier.lobby.v1 import lobby_pb2_grpc

@@ -27,9 +27,9 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from croupier.game.errors import Unknown
-from croupier.gateway.adapters.remote import Remote
 from croupier.kit.channels import Target
 from croupier.kit.errors import Unavailable
+from croupier.kit.remote import Remote
 from croupier.kit.service_auth import ServiceCredential
 from croupier.table.client import CHANNEL_OPTIONS
 from croupier.table.v1 import table_pb2_grpc

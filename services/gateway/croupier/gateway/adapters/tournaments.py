@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from croupier.gateway.adapters.remote import Remote
 from croupier.kit.channels import Target
+from croupier.kit.remote import Remote
 from croupier.kit.service_auth import ServiceCredential
 from croupier.tournament.v1 import tournament_pb2 as pb
 from croupier.tournament.v1 import tournament_pb2_grpc

@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from croupier.game.errors import Unknown
-from croupier.gateway.adapters.remote import Remote
 from croupier.kit.channels import Target
+from croupier.kit.remote import Remote
 from croupier.kit.service_auth import ServiceCredential
 from croupier.wallet.core.model import AccountKind, account_id_for
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc

@@ -1,8 +1,9 @@
-"""A service behind the gateway, over gRPC: one channel, its refusals passed on as they came.
+"""Another service over gRPC (the gateway's services behind it, the lobby's director): one
+channel, its refusals passed on as they came.
 
 A refusal (a status the kit's one table gives to a refusal kind, `STATUS_BY_ROOT`) comes
-back as that kind with the service's message and `x-error-reason`, so the gateway answers
-the client the same status and reason. Any other status means the service did not answer
+back as that kind with the service's message and `x-error-reason`, so the caller answers
+its own client the same status and reason. Any other status means the service did not answer
 usefully (down, overloaded, past the deadline, a bug there): `Unavailable`, which names
 the service and never passes on its internals.
 """
@@ -41,8 +42,8 @@ class Remote:
     """The stub of one service (`stub_class`), on a channel opened at the first call.
 
     `target` is the service's address, or how to find it once known (the embedded platform
-    serves every service on its own port, bound after the gateway is built); `credential`
-    the gateway's service credential (the services behind answer services only); `options`
+    serves every service on its own port, bound after the caller is built); `credential`
+    the caller's service credential (the services behind answer services only); `options`
     the channel's."""
 
     def __init__(
