@@ -33,6 +33,7 @@ from croupier.kit.server import Service, ServiceHost, StopHook, check_free
 from croupier.kit.service_auth import KEYS_VARIABLE as SERVICE_KEYS_VARIABLE
 from croupier.kit.service_auth import ServiceCredential
 from croupier.kit.settings import ServerSettings
+from croupier.lobby.adapters.director_grpc import GrpcDirector, load_templates
 from croupier.lobby.adapters.host_local import LocalTableHost
 from croupier.lobby.bootstrap import build_lobby
 from croupier.lobby.bootstrap import open_database as open_lobby_database
@@ -129,8 +130,17 @@ async def _serve(
         bus=bus,
     )
     lobby_pool = await open_lobby_database(postgres.get_uri(), LOBBY_SCHEMA)
+    lobby_director = GrpcDirector(
+        lambda: f"{host}:{server.port if server else port}",
+        credential=ServiceCredential(service_keys, "lobby"),
+    )
     lobby = build_lobby(
-        pool=lobby_pool, schema=LOBBY_SCHEMA, host=LocalTableHost(table_host), bus=bus
+        pool=lobby_pool,
+        schema=LOBBY_SCHEMA,
+        host=LocalTableHost(table_host),
+        bus=bus,
+        director=lobby_director,
+        queues=load_templates(),
     )
     bots = build_bots(lobby=LocalLobby(lobby.tables), host=LocalSeatHost(table_host), bus=bus)
     # The gateway calls the other services through this process's own port, as it calls
@@ -170,6 +180,7 @@ async def _serve(
         forget_keys,
         bots.stop,
         lobby.stop,
+        lobby_director.close,
         lobby_pool.close,
         director.stop,
         tournament_wallet.close,

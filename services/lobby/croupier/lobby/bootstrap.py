@@ -24,6 +24,7 @@ from croupier.kit.service_auth import credential_from_environment
 from croupier.kit.settings import choice, env, load, positive_float, positive_int, sql_identifier
 from croupier.kit.tasks import Periodic, cancel, keep_trying
 from croupier.kit.wiring import bus_from_settings, start_relaying
+from croupier.lobby.adapters.director_grpc import GrpcDirector, load_templates
 from croupier.lobby.adapters.host_grpc import GrpcTableHost
 from croupier.lobby.adapters.postgres import PostgresRepository, create_pool
 from croupier.lobby.core.matchmaker import MatchmakerSettings
@@ -31,7 +32,8 @@ from croupier.lobby.entrypoints.grpc_api import SERVICE_NAME, LobbyService
 from croupier.lobby.entrypoints.table_events import TABLE_EVENTS_TOPIC, TableEvents
 from croupier.lobby.service.accounts import Accounts
 from croupier.lobby.service.matchmaking import Matchmaking
-from croupier.lobby.service.ports import Clock, Codes, TableHost
+from croupier.lobby.service.ports import Clock, Codes, Director, QueueTemplate, TableHost
+from croupier.lobby.service.queues import TournamentQueues
 from croupier.lobby.service.ratings import Ratings
 from croupier.lobby.service.tables import Tables
 from croupier.lobby.service.ticker import ticker as lobby_ticker
@@ -75,6 +77,18 @@ class LobbySettings:
     ticket_ttl_seconds: float = env(
         "CROUPIER_LOBBY_TICKET_TTL_SECONDS", positive_float, 600.0, doc="a ticket's life"
     )
+    tournament_address: str = env(
+        "CROUPIER_TOURNAMENT_ADDRESS",
+        str,
+        "",
+        doc="the tournament director's gRPC address (empty: no Sit & Go or Spin queues)",
+    )
+    queues_file: str = env(
+        "CROUPIER_LOBBY_QUEUES",
+        str,
+        "",
+        doc="a JSON file of Sit & Go and Spin queues (docs/lobby.md; empty: the built-in ones)",
+    )
 
 
 def utc_now() -> datetime:
@@ -100,12 +114,15 @@ class Wired:
     accounts: Accounts
     ratings: Ratings
     waiting: WaitingLists
+    queues: TournamentQueues
     ticker: Periodic | None
     stop_hooks: list[StopHook] = field(default_factory=list)
     connecting: asyncio.Task[None] | None = None
 
     def service(self) -> Service:
-        servicer = LobbyService(self.tables, self.matchmaking, self.accounts, self.waiting)
+        servicer = LobbyService(
+            self.tables, self.matchmaking, self.accounts, self.waiting, self.queues
+        )
         return Service(
             name=SERVICE_NAME,
             register=lambda server: lobby_pb2_grpc.add_LobbyServicer_to_server(servicer, server),
@@ -159,10 +176,13 @@ def build_lobby(
     matchmaker: MatchmakerSettings | None = None,
     tick_seconds: float | None = 0.5,
     consumer_group: str = CONSUMER_GROUP,
+    director: Director | None = None,
+    queues: tuple[QueueTemplate, ...] = (),
 ) -> Wired:
     """The lobby on `pool`, driving `host`; with a bus, its outbox relayed there and the
     host's events followed (started in the background); with `tick_seconds`, tickets
-    matched and holds released on the clock."""
+    matched and holds released on the clock; with a `director`, the Sit & Go and Spin
+    `queues` filled there."""
     repository = PostgresRepository(pool, schema)
     tables = Tables(repository=repository, host=host, clock=clock, codes=codes, hold_for=hold_for)
     ratings = Ratings(repository)
@@ -178,7 +198,10 @@ def build_lobby(
     if tick_seconds is not None:
         ticker = lobby_ticker(matchmaking, tables, waiting, tick_seconds)
         ticker.start()
-    wired = Wired(tables, matchmaking, Accounts(repository), ratings, waiting, ticker)
+    queued = TournamentQueues(
+        repository=repository, director=director, templates=queues, clock=clock
+    )
+    wired = Wired(tables, matchmaking, Accounts(repository), ratings, waiting, queued, ticker)
     if bus is not None:
         wired.connect_in_background(pool, schema, bus, consumer_group)
     return wired
@@ -190,7 +213,10 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
     bus = bus_from_settings(
         settings.bus, bootstrap_servers=settings.kafka_bootstrap, client_id="croupier-lobby"
     )
-    host = GrpcTableHost(settings.table_address, credential=credential_from_environment("lobby"))
+    credential = credential_from_environment("lobby")
+    host = GrpcTableHost(settings.table_address, credential=credential)
+    director = GrpcDirector(settings.tournament_address, credential)
+    queues = load_templates(settings.queues_file) if settings.tournament_address else ()
     wired = build_lobby(
         pool=pool,
         schema=settings.schema,
@@ -202,5 +228,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
             ttl=timedelta(seconds=settings.ticket_ttl_seconds),
         ),
         tick_seconds=settings.tick_seconds,
+        director=director if settings.tournament_address else None,
+        queues=queues,
     )
-    return [wired.service()], [wired.stop, host.close, bus.stop, pool.close]
+    return [wired.service()], [wired.stop, host.close, director.close, bus.stop, pool.close]

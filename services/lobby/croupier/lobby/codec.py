@@ -16,6 +16,7 @@ from croupier.game.limits import echo
 from croupier.kit.bus.envelope import make_envelope
 from croupier.lobby.core.errors import InvalidInput
 from croupier.lobby.service.listing import TableFilter
+from croupier.lobby.service.queues import QueueState
 from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
 from croupier.lobby.v1 import lobby_pb2 as pb
 from croupier.table.v1 import table_pb2
@@ -26,6 +27,7 @@ __all__ = [
     "game_name",
     "listing",
     "options_from_proto",
+    "queue",
     "table_listed",
     "ticket",
     "ticket_changed",
@@ -127,6 +129,22 @@ def ticket(record: TicketRecord) -> pb.Ticket:
         stake=money(record.stake, found.currency),
         failure=record.failure,
         rating=found.rating,
+    )
+
+
+def queue(state: QueueState) -> pb.TournamentQueue:
+    template = state.template
+    return pb.TournamentQueue(
+        queue_id=template.queue_id,
+        name=template.name,
+        game=GAMES[template.game],
+        variant=template.variant,
+        kind=template.kind,
+        buy_in=money(template.buy_in, template.currency),
+        fee=money(template.fee, template.currency),
+        players=template.players,
+        waiting=state.waiting,
+        tournament_id=state.tournament_id,
     )
 
 

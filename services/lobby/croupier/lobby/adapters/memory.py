@@ -26,6 +26,7 @@ class InMemoryRepository:
         self.player_ratings: dict[tuple[str, str], Rating] = {}
         self.rated: set[str] = set()
         self.waiting_entries: dict[tuple[str, str], WaitingEntry] = {}
+        self.queues: dict[str, tuple[int, str]] = {}
         self._changes = 0
 
     def _changed(self, record: TableRecord) -> TableRecord:
@@ -118,6 +119,15 @@ class InMemoryRepository:
 
     async def remove_waiting(self, list_key: str, player: str) -> bool:
         return self.waiting_entries.pop((list_key, player), None) is not None
+
+    async def queue_position(self, queue_id: str) -> tuple[int, str]:
+        return self.queues.get(queue_id, (0, ""))
+
+    async def move_queue(self, queue_id: str, sequence: int, tournament_id: str) -> tuple[int, str]:
+        stored, known = self.queues.get(queue_id, (-1, ""))
+        if stored < sequence or (stored == sequence and not known):
+            self.queues[queue_id] = (sequence, tournament_id)
+        return self.queues[queue_id]
 
     async def limits(self, player: str) -> AccountLimits:
         return self.account_limits.get(player, AccountLimits())

@@ -246,6 +246,30 @@ class PostgresRepository:
         )
         return bool(removed)
 
+    # ---- tournament queues --------------------------------------------------------------
+
+    async def queue_position(self, queue_id: str) -> tuple[int, str]:
+        row = await self._pool.fetchrow(
+            "SELECT sequence, tournament_id FROM tournament_queues WHERE queue_id = $1", queue_id
+        )
+        return (row["sequence"], row["tournament_id"]) if row else (0, "")
+
+    async def move_queue(self, queue_id: str, sequence: int, tournament_id: str) -> tuple[int, str]:
+        row = await self._pool.fetchrow(
+            "INSERT INTO tournament_queues AS q (queue_id, sequence, tournament_id)"
+            " VALUES ($1, $2, $3) ON CONFLICT (queue_id) DO UPDATE"
+            " SET sequence = EXCLUDED.sequence, tournament_id = EXCLUDED.tournament_id"
+            " WHERE q.sequence < EXCLUDED.sequence"
+            " OR (q.sequence = EXCLUDED.sequence AND q.tournament_id = '')"
+            " RETURNING sequence, tournament_id",
+            queue_id,
+            sequence,
+            tournament_id,
+        )
+        return (
+            (row["sequence"], row["tournament_id"]) if row else await self.queue_position(queue_id)
+        )
+
     # ---- account limits -----------------------------------------------------------------
 
     async def limits(self, player: str) -> AccountLimits:

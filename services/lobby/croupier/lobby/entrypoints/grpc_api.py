@@ -12,6 +12,7 @@ from croupier.lobby.core.ratings import RatingRange
 from croupier.lobby.service.accounts import Accounts
 from croupier.lobby.service.matchmaking import Matchmaking
 from croupier.lobby.service.ports import TableClock
+from croupier.lobby.service.queues import TournamentQueues
 from croupier.lobby.service.tables import Tables
 from croupier.lobby.service.waiting import WaitingLists
 from croupier.lobby.v1 import lobby_pb2 as pb
@@ -41,11 +42,13 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
         matchmaking: Matchmaking,
         accounts: Accounts,
         waiting: WaitingLists,
+        queues: TournamentQueues,
     ) -> None:
         self._tables = tables
         self._matchmaking = matchmaking
         self._accounts = accounts
         self._waiting = waiting
+        self._queues = queues
 
     async def ListTables(
         self, request: pb.ListTablesRequest, context: Context
@@ -147,6 +150,27 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
         game, options = codec.options_from_proto(request.options)
         await self._waiting.leave(player=request.player_id, game=game, options=options)
         return pb.LeaveWaitingListResponse()
+
+    async def ListQueues(
+        self, request: pb.ListQueuesRequest, context: Context
+    ) -> pb.ListQueuesResponse:
+        return pb.ListQueuesResponse(
+            queues=[codec.queue(state) for state in await self._queues.listed()]
+        )
+
+    async def JoinQueue(
+        self, request: pb.JoinQueueRequest, context: Context
+    ) -> pb.JoinQueueResponse:
+        joined = await self._queues.join(request.player_id, request.queue_id)
+        return pb.JoinQueueResponse(
+            tournament_id=joined.tournament_id, waiting=joined.waiting, players=joined.players
+        )
+
+    async def LeaveQueue(
+        self, request: pb.LeaveQueueRequest, context: Context
+    ) -> pb.LeaveQueueResponse:
+        await self._queues.leave(request.player_id, request.queue_id)
+        return pb.LeaveQueueResponse()
 
     async def GetRating(
         self, request: pb.GetRatingRequest, context: Context

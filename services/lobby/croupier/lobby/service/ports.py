@@ -22,6 +22,8 @@ __all__ = [
     "Clock",
     "Codes",
     "Conflict",
+    "Director",
+    "QueueTemplate",
     "RatingUpdate",
     "Repository",
     "TableClock",
@@ -73,6 +75,44 @@ class TableHost(Protocol):
         ...
 
     async def close_table(self, table_id: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class QueueTemplate:
+    """A Sit & Go or Spin queue's tournament (service/queues.py): what the listing shows,
+    and `settings`, the director's `TournamentSettings` as JSON, less its start time."""
+
+    queue_id: str
+    name: str
+    game: str
+    variant: str
+    kind: str
+    currency: str
+    buy_in: int
+    fee: int
+    players: int
+    settings: JSON
+
+
+class Director(Protocol):
+    """The tournament director's `TournamentDirector`, as far as the queues drive it.
+    Its refusals come back as `RuleBroken` kinds with its reason; unreachable, `Unavailable`."""
+
+    async def create(
+        self, *, request_key: str, template: QueueTemplate, start_time: datetime
+    ) -> str:
+        """Create the template's tournament (once per `request_key`); its id."""
+        ...
+
+    async def register(self, tournament_id: str, player: str) -> int:
+        """Register `player` (the wallet takes buy-in and fee); players registered now."""
+        ...
+
+    async def unregister(self, tournament_id: str, player: str) -> None: ...
+
+    async def registered(self, tournament_id: str) -> int:
+        """Players registered in the tournament now."""
+        ...
 
 
 class Repository(Protocol):
@@ -144,6 +184,15 @@ class Repository(Protocol):
 
     async def remove_waiting(self, list_key: str, player: str) -> bool:
         """Take `player` off the list; whether he was on it."""
+        ...
+
+    async def queue_position(self, queue_id: str) -> tuple[int, str]:
+        """The queue's filling tournament: its sequence number and id ((0, "") at first)."""
+        ...
+
+    async def move_queue(self, queue_id: str, sequence: int, tournament_id: str) -> tuple[int, str]:
+        """Store the queue's position unless it is behind the stored one (a smaller
+        sequence, or the same one whose tournament is known already); the position stored."""
         ...
 
     async def limits(self, player: str) -> AccountLimits: ...

@@ -11,9 +11,9 @@ runs before anything new is built.
 
 from __future__ import annotations
 
-from croupier.game import Malformed, RuleBroken, Unknown
+from croupier.game import Duplicate, Malformed, RuleBroken, Unknown
 
-__all__ = ["InvalidInput", "NotAllowed", "NotFound", "Refused"]
+__all__ = ["AlreadyThere", "InvalidInput", "NotAllowed", "NotFound", "Refused"]
 
 
 class Refused(RuleBroken):
@@ -33,3 +33,7 @@ class NotFound(Refused, Unknown):
 
 class NotAllowed(Refused):
     """A well-formed action the rules forbid in the current state (a refused rebuy...)."""
+
+
+class AlreadyThere(Refused, Duplicate):
+    """A second registration of the same player (ALREADY_EXISTS, as the contract says)."""

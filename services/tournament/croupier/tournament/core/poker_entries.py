@@ -21,7 +21,7 @@ from croupier.game.fairness import FairStream
 from croupier.game.limits import echo
 from croupier.tournament.core.balancing import newcomer_seat
 from croupier.tournament.core.blinds import level_at
-from croupier.tournament.core.errors import NotAllowed, Refused
+from croupier.tournament.core.errors import AlreadyThere, NotAllowed, Refused
 from croupier.tournament.core.poker_advance import advance
 from croupier.tournament.core.poker_config import PokerConfig
 from croupier.tournament.core.poker_decisions import Decision, Entered
@@ -61,7 +61,7 @@ def registration_refusal(
             "registration_not_open", f"registration opens at {config.registration_opens_at}"
         )
     if player in registered:
-        return NotAllowed("already_registered", f"{echo(player)} is already registered")
+        return AlreadyThere("already_registered", f"{echo(player)} is already registered")
     if is_full(config, registered):
         return NotAllowed("tournament_full", f"all {config.max_players} places are taken")
     if bot and not config.bots_allowed:
