@@ -67,6 +67,11 @@ class FairStream:
             if value < n:
                 return value
 
+    def next_bytes(self, count: int) -> bytes:
+        """The stream's next `count` bytes as they are (e.g. a seed derived for a later
+        draw): the same bytes as `count` draws of `below(256)`, without a call per byte."""
+        return self._take(count)
+
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """Fisher–Yates (Durstenfeld) shuffle of a copy of `items`."""
         result = list(items)

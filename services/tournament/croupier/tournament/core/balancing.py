@@ -29,6 +29,7 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Collection, Mapping, Sequence
 
 from croupier.game.fairness import FairStream
@@ -51,6 +52,7 @@ from croupier.tournament.core.seating import (
 )
 
 __all__ = [
+    "bubble_reached",
     "dealt_in",
     "due_big_blind",
     "hand_for_hand_due",
@@ -145,14 +147,21 @@ def tda_rebalance_checked(tables: Sequence[Table], size: int, seed: bytes, label
     breaking: list[Table] = []  # decided first: nobody moves to a table that breaks too
     while len(at) > 1 and left <= (len(at) - 1) * size:
         breaking.append(at.pop(max(at)))
+    # The tables kept, shortest first (ties: lowest number): a break only fills them, so
+    # the shortest is the heap's top, pushed back one longer once it takes a player (not
+    # a scan of hundreds of tables for each player of a broken one).
+    shortest_first = [(len(table.seats), number) for number, table in at.items()]
+    heapq.heapify(shortest_first)
     for broken in breaking:
         if broken.running:
             continue
         # The drawn order of its players takes the seats in turn, each drawn at the
         # shortest table: the same as dealing them seat cards.
         for seat, _ in stream.shuffled(broken.seats):
-            target = min(at.values(), key=lambda t: (len(t.seats), t.number))
+            length, number = heapq.heappop(shortest_first)
+            target = at[number]
             move(broken, seat, target, newcomer_seat(target, stream), "table_broken")
+            heapq.heappush(shortest_first, (length + 1, number))
     if any(broken.running for broken in breaking):
         return Plan(tuple(moves), draw)
     while at:
@@ -175,6 +184,12 @@ def hand_for_hand_due(players_left: int, paid_places: int, table_size: int = 0) 
         check_int(table_size, "table_size", 0, MAX_AMOUNT)
     except OutOfBounds as exc:
         raise InvalidInput("invalid_count", exc.message) from None
+    return bubble_reached(players_left, paid_places, table_size)
+
+
+def bubble_reached(players_left: int, paid_places: int, table_size: int = 0) -> bool:
+    """`hand_for_hand_due` of counts the caller keeps itself (a director's own, after
+    every hand): without checking them each time."""
     over = players_left - 1
     return over == paid_places or (table_size > 0 and over == table_size)
 

@@ -8,8 +8,8 @@ from collections.abc import Collection, Sequence
 
 from croupier.game.fairness import FairStream
 from croupier.tournament.core.balancing import (
+    bubble_reached,
     dealt_in,
-    hand_for_hand_due,
     next_button_and_blinds,
     rank_simultaneous_busts,
     tda_rebalance_checked,
@@ -143,7 +143,7 @@ def _rebalance(
 def _hand_for_hand(state: PokerTournament, decisions: list[Decision]) -> PokerTournament:
     size = state.config.table_size
     paid = state.paid  # a freeroll of virtual chips may pay no place
-    due = paid > 0 and hand_for_hand_due(players_left(state), paid, size)
+    due = paid > 0 and bubble_reached(players_left(state), paid, size)
     if due:  # not at a single table: nothing to wait for
         due = len(state.seated) > 1
     if due != state.hand_for_hand:

@@ -151,4 +151,4 @@ def count_paid(state: PokerTournament) -> int:
 def draw_seed(state: PokerTournament, label: str) -> bytes:
     """A 32-byte seed for one later draw, derived from the tournament's seed."""
     stream = FairStream(state.seed, label)
-    return bytes(stream.below(256) for _ in range(32))
+    return stream.next_bytes(32)

@@ -26,7 +26,7 @@ Seed 000 (docs/rules/rummy-tournaments.md):
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from croupier.game.fairness import SEED_BYTES, FairStream
@@ -196,7 +196,9 @@ def free_seat(table: Table, stream: FairStream | None, start: int = 1, length: i
 def seat_player(table: Table, seat: int, player: str | None) -> Table:
     """`table` with `player` at `seat` (None: the seat freed)."""
     others = [(s, p) for s, p in table.seats if s != seat]
-    return replace(table, seats=tuple(sorted([*others, *([(seat, player)] if player else [])])))
+    seats = tuple(sorted([*others, *([(seat, player)] if player else [])]))
+    # Not `dataclasses.replace`, three times slower: the balancer seats thousands.
+    return Table(table.number, table.size, seats, table.running, table.blinds)
 
 
 def apply_moves(tables: Sequence[Table], moves: Iterable[Move]) -> tuple[Table, ...]:
