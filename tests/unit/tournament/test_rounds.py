@@ -388,6 +388,24 @@ async def test_rule_42_tables_close_and_the_final_table_forms_when_all_fit(game:
     assert game.record.status is Status.FINISHED and seen_final
 
 
+async def test_a_last_round_ending_after_a_level_s_time_still_pays_the_prizes(
+    game: Game,
+) -> None:
+    """The clock passes a level while the last round is played (no tick between): the
+    finish raises no level and pays the pool."""
+    await game.start("ab", **_gin(rebuys=None))
+    for _ in range(50):
+        if game.record.status is not Status.RUNNING:
+            break
+        game.clock.advance(600)  # a level comes due during the round, no tick sees it
+        await game.play(game.tables()[0])
+        await until(lambda: game.record.status is not Status.RUNNING or bool(game.tables()))
+    assert game.record.status is Status.FINISHED
+    ((_, (_, prizes)),) = game.wallet.payouts.items()
+    assert sum(prizes.values()) == 2 * 1_000
+    assert game.wallet.pool(game.tid) == 0
+
+
 async def _balanced_to_the_end(seed: bytes, run: str) -> tuple[list[object], list[object]]:
     """An eight-player Rummy tournament at tables of 4, without rebuys, played to the end
     by the bots on a fresh host, the director's own fresh seeds differing by `run`: its

@@ -77,7 +77,11 @@ def apply_all(state: Tournament, actions: Sequence[Action]) -> tuple[Tournament,
 
 
 def levels_due(record: TournamentRecord, state: Tournament, now: datetime) -> list[Action]:
-    """A `RaiseLevel` per level whose time has come and which is not in force yet."""
+    """A `RaiseLevel` per level whose time has come and which is not in force yet; none
+    once the tournament is over (its last round may end after a level's time: the core
+    would refuse the raise, and the prizes would never be paid)."""
+    if state.finished:
+        return []
     elapsed = (now - record.settings.start_time).total_seconds()
     due = 1 + int(max(elapsed, 0) // record.settings.level_seconds)
     return [RaiseLevel() for _ in range(due - state.level)]
