@@ -49,7 +49,7 @@ __all__ = ["Rounds"]
 _log = logging.getLogger(__name__)
 
 
-def _state(record: TournamentRecord) -> Tournament:
+def _replayed(record: TournamentRecord) -> Tournament:
     state = record.standings()
     assert state is not None, "a running tournament has its points state"
     return state
@@ -66,6 +66,23 @@ class Rounds:
         self._tables = tables
         self._by_table: dict[str, str] = {}
         """The host's table id → the tournament whose round it plays."""
+        self._states: dict[str, tuple[int, Tournament]] = {}
+        """Each tournament's points state after its first n saved actions: replaying them
+        all on every round's end would grow with the tournament (benchmarks/
+        rummy_tournament)."""
+
+    def _state(self, record: TournamentRecord) -> Tournament:
+        """The points state of a running tournament loaded from the store: the one
+        remembered with the actions saved since applied, else every action replayed.
+        Actions are only appended, each save under the record's next version, so the
+        first n actions of a record once loaded are those of every later one."""
+        known = self._states.get(record.tournament_id)
+        if known is None or known[0] > len(record.actions):
+            state = _replayed(record)
+        else:
+            state, _ = apply_all(known[1], record.actions[known[0] :])
+        self._states[record.tournament_id] = (len(record.actions), state)
+        return state
 
     async def advance_running(self) -> None:
         """Advance every running tournament: after a (re)start, its saved rounds' tables
@@ -90,7 +107,7 @@ class Rounds:
                 return "poker"
             if record.status is not Status.RUNNING:
                 return "rummy"
-            state = _state(record)
+            state = self._state(record)
             now = self._store.clock()
             raised = levels_due(record, state, now)
             state, events = apply_all(state, raised)
@@ -157,7 +174,7 @@ class Rounds:
             hosted = next((h for h in record.hosted if h.table_id == result.table_id), None)
             if hosted is None or record.status is not Status.RUNNING:
                 return
-            state = _state(record)
+            state = self._state(record)
             action = result_action(hosted.round_id, result)
             try:
                 state, events = apply_all(state, [action])
@@ -203,7 +220,7 @@ class Rounds:
                     "no_rebuy_offer",
                     f"{echo(player)} has no rebuy offer: the tournament is not running",
                 )
-            state = _state(record)
+            state = self._state(record)
             player_state = entrant(state, player)
             now = self._store.clock()
             offer = next((o for o in record.offers if o.player == player and o.until > now), None)
@@ -271,4 +288,5 @@ class Rounds:
         await self._store.save(
             replace(record, status=Status.FINISHED, offers=()), Finished(winner, paid)
         )
+        self._states.pop(record.tournament_id, None)
         metrics.FINISHED.labels(settings.game).inc()
