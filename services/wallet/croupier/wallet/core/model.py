@@ -59,7 +59,11 @@ class AccountKind(StrEnum):
     HOUSE_COMMISSION = "house_commission"
     """Commission and rake earned, one account per game and currency."""
     HOUSE_PROMOTIONS = "house_promotions"
-    """Bonuses and goodwill refunds paid by the house."""
+    """Money the house has set aside to give away, one account per game (owner = game
+    name) and currency: bonuses, goodwill refunds, and the tournaments' prize fund (a
+    Spin's prizes above its entries come from it, its pool's surplus goes back to it).
+    Funded by the operator; unlike the other house accounts it never goes below zero, so
+    nothing it pays is money created."""
     HOUSE_FLOAT = "house_float"
     """Source of play money and virtual chips (may go negative)."""
     HOUSE_CLEARING = "house_clearing"
@@ -72,6 +76,12 @@ class AccountKind(StrEnum):
     @property
     def is_player(self) -> bool:
         return self.value.startswith("player_")
+
+    @property
+    def may_go_negative(self) -> bool:
+        """House accounts may (the float issues play money, clearing owes deposits), except
+        the promotions fund, which pays only what the operator put in."""
+        return self.is_house and self is not AccountKind.HOUSE_PROMOTIONS
 
     def allows(self, currency_kind: CurrencyKind) -> bool:
         """Which currency kinds an account of this kind may hold."""
@@ -105,6 +115,10 @@ class TransferKind(StrEnum):
     TOURNAMENT_REBUY = "tournament_rebuy"
     TOURNAMENT_REBUY_FEE = "tournament_rebuy_fee"
     TOURNAMENT_PAYOUT = "tournament_payout"
+    TOURNAMENT_OVERLAY = "tournament_overlay"
+    """The house's prize fund → a prize pool: prizes larger than the entries (a Spin)."""
+    TOURNAMENT_SURPLUS = "tournament_surplus"
+    """A prize pool → the house's prize fund: entries larger than the prizes (a Spin)."""
     UNREGISTER_REFUND = "unregister_refund"
     CRASH_REFUND = "crash_refund"
     PROMOTION = "promotion"
@@ -206,7 +220,7 @@ class Account:
 
     @property
     def may_go_negative(self) -> bool:
-        return self.kind.is_house
+        return self.kind.may_go_negative
 
     @property
     def available(self) -> int:

@@ -215,6 +215,11 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         if request.fee.currency and request.fee.currency != currency:
             raise InvalidRequest("fee.currency must be the buy-in's currency")
         fee = check_amount(request.fee.amount_minor, "fee.amount_minor", low=0)
+        prize_pool = None
+        if request.HasField("prize_pool"):
+            prize_pool, pool_currency = tr.amount_from_proto(request.prize_pool, "prize_pool")
+            if pool_currency != currency:
+                raise InvalidRequest("prize_pool.currency must be the buy-in's currency")
         result = await self._games.register(
             entry_id=required(request.entry_id, "entry_id"),
             tournament_id=required(request.tournament_id, "tournament_id"),
@@ -224,6 +229,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
             buy_in=buy_in,
             fee=fee,
             rebuy=request.rebuy,
+            prize_pool=prize_pool,
         )
         return wallet_pb2.EnterTournamentResponse(
             transfers=_records(result.transfers), replayed=result.replayed

@@ -234,7 +234,9 @@ class ReportService:
         day_sum = sum(r.amount_minor for r in rows)
         close_sum = sum(line.balance for line in closing)
         negative = sorted(
-            line.account_id for line in closing if not line.kind.is_house and line.balance < 0
+            line.account_id
+            for line in closing
+            if not line.kind.may_go_negative and line.balance < 0
         )
         journal = journal_csv(rows)
         balanced = day_sum == 0 and close_sum == 0 and not negative

@@ -1,5 +1,12 @@
 """Money of tournaments: entries and rebuys (buy-in + fee), unregister refunds, prizes, and
-the refund of a crashed tournament (seed 000 §4, §9, §13; seed 001 ¶24)."""
+the refund of a crashed tournament (seed 000 §4, §9, §13; seed 001 ¶24).
+
+A tournament whose prizes are not its entries (a Spin: the drawn multiplier × the buy-in,
+issue 25 rule 53) has its pool set to the prizes by the entry that completes it
+(`prize_pool`): the difference comes from the game's prize fund, `house_promotions:<game>`
+(an overlay), or goes to it (a surplus), in the entry's own batch. The fund is the
+operator's money and never goes below zero (`AccountKind.may_go_negative`): a fund short
+of an overlay refuses the entry, so a prize is never money created."""
 
 from __future__ import annotations
 
@@ -38,6 +45,17 @@ _ENTRY_KINDS = (
     TransferKind.TOURNAMENT_REBUY,
     TransferKind.TOURNAMENT_REBUY_FEE,
 )
+#: The house's money in or out of a pool: given back (not a player's refund) when the
+#: tournament is undone; a surplus first, so the pool never goes below zero meanwhile.
+_FUNDING_KINDS = (TransferKind.TOURNAMENT_SURPLUS, TransferKind.TOURNAMENT_OVERLAY)
+#: An entry's transfers (id "<entry_id>:<part>") and the kind of their refund, in the
+#: order an unregistration gives them back.
+_ENTRY_PARTS = {
+    "surplus": TransferKind.REVERSAL,
+    "entry": TransferKind.UNREGISTER_REFUND,
+    "fee": TransferKind.UNREGISTER_REFUND,
+    "overlay": TransferKind.REVERSAL,
+}
 
 
 class TournamentMoney(GameAccounts):
@@ -52,8 +70,11 @@ class TournamentMoney(GameAccounts):
         buy_in: int,
         fee: int,
         rebuy: bool = False,
+        prize_pool: int | None = None,
     ) -> BatchResult:
-        """Pay a tournament entry (or rebuy): buy-in → prize pool, fee → house (seed 001 ¶24)."""
+        """Pay a tournament entry (or rebuy): buy-in → prize pool, fee → house (seed 001 ¶24).
+        `prize_pool`: what the pool holds after this entry, the difference moved from or to
+        the game's prize fund (module docstring)."""
         check_id(entry_id, "entry_id")
         split = split_entry_price(
             buy_in=buy_in, fee=fee, currency=await self.ledger.currency(currency)
@@ -88,6 +109,13 @@ class TournamentMoney(GameAccounts):
                     )
                 )
             )
+        if prize_pool is not None:
+            before = await self._pool_before(entry_id, pool, tournament_id)
+            ops.extend(
+                self._fund_pool(
+                    opening, entry_id, pool, currency, before + split.prize_pool, prize_pool, refs
+                )
+            )
         return await self._execute(
             ops,
             opening,
@@ -95,19 +123,80 @@ class TournamentMoney(GameAccounts):
             operation="tournament_rebuy" if rebuy else "tournament_entry",
         )
 
+    async def _pool_before(self, entry_id: str, pool: str, tournament_id: str) -> int:
+        """The pool's posted balance without this entry's own transfers: the same whether
+        the entry is new or sent again (a replay must ask for the same transfers)."""
+        balance = 0
+        for t in await self._find(tournament_id=tournament_id):
+            if t.status is not TransferStatus.POSTED or t.transfer_id.startswith(f"{entry_id}:"):
+                continue
+            amount = t.posted_amount or 0
+            balance += (amount if t.credit_account_id == pool else 0) - (
+                amount if t.debit_account_id == pool else 0
+            )
+        return balance
+
+    def _fund_pool(
+        self,
+        opening: list[OpenAccount],
+        entry_id: str,
+        pool: str,
+        currency: str,
+        holding: int,
+        prize_pool: int,
+        refs: References,
+    ) -> list[Operation]:
+        """The overlay (fund → pool) or surplus (pool → fund) that makes a pool `holding`
+        hold `prize_pool`, then the check that it does (a pool another request changed
+        meanwhile refuses the batch instead of paying from a wrong sum)."""
+        fund = self._account(opening, AccountKind.HOUSE_PROMOTIONS, refs.game, currency)
+        ops: list[Operation] = []
+        if prize_pool > holding:
+            ops.append(
+                Apply(
+                    self._spec(
+                        f"{entry_id}:overlay",
+                        fund,
+                        pool,
+                        prize_pool - holding,
+                        currency,
+                        TransferKind.TOURNAMENT_OVERLAY,
+                        refs,
+                    )
+                )
+            )
+        elif prize_pool < holding:
+            ops.append(
+                Apply(
+                    self._spec(
+                        f"{entry_id}:surplus",
+                        pool,
+                        fund,
+                        holding - prize_pool,
+                        currency,
+                        TransferKind.TOURNAMENT_SURPLUS,
+                        refs,
+                    )
+                )
+            )
+        ops.append(ExpectPosted(account_id=pool, posted=prize_pool))
+        return ops
+
     async def unregister(self, *, entry_id: str, refund_id: str) -> BatchResult:
-        """Refund an entry in full (buy-in and fee) when a player unregisters before the start."""
+        """Refund an entry in full (buy-in and fee) when a player unregisters before the start;
+        the pool's overlay or surplus the entry moved, if any, goes back too."""
         check_id(refund_id, "refund_id")
-        parts = await self._existing([f"{entry_id}:entry", f"{entry_id}:fee"])
-        if not parts:
+        parts = await self._existing([f"{entry_id}:{part}" for part in _ENTRY_PARTS])
+        if not {f"{entry_id}:entry", f"{entry_id}:fee"} & parts:
             raise TransferNotFound(f"no tournament entry {entry_id!r}")
         ops: list[Operation] = [
             Reverse(
-                original_id=part,
-                transfer_id=f"{refund_id}:{part.rsplit(':', 1)[1]}",
-                kind=TransferKind.UNREGISTER_REFUND,
+                original_id=f"{entry_id}:{part}",
+                transfer_id=f"{refund_id}:{part}",
+                kind=_ENTRY_PARTS[part],
             )
-            for part in sorted(parts)
+            for part in _ENTRY_PARTS
+            if f"{entry_id}:{part}" in parts
         ]
         return await self.ledger.execute(ops, batch_id=refund_id, operation="tournament_unregister")
 
@@ -165,21 +254,26 @@ class TournamentMoney(GameAccounts):
             )
         ops: list[Operation] = []
         reversed_by = {t.reversal_of: t.transfer_id for t in transfers if t.reversal_of}
-        for t in transfers:
+        refundable = _FUNDING_KINDS + _ENTRY_KINDS
+        for t in sorted(transfers, key=lambda t: t.kind not in _FUNDING_KINDS):
             if t.currency != currency:
                 continue
             if t.status is TransferStatus.PENDING:
                 ops.append(VoidHold(transfer_id=t.transfer_id))
-            elif t.kind in _ENTRY_KINDS and t.status is TransferStatus.POSTED:
-                refund_id = f"crash:{t.transfer_id}"
-                if t.transfer_id not in reversed_by:
-                    ops.append(
-                        Reverse(
-                            original_id=t.transfer_id,
-                            transfer_id=refund_id,
-                            kind=TransferKind.CRASH_REFUND,
-                        )
+            elif (
+                t.kind in refundable
+                and t.status is TransferStatus.POSTED
+                and t.transfer_id not in reversed_by
+            ):
+                ops.append(
+                    Reverse(
+                        original_id=t.transfer_id,
+                        transfer_id=f"crash:{t.transfer_id}",
+                        kind=TransferKind.REVERSAL
+                        if t.kind in _FUNDING_KINDS
+                        else TransferKind.CRASH_REFUND,
                     )
+                )
         if ops:
             ops.append(ExpectPosted(account_id=pool, posted=0))
         return await self._crash(ops, opening, game, currency)
