@@ -43,6 +43,19 @@ async def test_acting_without_a_seat_over_connect_is_permission_denied(world: Wo
     assert world.host.digest(world.table_id) == before
 
 
+async def test_a_refusal_over_connect_is_failed_precondition_with_http_400(world: World) -> None:
+    # Connect's code table gives failed_precondition HTTP 400 (not 412): a frontend reads
+    # the code in the body, not the HTTP status.
+    player = world.to_act()
+    other = next(p for p in POKER.players if p != player)
+    before = world.host.digest(world.table_id)
+    status, body = await connect_call(
+        world.gateway.http, "Act", _act(world, player), "Bearer " + token(other, now=NOW)
+    )
+    assert (status, body["code"]) == (400, "failed_precondition"), body
+    assert world.host.digest(world.table_id) == before
+
+
 async def test_no_token_over_connect_is_unauthenticated(world: World) -> None:
     request = pb.GetBalanceRequest(currency="CHIP")
     status, body = await connect_call(world.gateway.http, "GetBalance", request, None)

@@ -1,8 +1,9 @@
-"""Table calls find the table's service among several (croupier.gateway.adapters.table_routes):
-one table-engine service per game, each in process on an in-memory log; a replica that is
-down is passed over; `NOT_FOUND` from another game's service is not the answer, from every
-service it is (while one does not answer, the table may be its: UNAVAILABLE); the serving
-service's refusal is passed on."""
+"""The gateway's table calls find the table's service among several (the services' table
+client, croupier.table.client, as `GrpcTables` uses it): one table-engine service per
+game, each in process on an in-memory log; a service that is down is passed over;
+`NOT_FOUND` from another game's service is not the answer, from every service it is
+(while one does not answer, the table may be its: UNAVAILABLE); the serving service's
+refusal is passed on."""
 
 from __future__ import annotations
 
@@ -64,9 +65,8 @@ async def test_a_call_finds_its_games_service_and_a_refusal_comes_from_it() -> N
         table_id = await joker_host.open_table("joker", dict(joker.options), HOUR)
         for seat, player in enumerate(joker.players):
             await joker_host.seat(table_id, player, seat, 0)
-        tables = GrpcTables(
-            [nobody_listening(), poker_address, joker_address], call_retry_seconds=0.5
-        )
+        per_game = f"poker={poker_address},joker={joker_address}"
+        tables = GrpcTables(f"rummy={nobody_listening()},{per_game}", call_retry_seconds=0.5)
         stack.push_async_callback(tables.close)
 
         view = await tables.view(table_id, joker.players[0], JSON_VIEW)
@@ -82,7 +82,7 @@ async def test_a_call_finds_its_games_service_and_a_refusal_comes_from_it() -> N
         # answer (after the retry window), NOT_FOUND once every service said so.
         with pytest.raises(Unavailable):
             await tables.view("no-such-table", "", JSON_VIEW)
-        answering = GrpcTables([poker_address, joker_address])
+        answering = GrpcTables(per_game)
         stack.push_async_callback(answering.close)
         with pytest.raises(Unknown):
             await answering.view("no-such-table", "", JSON_VIEW)

@@ -10,7 +10,7 @@ same way.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from croupier.gateway.adapters.lobby import GrpcLobby
@@ -31,12 +31,11 @@ from croupier.kit.channels import Target
 from croupier.kit.server import Service, StopHook
 from croupier.kit.service_auth import ServiceCredential, credential_from_environment
 from croupier.kit.settings import env, load, port
-from croupier.table.client import game_targets
+from croupier.table.client import TableTarget, table_services
 
 __all__ = ["GatewaySettings", "Wired", "build_gateway", "create_services", "grpc_gateway"]
 
 SERVICE_CREDENTIAL_NAME = "gateway"
-DEFAULT_TABLE_ADDRESSES: tuple[str, ...] = ("127.0.0.1:50051",)
 NO_TRUSTED_PROXIES: tuple[Network, ...] = ()
 
 
@@ -45,15 +44,11 @@ def _key_set(text: str) -> str:
     return text
 
 
-def table_addresses(text: str) -> tuple[str, ...]:
-    """The services' per-game setting (`game=host:port,...`, `croupier.table.client`) or
-    `host:port[,host:port...]`, the table host's replicas: every address a table may be
-    served at, its game found by asking (`adapters.table_routes`)."""
-    per_game = game_targets(text)
-    addresses = tuple(per_game.values()) or tuple(item.strip() for item in text.split(","))
-    if not all(addresses):
-        raise ValueError(f"an empty address in {text!r}")
-    return addresses
+def table_address(text: str) -> str:
+    """`CROUPIER_TABLE_ADDRESS` as the services' table client reads it (one address, the
+    replicas' `host:port,...`, or `game=host:port,...`), checked at start."""
+    table_services(text)
+    return text
 
 
 def _rate(text: str) -> float:
@@ -82,12 +77,12 @@ class GatewaySettings:
     lobby_address: str = env(
         "CROUPIER_LOBBY_ADDRESS", str, "127.0.0.1:50051", doc="the lobby's gRPC address"
     )
-    table_addresses: tuple[str, ...] = env(
+    table_address: str = env(
         "CROUPIER_TABLE_ADDRESS",
-        table_addresses,
-        DEFAULT_TABLE_ADDRESSES,
-        doc="the table host's replicas' gRPC addresses, comma-separated (each table's calls "
-        "go to the replica serving it)",
+        table_address,
+        "127.0.0.1:50051",
+        doc="the table host: one gRPC address, its replicas' host:port,... (each table's "
+        "calls go to the replica serving it), or each game's service, game=host:port,...",
     )
     wallet_address: str = env(
         "CROUPIER_WALLET_ADDRESS", str, "127.0.0.1:50051", doc="the wallet's gRPC address"
@@ -182,7 +177,7 @@ def grpc_gateway(
     *,
     key_set: KeySet,
     lobby_address: Target,
-    table_address: Target | Sequence[Target],
+    table_address: TableTarget,
     wallet_address: Target,
     tournament_address: Target,
     http_host: str,
@@ -218,7 +213,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
     wired = grpc_gateway(
         key_set=KeySet.parse(settings.auth_keys),
         lobby_address=settings.lobby_address,
-        table_address=settings.table_addresses,
+        table_address=settings.table_address,
         wallet_address=settings.wallet_address,
         tournament_address=settings.tournament_address,
         http_host=server.grpc_host,

@@ -1,19 +1,19 @@
-"""The `Tables` port over the table host's gRPC API (`croupier.table.v1.TableEngine`): each
-call sent to the replica serving its table (`TableRoutes`), a view stream followed across
-replicas and restarts."""
+"""The `Tables` port over the table host's gRPC API (`croupier.table.v1.TableEngine`), by
+the services' one table client: each call sent to the replica serving its table, a view
+stream followed across replicas and restarts (`croupier.table.client`)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from typing import TypeAlias
 
-from croupier.gateway.adapters.table_routes import (
-    CALL_RETRY_SECONDS,
-    STREAM_RETRY_SECONDS,
-    TableRoutes,
-)
-from croupier.kit.channels import Target
 from croupier.kit.service_auth import ServiceCredential
+from croupier.table.client import (
+    STREAM_RETRY_SECONDS,
+    TABLE_FAILOVER_SECONDS,
+    TableHostClient,
+    TableTarget,
+)
 from croupier.table.v1 import table_pb2
 
 __all__ = ["GrpcTables"]
@@ -22,24 +22,23 @@ ViewFormat: TypeAlias = table_pb2.ViewFormat.ValueType
 
 
 class GrpcTables:
-    """`targets`: the table host's replicas (of every game's table-engine service), or the
-    one address of a host that serves every table."""
+    """`targets`: where the table host is (`CROUPIER_TABLE_ADDRESS`: one address, the
+    replicas' addresses, or each game's service)."""
 
     def __init__(
         self,
-        targets: Target | Sequence[Target],
+        targets: TableTarget,
         credential: ServiceCredential | None = None,
         *,
-        call_retry_seconds: float = CALL_RETRY_SECONDS,
+        call_retry_seconds: float = TABLE_FAILOVER_SECONDS,
         stream_retry_seconds: float = STREAM_RETRY_SECONDS,
     ) -> None:
-        replicas = [targets] if isinstance(targets, str) or callable(targets) else targets
-        self._routes = TableRoutes(
-            replicas,
-            credential,
-            call_retry_seconds=call_retry_seconds,
-            stream_retry_seconds=stream_retry_seconds,
+        # The host's refusals reach the player as the host worded them (its internals
+        # never do: `details` stays off).
+        self._client = TableHostClient(
+            targets, credential=credential, refused="", failover_seconds=call_retry_seconds
         )
+        self._stream_retry = stream_retry_seconds
 
     async def view(
         self, table_id: str, player: str, view_format: ViewFormat
@@ -47,7 +46,7 @@ class GrpcTables:
         request = table_pb2.GetViewRequest(
             table_id=table_id, player_id=player, view_format=view_format
         )
-        response: table_pb2.GetViewResponse = await self._routes.call(table_id, "GetView", request)
+        response: table_pb2.GetViewResponse = await self._client.call("GetView", request)
         return response.view
 
     async def watch(
@@ -56,8 +55,8 @@ class GrpcTables:
         request = table_pb2.WatchViewRequest(
             table_id=table_id, player_id=player, view_format=view_format
         )
-        stream = self._routes.stream(
-            table_id, "WatchView", request, finished=lambda response: response.view.closed
+        stream = self._client.follow(
+            "WatchView", request, lambda response: response.view.closed, self._stream_retry
         )
         async for response in stream:
             yield response.view
@@ -68,7 +67,7 @@ class GrpcTables:
         request = table_pb2.ActRequest()
         request.CopyFrom(action)
         request.table_id, request.player_id, request.command_id = table_id, player, command_id
-        response: table_pb2.ActResponse = await self._routes.call(table_id, "Act", request)
+        response: table_pb2.ActResponse = await self._client.call("Act", request)
         return response.view
 
     async def reconnect(
@@ -77,21 +76,19 @@ class GrpcTables:
         request = table_pb2.ReconnectRequest(
             table_id=table_id, player_id=player, view_format=view_format
         )
-        response: table_pb2.ReconnectResponse = await self._routes.call(
-            table_id, "Reconnect", request
-        )
+        response: table_pb2.ReconnectResponse = await self._client.call("Reconnect", request)
         return response.view
 
     async def leave(self, table_id: str, player: str) -> None:
         request = table_pb2.UnseatPlayerRequest(table_id=table_id, player_id=player)
-        await self._routes.call(table_id, "UnseatPlayer", request)
+        await self._client.call("UnseatPlayer", request)
 
     async def hand_history(self, table_id: str, hand_number: int) -> str:
         request = table_pb2.GetHandHistoryRequest(table_id=table_id, hand_number=hand_number)
-        response: table_pb2.GetHandHistoryResponse = await self._routes.call(
-            table_id, "GetHandHistory", request
+        response: table_pb2.GetHandHistoryResponse = await self._client.call(
+            "GetHandHistory", request
         )
         return response.history_json
 
     async def close(self) -> None:
-        await self._routes.close()
+        await self._client.close()
