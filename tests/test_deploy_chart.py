@@ -285,6 +285,35 @@ def test_the_gateway_serves_browsers_on_http_and_reads_its_keys_from_a_secret() 
     assert env["CROUPIER_AUTH_KEYS"]["valueFrom"]["secretKeyRef"]["name"] == "croupier-auth-keys"
 
 
+def _gateway_env(*sets: str) -> dict[str, str]:
+    objects = {
+        (o["kind"], o["metadata"]["name"]): o for o in render("values.yaml", "1.30.0", *sets)
+    }
+    (container,) = objects[("Deployment", "gateway")]["spec"]["template"]["spec"]["containers"]
+    return {item["name"]: item["value"] for item in container["env"] if "value" in item}
+
+
+def test_the_gateways_trusted_proxies_and_stream_retry_are_values_it_reads() -> None:
+    from croupier.gateway.bootstrap import GatewaySettings
+    from croupier.gateway.core.client_address import parse_networks
+    from croupier.kit.settings import load
+
+    default = _gateway_env()
+    assert "CROUPIER_GATEWAY_TRUSTED_PROXIES" not in default, "no proxy trusted by default"
+    assert default["CROUPIER_GATEWAY_HTTP_PORT"] == "8080"
+    env = _gateway_env(
+        "services.gateway.trustedProxies={10.0.0.0/8,192.168.1.7}",
+        "services.gateway.streamRetrySeconds=90",
+        "services.gateway.httpPort=8081",
+    )
+    settings = load(GatewaySettings, {**env, "CROUPIER_AUTH_KEYS": "k1=" + "k" * 40})
+    assert settings.trusted_proxies == parse_networks("10.0.0.0/8,192.168.1.7")
+    assert (settings.stream_retry_seconds, settings.http_port) == (90, 8081)
+    for bad in ("trustedProxies={proxy.example}", "streamRetrySeconds=0"):
+        done = run_helm("template", "croupier", str(CHART), f"--set=services.gateway.{bad}")
+        assert done.returncode != 0 and "schema" in done.stderr, bad
+
+
 def test_every_service_reads_the_service_keys_from_a_secret() -> None:
     for obj in render("values.yaml", "1.30.0"):
         if obj["kind"] in WORKLOADS:

@@ -1,5 +1,6 @@
-"""CROUPIER_TABLE_ADDRESS as the gateway reads it: the services' table client's setting
-(croupier.table.client.table_services), checked when the gateway starts."""
+"""The gateway's settings of its table calls, checked when it starts: CROUPIER_TABLE_ADDRESS
+as the services' table client reads it (croupier.table.client.table_services), and how
+long a view stream waits for its table's host."""
 
 from __future__ import annotations
 
@@ -36,3 +37,13 @@ def test_a_list_names_the_replicas_and_one_address_serves_every_game() -> None:
 def test_an_empty_address_stops_the_gateway(text: str) -> None:
     with pytest.raises(SettingsError, match="CROUPIER_TABLE_ADDRESS"):
         settings(text)
+
+
+def test_a_view_stream_waits_for_its_host_as_long_as_set_within_bounds() -> None:
+    environ = {"CROUPIER_AUTH_KEYS": AUTH_KEYS}
+    assert load(GatewaySettings, environ).stream_retry_seconds == 60
+    set_to = {**environ, "CROUPIER_GATEWAY_STREAM_RETRY_SECONDS": "120"}
+    assert load(GatewaySettings, set_to).stream_retry_seconds == 120
+    for bad in ("0", "7200", "soon"):
+        with pytest.raises(SettingsError, match="CROUPIER_GATEWAY_STREAM_RETRY_SECONDS"):
+            load(GatewaySettings, {**environ, "CROUPIER_GATEWAY_STREAM_RETRY_SECONDS": bad})

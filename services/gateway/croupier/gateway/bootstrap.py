@@ -31,12 +31,14 @@ from croupier.kit.channels import Target
 from croupier.kit.server import Service, StopHook
 from croupier.kit.service_auth import ServiceCredential, credential_from_environment
 from croupier.kit.settings import env, load, port
-from croupier.table.client import TableTarget, table_services
+from croupier.table.client import STREAM_RETRY_SECONDS, TableTarget, table_services
 
 __all__ = ["GatewaySettings", "Wired", "build_gateway", "create_services", "grpc_gateway"]
 
 SERVICE_CREDENTIAL_NAME = "gateway"
 NO_TRUSTED_PROXIES: tuple[Network, ...] = ()
+# A stream waiting longer for its table's host would hold a player who should reconnect.
+MAX_STREAM_RETRY_SECONDS = 3600.0
 
 
 def _key_set(text: str) -> str:
@@ -49,6 +51,13 @@ def table_address(text: str) -> str:
     replicas' `host:port,...`, or `game=host:port,...`), checked at start."""
     table_services(text)
     return text
+
+
+def _stream_retry(text: str) -> float:
+    value = float(text)
+    if not 1 <= value <= MAX_STREAM_RETRY_SECONDS:
+        raise ValueError(f"must be 1 to {MAX_STREAM_RETRY_SECONDS:.0f} seconds, not {text}")
+    return value
 
 
 def _rate(text: str) -> float:
@@ -126,6 +135,14 @@ class GatewaySettings:
         "X-Forwarded-For headers name the client's address; none by default",
     )
 
+    stream_retry_seconds: float = env(
+        "CROUPIER_GATEWAY_STREAM_RETRY_SECONDS",
+        _stream_retry,
+        STREAM_RETRY_SECONDS,
+        doc="how long a player's view stream waits for its table's host (a replica "
+        "restarting, a rebalance) before it ends UNAVAILABLE",
+    )
+
     def limits(self) -> GatewayLimits:
         return GatewayLimits(
             per_player=RateLimit(rate=self.player_rate, burst=self.player_burst),
@@ -184,11 +201,12 @@ def grpc_gateway(
     http_port: int,
     credential: ServiceCredential,
     limits: GatewayLimits = DEFAULT_LIMITS,
+    stream_retry_seconds: float = STREAM_RETRY_SECONDS,
 ) -> Wired:
     """The gateway over the services' gRPC APIs at these addresses, calling them with its
     service `credential`."""
     lobby = GrpcLobby(lobby_address, credential)
-    tables = GrpcTables(table_address, credential)
+    tables = GrpcTables(table_address, credential, stream_retry_seconds=stream_retry_seconds)
     wallet = GrpcWallet(wallet_address, credential)
     tournaments = GrpcTournaments(tournament_address, credential)
     wired = build_gateway(
@@ -220,6 +238,7 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         http_port=settings.http_port,
         credential=credential_from_environment(SERVICE_CREDENTIAL_NAME),
         limits=settings.limits(),
+        stream_retry_seconds=settings.stream_retry_seconds,
     )
     await wired.http.start()
     return [wired.service], wired.stop_hooks
