@@ -1,6 +1,8 @@
 """Cash-table waiting lists by stake: a player joins the list of a kind of table at a
 stake, is seated in the order the list was joined when a seat frees at such a table (not
-at another stake), and may leave the list."""
+at another stake), and may leave the list. A join while a seat is free is a quick seat:
+the free-seat index hands each join its own seat, the fullest table first, rebuilt from
+the store after a restart and told of other replicas' changes."""
 
 from __future__ import annotations
 
@@ -10,8 +12,12 @@ from typing import Any
 
 import pytest
 
-from croupier.game import Duplicate, Unknown
+from croupier.game import Duplicate, RuleBroken, Unknown
+from croupier.kit.errors import status_of
+from croupier.lobby.adapters.host_local import LocalTableHost
 from croupier.lobby.core.errors import AlreadyThere, NotFound
+from croupier.lobby.service.tables import Tables
+from croupier.lobby.service.waiting import WaitingLists
 from tests.unit.lobby.lobby_setup import HOLD, Lobby, lobby
 
 HEADS_UP = {"variant": "nlhe", "small_blind": 1, "big_blind": 2, "min_buy_in": 40,
@@ -127,3 +133,74 @@ async def test_passes_at_the_same_time_seat_a_waiting_player_once() -> None:
         assert len(seated) == 1 and seated[0][0] == "cid" and seated[0][1] in (first, second)
         views = [setup.host.view(t, "cid").seated for t in (first, second)]
         assert sum("cid" in seated for seated in views) == 1
+
+
+async def joker_tables(setup: Lobby, count: int) -> list[str]:
+    """`count` public Joker tables, each with its opener seated: three seats free."""
+    opened = [
+        await setup.tables.open(player=f"opener{n}", request_key=f"j{n}", game="joker", options={})
+        for n in range(count)
+    ]
+    return [record.table.table_id for record in opened]
+
+
+async def test_quick_seats_at_the_same_time_each_take_their_own_free_seat() -> None:
+    async with lobby() as setup:
+        table_ids = await joker_tables(setup, 3)
+        joins = [
+            setup.waiting.join(player=f"q{n}", game="joker", options={}, stack=0) for n in range(10)
+        ]
+        places = await asyncio.gather(*joins)
+        assert sorted(places) == [0] * 9 + [1]  # nine seats for ten: the last one waits
+        for table_id in table_ids:
+            seated = (await setup.tables.get(table_id)).table.players()
+            assert len(seated) == 4 and setup.host.view(table_id, seated[0]).seated == seated
+
+
+async def test_a_quick_seat_fills_the_fullest_table_first() -> None:
+    async with lobby() as setup:
+        emptier, fuller = await joker_tables(setup, 2)
+        await setup.tables.join(fuller, "bob", 0)
+        assert await setup.waiting.join(player="cid", game="joker", options={}, stack=0) == 0
+        assert (await setup.tables.get(fuller)).table.players() == ("opener1", "bob", "cid")
+        assert (await setup.tables.get(emptier)).table.players() == ("opener0",)
+
+
+async def test_a_restarted_lobby_rebuilds_its_free_seats_from_the_store() -> None:
+    async with lobby() as setup:
+        (table_id,) = await joker_tables(setup, 1)
+        restarted = WaitingLists(
+            repository=setup.repository,
+            tables=Tables(
+                repository=setup.repository, host=LocalTableHost(setup.host), clock=setup.clock,
+                codes=lambda: "code", hold_for=HOLD,
+            ),
+            clock=setup.clock,
+        )  # fmt: skip
+        assert await restarted.join(player="cid", game="joker", options={}, stack=0) == 0
+        assert (await setup.tables.get(table_id)).table.players() == ("opener0", "cid")
+
+
+async def test_a_seat_another_replica_frees_seats_the_waiting_at_the_next_pass() -> None:
+    async with lobby() as setup:
+        table_id = await full_table(setup, 2, "ann")
+        await wait(setup, "cid", 2)
+        other = Tables(
+            repository=setup.repository, host=LocalTableHost(setup.host), clock=setup.clock,
+            codes=lambda: "code", hold_for=HOLD,
+        )  # fmt: skip
+        setup.clock.step(HOLD.total_seconds())
+        assert await other.expire_holds()  # the seat frees on the other replica
+        assert await setup.waiting.seat_waiting() == [("cid", table_id)]
+
+
+async def test_a_quick_seat_refused_by_the_host_is_the_players_refusal() -> None:
+    async with lobby() as setup:
+        await setup.tables.open(
+            player="ann", request_key="t", game="poker", options=at_stake(2), stack=100
+        )
+        with pytest.raises(RuleBroken) as refused:
+            await setup.waiting.join(player="cid", game="poker", options=at_stake(2), stack=5_000)
+        assert status_of(refused.value) is not None  # a refusal, not a fault
+        assert setup.repository.waiting_entries == {}
+        assert await wait(setup, "dan", 2) == 0  # the seat was left free for him

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from croupier.lobby.core.free_seats import SeatCount, seat_count
 from croupier.lobby.core.policy import AccountLimits
 from croupier.lobby.core.ratings import Rating
 from croupier.lobby.service.ports import Conflict, RatingUpdate
@@ -54,6 +55,12 @@ class InMemoryRepository:
 
     async def open_tables(self) -> list[TableRecord]:
         return [r for r in self.tables.values() if not r.table.closed]
+
+    async def seat_counts(self) -> tuple[list[SeatCount], int]:
+        counts = [
+            seat_count(r.table, r.version) for r in self.tables.values() if not r.table.closed
+        ]
+        return counts, self._changes
 
     async def changed_since(self, change: int) -> list[TableRecord]:
         return sorted((r for r in self.tables.values() if r.change > change), key=_change)
@@ -112,10 +119,9 @@ class InMemoryRepository:
     async def add_waiting(self, entry: WaitingEntry) -> bool:
         return self.waiting_entries.setdefault((entry.list_key, entry.player), entry) is entry
 
-    async def waiting(self) -> list[WaitingEntry]:
-        return sorted(
-            self.waiting_entries.values(), key=lambda e: (e.created, e.list_key, e.player)
-        )
+    async def waiting(self, list_key: str | None = None) -> list[WaitingEntry]:
+        found = [e for e in self.waiting_entries.values() if list_key in (None, e.list_key)]
+        return sorted(found, key=lambda e: (e.created, e.list_key, e.player))
 
     async def remove_waiting(self, list_key: str, player: str) -> bool:
         return self.waiting_entries.pop((list_key, player), None) is not None

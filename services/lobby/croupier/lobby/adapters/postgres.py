@@ -13,6 +13,7 @@ import asyncpg  # type: ignore[import-untyped]
 from croupier.kit.outbox import Outbox
 from croupier.lobby import codec
 from croupier.lobby.adapters import rows
+from croupier.lobby.core.free_seats import SeatCount, list_key_of
 from croupier.lobby.core.policy import AccountLimits
 from croupier.lobby.core.ratings import Rating
 from croupier.lobby.service.ports import Conflict, RatingUpdate
@@ -27,6 +28,16 @@ __all__ = ["PostgresRepository", "create_pool"]
 
 _TABLE = "SELECT state, request_key, version, change FROM lobby_tables"
 _TICKET = "SELECT record, request_key, status, version FROM lobby_tickets"
+_WAITING = "SELECT entry FROM waiting_lists"
+_SEAT_COUNTS = """
+SELECT table_id, version, terms->>'shape' AS shape, terms->>'currency' AS currency,
+       (terms->>'stake')::bigint AS stake,
+       CASE WHEN (state->>'private')::boolean THEN 0
+            ELSE (terms->>'seats')::int - jsonb_array_length(state->'seated')
+                 - jsonb_array_length(state->'holds') END AS free
+FROM (SELECT table_id, version, state, state->'terms' AS terms FROM lobby_tables
+      WHERE NOT closed) AS open_tables
+"""
 
 
 async def create_pool(dsn: str, schema: str, *, min_size: int = 1, max_size: int = 10) -> Any:
@@ -107,6 +118,25 @@ class PostgresRepository:
     async def open_tables(self) -> list[TableRecord]:
         found = await self._pool.fetch(f"{_TABLE} WHERE NOT closed ORDER BY opened_at, table_id")
         return [_table(row) for row in found]
+
+    async def seat_counts(self) -> tuple[list[SeatCount], int]:
+        # The index's few fields read in SQL: 100,000 documents decoded took seconds.
+        async with (
+            self._pool.acquire() as connection,
+            connection.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            last = await connection.fetchval("SELECT coalesce(max(change), 0) FROM lobby_tables")
+            found = await connection.fetch(_SEAT_COUNTS)
+        counts = [
+            SeatCount(
+                row["table_id"],
+                list_key_of(row["shape"], row["currency"], row["stake"]),
+                row["version"],
+                row["free"],
+            )
+            for row in found
+        ]
+        return counts, last
 
     async def changed_since(self, change: int) -> list[TableRecord]:
         found = await self._pool.fetch(f"{_TABLE} WHERE change > $1 ORDER BY change", change)
@@ -232,10 +262,13 @@ class PostgresRepository:
         )
         return bool(added)
 
-    async def waiting(self) -> list[WaitingEntry]:
-        found = await self._pool.fetch(
-            "SELECT entry FROM waiting_lists ORDER BY created, list_key, player"
-        )
+    async def waiting(self, list_key: str | None = None) -> list[WaitingEntry]:
+        if list_key is None:
+            found = await self._pool.fetch(f"{_WAITING} ORDER BY created, list_key, player")
+        else:
+            found = await self._pool.fetch(
+                f"{_WAITING} WHERE list_key = $1 ORDER BY created, player", list_key
+            )
         return [rows.waiting_from_json(row["entry"]) for row in found]
 
     async def remove_waiting(self, list_key: str, player: str) -> bool:

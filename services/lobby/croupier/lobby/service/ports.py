@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Protocol
 
 from croupier.kit.errors import Unavailable
+from croupier.lobby.core.free_seats import SeatCount
 from croupier.lobby.core.policy import AccountLimits
 from croupier.lobby.core.ratings import Rating
 from croupier.lobby.service.records import (
@@ -134,6 +135,11 @@ class Repository(Protocol):
         """Every table not closed, oldest first."""
         ...
 
+    async def seat_counts(self) -> tuple[list[SeatCount], int]:
+        """Every open table's free seats (the free-seat index's start), and the highest
+        change number they include."""
+        ...
+
     async def changed_since(self, change: int) -> list[TableRecord]:
         """Tables saved after change number `change`, in change order."""
         ...
@@ -178,8 +184,8 @@ class Repository(Protocol):
         that list already."""
         ...
 
-    async def waiting(self) -> list[WaitingEntry]:
-        """Every waiting list's entries, oldest first."""
+    async def waiting(self, list_key: str | None = None) -> list[WaitingEntry]:
+        """The entries of the list `list_key` (None: of every list), oldest first."""
         ...
 
     async def remove_waiting(self, list_key: str, player: str) -> bool:

@@ -4,6 +4,11 @@ passing time change (seats taken or freed, tables closed, holds run out).
 
 One table's changes run one at a time in this process (a lock per table); replicas are
 kept apart by the record's version (`Conflict`: the caller retries).
+
+Every record saved or read here is noted in the free-seat index (`core.free_seats`), which
+is built from the store when first needed (at start) and catches up with other replicas'
+saves by their change numbers: a quick seat takes the fullest table of its list with a
+free seat without reading every table, and the store checks the seat when it is held.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from datetime import timedelta
 from typing import Any
 
 from croupier.game.limits import check_amount, echo
-from croupier.lobby.core.errors import InvalidInput, NotFound
+from croupier.lobby.core.errors import AlreadyThere, InvalidInput, NotAllowed, NotFound
+from croupier.lobby.core.free_seats import FreeSeats, seat_count
 from croupier.lobby.core.policy import check_id, check_player, check_stake_allowed
 from croupier.lobby.core.seats import Hold, LobbyTable
 from croupier.lobby.core.terms import terms_of
@@ -35,6 +41,8 @@ DEFAULT_HOLD = timedelta(seconds=30)
 #: although no local save woke it.
 WATCH_POLL_SECONDS = 1.0
 _LOCKS = 64
+#: A quick seat passes over a table refused for these reasons and tries the next one.
+_TAKEN = frozenset({"table_full", "table_closed", "already_seated"})
 
 
 class Tables:
@@ -54,6 +62,11 @@ class Tables:
         self._hold_for = hold_for
         self._locks = [asyncio.Lock() for _ in range(_LOCKS)]
         self._saved = asyncio.Condition()
+        self._free = FreeSeats()
+        self._indexed = False
+        self._indexing = asyncio.Lock()
+        self._seen_change = 0
+        """The store's change number the index has read up to (other replicas' saves)."""
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         return self._locks[hash(table_id) % _LOCKS]
@@ -62,6 +75,7 @@ class Tables:
         record = await self._repository.table(check_id(table_id, "table_id"))
         if record is None:
             raise NotFound("unknown_table", f"no table {echo(table_id)} in the lobby")
+        self._free.note(seat_count(record.table, record.version))
         return record
 
     async def _save(self, record: TableRecord, table: LobbyTable) -> TableRecord:
@@ -70,6 +84,7 @@ class Tables:
         saved = await self._repository.save_table(
             replace(record, table=table, version=record.version + 1)
         )
+        self._free.note(seat_count(saved.table, saved.version))
         await self._announce()
         return saved
 
@@ -156,6 +171,7 @@ class Tables:
             **fields,
         )
         record, created = await self._repository.add_table(TableRecord(table, request_key))
+        self._free.note(seat_count(record.table, record.version))
         await self._announce()
         return record, created
 
@@ -170,15 +186,85 @@ class Tables:
         if len(invite_code) > 100:
             raise InvalidInput("invalid_invite_code", "invite_code is at most 100 characters")
         async with self._lock(table_id):
-            record = await self.get(table_id)
-            terms = record.table.terms
-            limits = await self._repository.limits(player)
-            check_stake_allowed(player, limits, terms.currency, terms.stake)
-            held, hold = record.table.reserve(
-                player, self._clock(), self._hold_for, invite_code, bot=bot
-            )
-            await self._save(record, held)
+            hold = await self._hold(table_id, player, invite_code, bot)
             return hold.seat, await self._seat_on_host(table_id, player, hold, stack)
+
+    async def _hold(self, table_id: str, player: str, invite_code: str, bot: bool) -> Hold:
+        """Hold a free seat for `player` (the table's lock held)."""
+        record = await self.get(table_id)
+        terms = record.table.terms
+        limits = await self._repository.limits(player)
+        check_stake_allowed(player, limits, terms.currency, terms.stake)
+        held, hold = record.table.reserve(
+            player, self._clock(), self._hold_for, invite_code, bot=bot
+        )
+        await self._save(record, held)
+        return hold
+
+    async def quick_seat(self, list_key: str, player: str, stack: int) -> str | None:
+        """Seat `player` at the fullest public table of the list `list_key` with a free
+        seat, found in the free-seat index; the table, or None if no such table has a seat
+        for him. The refusals of his own (his buy-in, his limits) are raised."""
+        await self.index_free_seats()
+        passed: set[str] = set()
+        while (table_id := self.claim_seat(list_key, passed)) is not None:
+            passed.add(table_id)
+            if await self.seat_claimed(table_id, player, stack):
+                return table_id
+        return None
+
+    def claim_seat(self, list_key: str, passed: Iterable[str] = ()) -> str | None:
+        """A table of the list with a seat left, which no other claim is handed until
+        `seat_claimed` is called with it; not one of the tables `passed`."""
+        return self._free.claim(list_key, passed)
+
+    def release_claim(self, table_id: str) -> None:
+        """A seat `claim_seat` handed out is not taken after all."""
+        self._free.unclaim(table_id)
+
+    async def seat_claimed(self, table_id: str, player: str, stack: int) -> bool:
+        """Seat `player` in the seat `claim_seat` handed out (through `join`'s hold and
+        the host); False if the table was full or closed after all, or he sits there."""
+        async with self._lock(table_id):
+            try:
+                hold = await self._hold(table_id, player, "", bot=False)
+            except (NotAllowed, AlreadyThere) as refused:
+                if refused.reason in _TAKEN:
+                    return False  # the index has read the table meanwhile
+                raise
+            finally:
+                self._free.unclaim(table_id)  # the hold, saved, counts from now
+            await self._seat_on_host(table_id, player, hold, stack)
+        return True
+
+    async def has_seat(self, list_key: str) -> bool:
+        """Whether a table of the list has a free seat, as far as the index knows."""
+        await self.index_free_seats()
+        return self._free.has_seat(list_key)
+
+    def lists_with_seats(self) -> list[str]:
+        """The waiting lists whose tables have a free seat, as far as the index knows."""
+        return self._free.lists_with_seats()
+
+    async def index_free_seats(self) -> None:
+        """Build the free-seat index from the store's open tables, once (at start)."""
+        if self._indexed:
+            return
+        async with self._indexing:
+            if self._indexed:
+                return
+            counts, self._seen_change = await self._repository.seat_counts()
+            for count in counts:
+                self._free.note(count)
+            self._indexed = True
+
+    async def catch_up(self) -> None:
+        """Note the tables other replicas saved since the index last read the store."""
+        await self.index_free_seats()
+        async with self._indexing:
+            for record in await self._repository.changed_since(self._seen_change):
+                self._free.note(seat_count(record.table, record.version))
+                self._seen_change = max(self._seen_change, record.change)
 
     async def finish_hold(self, table_id: str, player: str, stack: int) -> tuple[int, TableRecord]:
         """Finish the seat this lobby holds for `player` but never heard the host answer

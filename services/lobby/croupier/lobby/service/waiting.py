@@ -9,27 +9,35 @@ the list, so nobody behind him waits on a seat he cannot take."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from croupier.game import RuleBroken
 from croupier.game.limits import check_amount, echo
 from croupier.lobby.core.errors import AlreadyThere, NotFound
+from croupier.lobby.core.free_seats import list_key
 from croupier.lobby.core.policy import check_player, check_stake_allowed
-from croupier.lobby.core.terms import Terms, terms_of
+from croupier.lobby.core.terms import terms_of
 from croupier.lobby.service.ports import Clock, Repository
 from croupier.lobby.service.records import WaitingEntry
 from croupier.lobby.service.tables import Tables
 
-__all__ = ["WaitingLists", "list_key"]
+__all__ = ["WaitingLists"]
 
 _log = logging.getLogger(__name__)
 
 
-def list_key(terms: Terms) -> str:
-    """The list of tables with these terms: same kind, currency and stake."""
-    return json.dumps([terms.shape, terms.currency, terms.stake])
+@dataclass
+class _Passes:
+    """One list's seating passes: one at a time; a pass asked for while one runs is the
+    next one, shared by everyone who asked meanwhile."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    asked: int = 0
+    done: int = 0
+    """The last request the passes have covered (a pass covers the requests made before
+    it started: their entries were stored by then)."""
 
 
 class WaitingLists:
@@ -37,15 +45,16 @@ class WaitingLists:
         self._repository = repository
         self._tables = tables
         self._clock = clock
-        # One seating pass at a time: two passes would both seat a player waiting (at two
-        # tables). Replicas are not kept apart yet: run the ticker on one.
-        self._seating = asyncio.Lock()
+        self._passes: dict[str, _Passes] = {}
+        # Refusals of the players whose join is running, for their join to answer.
+        self._joining: dict[tuple[str, str], RuleBroken | None] = {}
 
     async def join(
         self, *, player: str, game: str, options: Mapping[str, object], stack: int
     ) -> int:
         """Put `player` on the list of tables like `options` (its stake included); his
-        place on it (1: next), or 0 if a seat was free and he is seated already."""
+        place on it (1: next), or 0 if a seat was free and he is seated already. A seat
+        refused to him (his buy-in) is his refusal, and he leaves the list."""
         check_player(player)
         check_amount(stack, "stack")
         terms = terms_of(game, options)
@@ -57,13 +66,19 @@ class WaitingLists:
         )
         if not await self._repository.add_waiting(entry):
             raise AlreadyThere("already_waiting", f"{echo(player)} is on this list already")
-        async with self._seating:  # his list only, those before him first
-            await self._seat([e for e in await self._repository.waiting() if e.list_key == key])
+        if await self._tables.has_seat(key):  # those before him first
+            self._joining[key, player] = None
+            try:
+                await self._pass(key)
+            finally:
+                refused = self._joining.pop((key, player))
+            if refused is not None:
+                raise refused
         return await self.place(key, player)
 
     async def place(self, key: str, player: str) -> int:
         """`player`'s place on the list `key` (1: next), 0 if he is not on it."""
-        on_list = [e.player for e in await self._repository.waiting() if e.list_key == key]
+        on_list = [e.player for e in await self._repository.waiting(key)]
         return on_list.index(player) + 1 if player in on_list else 0
 
     async def leave(self, *, player: str, game: str, options: Mapping[str, object]) -> None:
@@ -73,29 +88,69 @@ class WaitingLists:
 
     async def seat_waiting(self) -> list[tuple[str, str]]:
         """Seat the waiting players, oldest first, in the free seats of public tables of
-        their list; the (player, table) pairs seated."""
-        async with self._seating:
-            return await self._seat(await self._repository.waiting())
+        their list (other replicas' changes read first); the (player, table) pairs seated."""
+        await self._tables.catch_up()
+        with_seats = set(self._tables.lists_with_seats())
+        keys = {e.list_key for e in await self._repository.waiting() if e.list_key in with_seats}
+        passes = await asyncio.gather(*(self._pass(key) for key in sorted(keys)))
+        return [pair for seated in passes for pair in seated]
+
+    async def _pass(self, key: str) -> list[tuple[str, str]]:
+        """Have a pass over list `key` start after this call and wait for it: what it
+        seated if this call ran it ([] if another caller's pass covered this one)."""
+        passes = self._passes.setdefault(key, _Passes())
+        passes.asked += 1
+        mine = passes.asked
+        async with passes.lock:
+            if passes.done >= mine:
+                return []
+            covers = passes.asked
+            try:
+                return await self._seat(await self._repository.waiting(key))
+            finally:
+                passes.done = covers
 
     async def _seat(self, entries: list[WaitingEntry]) -> list[tuple[str, str]]:
-        if not entries:
-            return []
-        tables: dict[str, list[str]] = {}
-        for record in await self._repository.open_tables():
-            table = record.table
-            if not table.private and table.free_seats() > 0:
-                tables.setdefault(list_key(table.terms), []).append(table.table_id)
+        """The list's free seats to its first entries, in order, seated at once; the seats
+        refused to one (his buy-in) go to those behind him."""
         seated: list[tuple[str, str]] = []
-        for entry in entries:
-            for table_id in tables.get(entry.list_key, ()):
-                record = await self._tables.get(table_id)
-                if record.table.free_seats() == 0 or record.table.has(entry.player):
-                    continue
-                try:
-                    await self._tables.join(table_id, entry.player, entry.stack)
-                    seated.append((entry.player, table_id))
-                except RuleBroken as refused:
-                    _log.info("waiting list: %s not seated: %s", entry.player, refused)
-                await self._repository.remove_waiting(entry.list_key, entry.player)
+        while entries:
+            claims: list[tuple[WaitingEntry, str]] = []
+            for entry in entries:
+                table_id = self._tables.claim_seat(entry.list_key)
+                if table_id is None:
+                    break
+                claims.append((entry, table_id))
+            if not claims:
                 break
+            entries = entries[len(claims) :]
+            found = await asyncio.gather(*(self._seat_one(e, t) for e, t in claims))
+            seated += [pair for pair in found if pair is not None]
         return seated
+
+    async def _seat_one(self, entry: WaitingEntry, table_id: str) -> tuple[str, str] | None:
+        """Seat `entry`'s player at `table_id` (claimed for him), or at another table of
+        the list if that one filled meanwhile; he leaves the list first, so another
+        replica's pass does not seat him too, and comes back to his place if no seat
+        was his after all."""
+        if not await self._repository.remove_waiting(entry.list_key, entry.player):
+            self._tables.release_claim(table_id)  # another pass took him, or he left
+            return None
+        key = (entry.list_key, entry.player)
+        try:
+            seated = await self._tables.seat_claimed(table_id, entry.player, entry.stack)
+            found = table_id if seated else None
+            if found is None:
+                found = await self._tables.quick_seat(entry.list_key, entry.player, entry.stack)
+        except RuleBroken as refused:
+            _log.info("waiting list: %s not seated: %s", entry.player, refused)
+            if key in self._joining:
+                self._joining[key] = refused
+            return None
+        except Exception:
+            await self._repository.add_waiting(entry)  # the host unreachable: he waits on
+            raise
+        if found is None:
+            await self._repository.add_waiting(entry)
+            return None
+        return entry.player, found
