@@ -18,6 +18,10 @@ Known differences, handled rather than copied:
 - Rule 21: when one player alone can still bet and every bet is matched, the rest of the
   board is dealt at once; PokerKit still asks that player to check. The harness checks for
   him (no chips move).
+- Dead small blind (a tournament's dead button rule): PokerKit has no seat for the missing
+  small blind; its player 0 (our big blind, left of the button) posts the big blind as the
+  only blind (`blinds_or_straddles` (big, 0)), so that it acts first after the flop and
+  last preflop, as ours does.
 - Short big blind (seed 002 OQ 2): with the big blind all-in for less than a big blind, the
   others owe the full big blind by default here; PokerKit only asks them to match the chips
   posted. The comparison runs our engine with `short_big_blind="posted"` (PokerKit's rule);
@@ -50,6 +54,9 @@ warnings.simplefilter("ignore")
 # OQ 2 (short big blind): compare under PokerKit's rule ("posted"); "full" is our default.
 RULE = "posted"
 
+# The hands of three players or more dealt with a dead small blind.
+DEAD_SMALL_BLIND_SHARE = 0.15
+
 AUTOMATIONS = tuple(
     a for a in Automation if a not in (Automation.HOLE_DEALING, Automation.BOARD_DEALING)
 )
@@ -64,6 +71,7 @@ class Setup:
     stacks: list[int]
     button: int
     order: list[int]  # whole deck order: hole cards seat by seat from the button's left, then board
+    dead_small_blind: bool = False
 
     @property
     def n(self) -> int:
@@ -95,7 +103,8 @@ def random_setup(rng: random.Random, plo_share: float = 0.3) -> Setup:
             stacks.append(rng.randint(30 * bb, 300 * bb))
     order = list(range(52))
     rng.shuffle(order)
-    return Setup(variant, sb, bb, ante, stacks, rng.randrange(n), order)
+    dead_small_blind = n > 2 and rng.random() < DEAD_SMALL_BLIND_SHARE
+    return Setup(variant, sb, bb, ante, stacks, rng.randrange(n), order, dead_small_blind)
 
 
 def ours(setup: Setup) -> HandState:
@@ -109,7 +118,15 @@ def ours(setup: Setup) -> HandState:
         hole[seat] = setup.order[pos : pos + k]
         pos += k
     players = [(f"p{i}", s) for i, s in enumerate(setup.stacks)]
-    return start_hand(config, players, setup.button, hole, setup.order[pos:], ranks=RANKS)
+    return start_hand(
+        config,
+        players,
+        setup.button,
+        hole,
+        setup.order[pos:],
+        ranks=RANKS,
+        dead_small_blind=setup.dead_small_blind,
+    )
 
 
 def theirs(setup: Setup) -> Any:
@@ -120,7 +137,7 @@ def theirs(setup: Setup) -> Any:
         AUTOMATIONS,
         True,
         setup.ante,
-        (setup.sb, setup.bb),
+        (setup.bb, 0) if setup.dead_small_blind else (setup.sb, setup.bb),
         setup.bb,
         pk_stacks,
         n,
@@ -255,12 +272,13 @@ def play(rng: random.Random, plo_share: float = 0.3) -> Outcome:
             return Outcome(False, "rule_difference_oq2" if oq2 else "pokerkit_stuck")
     mine = list(state.stacks)
     their = [pk.stacks[pk_of[seat]] for seat in range(n)]
+    kind = ("dead_sb_" if setup.dead_small_blind else "") + ("short_bb_" if short_bb else "")
     if mine == their:
         tag = "equal_after_rule21_check" if extra else "equal"
-        return Outcome(True, ("short_bb_" if short_bb else "") + tag, mine, their)
+        return Outcome(True, kind + tag, mine, their)
     adjusted = _as_pokerkit(state)
     if adjusted == their:
-        return Outcome(True, ("short_bb_" if short_bb else "") + "odd_chip_adjusted", mine, their)
+        return Outcome(True, kind + "odd_chip_adjusted", mine, their)
     category = "rule_difference_oq2" if oq2 else "stacks_differ"
     return Outcome(False, category, mine, their, detail=f"{setup}")
 

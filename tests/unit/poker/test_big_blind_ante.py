@@ -4,8 +4,8 @@ alone posts it, as dead money for the table, after his blind ("big blind first",
 Each hand is also played by PokerKit (`raw_antes={1: x}`, untrimmed antes: its big-blind
 ante) and the final stacks compared. PokerKit posts antes before blinds, so a big blind too
 short for both is given, as PokerKit's ante, what ours posted after the full blind: the one
-known difference, converted rather than copied. The other conversions (odd chips, rule 21's
-extra check) are scripts/poker_vs_pokerkit.py's.
+known difference, converted rather than copied (`tests.support.poker.pokerkit_stacks`). The
+other conversions (odd chips, rule 21's extra check) are scripts/poker_vs_pokerkit.py's.
 """
 
 from __future__ import annotations
@@ -13,19 +13,16 @@ from __future__ import annotations
 import json
 import pathlib
 import random
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from google.protobuf import json_format
-from pokerkit import Mode, NoLimitTexasHoldem, PotLimitOmahaHoldem
 
 from croupier.game import Act, RuleBroken, SeatPlayer, StartHand
 from croupier.game.limits import MAX_AMOUNT
 from croupier.kit.scenario import MalformedScenario
 from croupier.poker.adapters.evaluator import RANKS
-from croupier.poker.core import cards as C
 from croupier.poker.core import history
 from croupier.poker.core.deal import start_hand
 from croupier.poker.core.hand import apply
@@ -35,7 +32,7 @@ from croupier.poker.engine import ENGINE
 from croupier.poker.tools.conformance import run_scenario, setup
 from croupier.poker.v1 import poker_pb2
 from tests.support.paths import DATA
-from tests.support.poker import doc, pokerkit_script
+from tests.support.poker import assert_same_as_pokerkit, doc, pokerkit_script
 from tests.support.refusals import status_name
 
 SCRIPT = pokerkit_script()
@@ -53,73 +50,6 @@ def bba_doc(
     d = doc(players, button, actions, hole=hole, board=board, blinds=blinds)
     d["big_blind_ante"] = big_blind_ante
     return d
-
-
-# PokerKit ----------------------------------------------------------------------------------
-
-
-def pokerkit_stacks(start: HandState, actions: Sequence[dict[str, Any]]) -> list[int]:
-    """PokerKit's final stacks (by our seat) for the hand `start` with `actions`."""
-    with warnings.catch_warnings():
-        # PokerKit burns from its own deck order and warns when our board deals a card it
-        # burnt: burnt cards play no part here
-        warnings.simplefilter("ignore", UserWarning)
-        return _pokerkit_stacks(start, actions)
-
-
-def _pokerkit_stacks(start: HandState, actions: Sequence[dict[str, Any]]) -> list[int]:
-    cfg = start.config
-    n = start.n
-    order = [(start.button + 1 + k) % n for k in range(n)]  # PokerKit index k -> our seat
-    bb = start.bb_seat
-    # PokerKit posts the ante first: give it what is left for the ante after the full blind
-    ante = min(cfg.big_blind_ante, max(0, start.initial[bb] - cfg.big_blind))
-    game = PotLimitOmahaHoldem if cfg.omaha else NoLimitTexasHoldem
-    pk = game.create_state(
-        SCRIPT.AUTOMATIONS,
-        False,  # untrimmed antes: non-uniform, dead (PokerKit's big-blind ante)
-        {1: ante},  # index 1 is the big blind, heads-up too (PokerKit swaps the antes)
-        (cfg.small_blind, cfg.big_blind),
-        cfg.big_blind,
-        [start.initial[seat] for seat in order],
-        n,
-        mode=Mode.TOURNAMENT,
-    )
-    for seat in order:
-        pk.deal_hole("".join(C.names(start.hole[seat])))
-    deck = C.names(start.deck)
-
-    def deal_board() -> None:
-        dealt = sum(len(b) for b in pk.board_cards)
-        pk.deal_board("".join(deck[dealt : dealt + (1 if dealt else 3)]))
-
-    state = start
-    for action in actions:
-        while pk.can_deal_board():
-            deal_board()
-        assert pk.actor_index == order.index(state.to_act), (action, pk.actor_index)
-        before = state
-        state, _ = apply(state, action["player"], action)
-        SCRIPT._pk_act(pk, action, before)
-    while pk.status:  # let PokerKit finish
-        if pk.actor_index is not None and pk.checking_or_calling_amount == 0:
-            pk.check_or_call()  # rule 21: it asks the one player able to bet to check
-        elif pk.can_deal_board():
-            deal_board()
-        else:
-            raise AssertionError("PokerKit is stuck")
-    return [pk.stacks[order.index(seat)] for seat in range(start.n)]
-
-
-def assert_same_as_pokerkit(start: HandState, actions: Sequence[dict[str, Any]]) -> HandState:
-    state = start
-    for action in actions:
-        state, _ = apply(state, action["player"], action)
-    assert state.result is not None, "the hand must be over"
-    theirs = pokerkit_stacks(start, actions)
-    mine = list(state.stacks)
-    assert mine == theirs or SCRIPT._as_pokerkit(state) == theirs, (mine, theirs)
-    return state
 
 
 def replayed(document: dict[str, Any]) -> dict[str, Any]:

@@ -52,6 +52,7 @@ def start_hand(
     posts: Mapping[int, tuple[int, int]] | None = None,
     *,
     ranks: HandRanks,
+    dead_small_blind: bool = False,
 ) -> HandState:
     """A new hand with antes and blinds posted (rules 6, 9, 10) and the first actor chosen.
 
@@ -70,6 +71,13 @@ def start_hand(
     uncalled); the live part is his bet, as a big blind's is, and he still acts in turn
     (check when unraised). A stack too short for a post is all-in (rule 10).
     `ranks` values the hands at the showdown (`croupier.poker.adapters.evaluator.RANKS`).
+
+    `dead_small_blind` (a tournament's dead button rule, TDA: the last big blind busted, so
+    nobody holds the small blind's seat): nobody posts a small blind, and the big blind is
+    the seat left of the button. Rules 7 and 24 are unchanged, so preflop the first player
+    left of the big blind acts first and the button last before the big blind's option;
+    after the flop the big blind (first left of the button) acts first. Three players at
+    least: heads-up the button posts the small blind (rule 9).
     Raises ValueError for an impossible setup.
     """
     n = len(players)
@@ -99,7 +107,11 @@ def start_hand(
     s = object.__new__(HandState)
     s.ids = ids
     s.n = n
-    if n == 2:  # rule 9: heads-up, the button posts the small blind
+    if dead_small_blind:
+        if n == 2:
+            raise ValueError("heads-up the button posts the small blind: none can be dead")
+        sb_seat, bb_seat = -1, (button + 1) % n
+    elif n == 2:  # rule 9: heads-up, the button posts the small blind
         sb_seat, bb_seat = button, (button + 1) % 2
     else:  # rule 6
         sb_seat, bb_seat = (button + 1) % n, (button + 2) % n
@@ -145,6 +157,8 @@ def start_hand(
             stacks[i] -= a
             contrib[i] += a
     for seat, blind in ((sb_seat, config.small_blind), (bb_seat, config.big_blind)):
+        if seat < 0:  # the dead small blind: nobody posts it
+            continue
         a = blind if blind < stacks[seat] else stacks[seat]  # rule 10: short blind all-in
         stacks[seat] -= a
         s.bets[seat] += a
@@ -193,6 +207,7 @@ def deal(
     posts: Mapping[int, tuple[int, int]] | None = None,
     *,
     ranks: HandRanks,
+    dead_small_blind: bool = False,
 ) -> HandState:
     """A hand dealt from a whole deck order: one card at a time clockwise from the button's
     left, as many rounds as the variant has hole cards; the rest is the stub."""
@@ -205,7 +220,16 @@ def deal(
             hole[(button + 1 + j) % n].append(order[pos])
             pos += 1
     return start_hand(
-        config, players, button, hole, order[pos:], destellos, carousel, posts, ranks=ranks
+        config,
+        players,
+        button,
+        hole,
+        order[pos:],
+        destellos,
+        carousel,
+        posts,
+        ranks=ranks,
+        dead_small_blind=dead_small_blind,
     )
 
 
@@ -218,6 +242,7 @@ def deal_from_seed(
     posts: Mapping[int, tuple[int, int]] | None = None,
     *,
     ranks: HandRanks,
+    dead_small_blind: bool = False,
 ) -> HandState:
     """A hand dealt from the deck order a 32-byte seed gives (`croupier.game.fairness`); in
     Naiko mode the Carousel is drawn uniformly from the 3 legal ones (OQ 14, label
@@ -227,4 +252,14 @@ def deal_from_seed(
         pick = FairStream(seed, "carousel").below(len(naiko.LEGAL_CAROUSELS))
         carousel = sorted(naiko.LEGAL_CAROUSELS[pick])
     order = shuffled(C.DECK, seed, "deck")
-    return deal(config, players, button, order, destellos, carousel, posts, ranks=ranks)
+    return deal(
+        config,
+        players,
+        button,
+        order,
+        destellos,
+        carousel,
+        posts,
+        ranks=ranks,
+        dead_small_blind=dead_small_blind,
+    )

@@ -48,6 +48,7 @@ def record(state: HandState) -> dict[str, Any]:
             {"id": pid, "stack": st} for pid, st in zip(state.ids, state.initial, strict=True)
         ],
         "button": state.ids[state.button],
+        **({"dead_small_blind": True} if state.dead_small_blind else {}),
         **_posts(state),
         "hole_cards": dict(zip(state.ids, _dealt_hole(state), strict=True)),
         "deck": C.names(state.deck),
@@ -124,6 +125,7 @@ def start(record: Mapping[str, Any], ranks: HandRanks) -> HandState:
         record.get("carousel"),
         posts or None,
         ranks=ranks,
+        dead_small_blind=record.get("dead_small_blind", False),
     )
 
 

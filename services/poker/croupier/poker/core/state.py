@@ -35,7 +35,7 @@ class HandSetup(NamedTuple):
 
     config: TableConfig
     button: int
-    sb_seat: int
+    sb_seat: int  # -1: a dead small blind (nobody posts it; `deal.start_hand`)
     bb_seat: int
     initial: tuple[int, ...]  # starting stacks
     deck: tuple[int, ...]  # the undealt stub, top first
@@ -150,7 +150,12 @@ class HandState:
 
     @property
     def sb_seat(self) -> int:
+        """The small blind's seat index, or -1 when the small blind is dead."""
         return self.setup.sb_seat
+
+    @property
+    def dead_small_blind(self) -> bool:
+        return self.setup.sb_seat < 0
 
     @property
     def bb_seat(self) -> int:

@@ -15,7 +15,9 @@ hands each command here:
   else fold; an open Seal window: no Seal; OQ 20): the host stops timing an unseated
   player. He leaves when the hand ends.
 - `StartHand(seed)` moves the button one seat clockwise (OQ 22) among the players playing
-  and deals from the seed (`deal.deal_from_seed`; Naiko: the Carousel too).
+  and deals from the seed (`deal.deal_from_seed`; Naiko: the Carousel too). A tournament
+  hand's table with `dead_small_blind` deals its first hand without a small blind (its
+  `hand_started` event's `small_blind` is null).
 - `Act` is `hand.apply`; an illegal action raises `IllegalAction`, a `RuleBroken`. Table
   actions (`TABLE_ACTIONS`) work between hands too: `sit_out` (from the next hand; blinds
   that pass meanwhile are missed), `sit_in` (at once, or waiting for the big blind after
@@ -280,6 +282,8 @@ def start_hand(state: PokerTable, seed: bytes, ranks: HandRanks) -> tuple[PokerT
         else None,
         {ids.index(p): post for p, post in plan.posts.items()} or None,
         ranks=ranks,
+        # the director's dead button rule, for the one hand a tournament hand's table deals
+        dead_small_blind=state.options.dead_small_blind and state.hand_number == 0,
     )
     number = state.hand_number + 1
     new = replace(
@@ -296,7 +300,7 @@ def start_hand(state: PokerTable, seed: bytes, ranks: HandRanks) -> tuple[PokerT
                 "hand_number": number,
                 "button": hand.ids[hand.button],
                 "players": [{"player": p, "stack": st} for p, st in players],
-                "small_blind": hand.ids[hand.sb_seat],
+                "small_blind": None if hand.dead_small_blind else hand.ids[hand.sb_seat],
                 "big_blind": hand.ids[hand.bb_seat],
             },
         )

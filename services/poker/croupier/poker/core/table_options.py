@@ -5,7 +5,9 @@ Options are JSON in the conformance notation (`variant`, `blinds` or
 `min_buy_in`, `max_buy_in`, `invite_code`, `invited`) plus what the host reads (`currency`,
 `decision_seconds`, `seal_window_seconds` (default 8; shown in Naiko views), `bots_allowed`,
 `reconnect_seconds`), `hand_players` (a tournament hand's table deals no hand before that
-many players are seated, so that its one hand deals them all), or the
+many players are seated, so that its one hand deals them all), `dead_small_blind` (true: a
+tournament hand's table, `hand_players` 3 or more, whose hand the director's dead button
+rule left without a small blind: seat 0 has the button, seat 1 the big blind), or the
 `croupier.poker.v1.Options` message as JSON (enum names, int64
 as text). `bots_allowed` absent: public tables allow bots, private ones do not; present
 (JSON, or the protobuf field set, `optional`): as said. A table whose `currency` is real
@@ -69,6 +71,7 @@ ENGINE_OPTIONS = (
     "invite_code",
     "invited",
     "hand_players",
+    "dead_small_blind",
 )
 # Read by the host or the lobby, not by the rules.
 HOST_OPTIONS = (
@@ -115,6 +118,7 @@ class TableOptions:
     invite_code: str = ""  # private table (§6): only invited players sit
     invited: frozenset[str] = frozenset()
     hand_players: int = 0  # no hand is dealt before this many are seated (0: two)
+    dead_small_blind: bool = False  # the (tournament hand) table's first hand has none
 
     @property
     def private(self) -> bool:
@@ -180,6 +184,16 @@ def table_options(raw: JSON) -> TableOptions:
     hand_players = bounded(_seat_count, raw.get("hand_players", 0), "options.hand_players")
     if hand_players > seats:
         raise Malformed(f"options.hand_players ({hand_players}) is more than seats ({seats})")
+    dead_small_blind = raw.get("dead_small_blind", False)
+    if not isinstance(dead_small_blind, bool):
+        raise Malformed(f"options.dead_small_blind is true or false, got {echo(dead_small_blind)}")
+    if dead_small_blind and hand_players < 3:
+        # Only a tournament hand's table knows who its one hand deals; heads-up the button
+        # posts the small blind (rule 9), so none can be dead.
+        raise Malformed(
+            "options.dead_small_blind is for a tournament hand's table of 3 players or more "
+            "(options.hand_players)"
+        )
     return TableOptions(
         config,
         seats,
@@ -190,4 +204,5 @@ def table_options(raw: JSON) -> TableOptions:
         invite_code,
         frozenset(invited),
         hand_players,
+        dead_small_blind,
     )

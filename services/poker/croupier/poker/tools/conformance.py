@@ -3,6 +3,8 @@
 Variants `nlhe`, `plo` and `naiko` (no-limit Hold'em with powers: `destellos` carried in and
 the hand's `carousel`; output adds `destellos` after the hand and `private`). Antes: `ante`
 (every player) or `big_blind_ante` (the big blind alone, blind first), not both.
+`dead_small_blind: true` (a tournament's dead button rule): no small blind, the big blind
+left of the button.
 """
 
 from __future__ import annotations
@@ -83,11 +85,23 @@ def setup(document: Mapping[str, Any]) -> HandState:
         if len(set(carousel)) != len(carousel):
             raise MalformedScenario("the carousel lists 3 different powers")
     posts = _posts(document.get("posts", {}), ids)
+    dead_small_blind = document.get("dead_small_blind", False)
+    if not isinstance(dead_small_blind, bool):
+        raise MalformedScenario("dead_small_blind must be true or false")
     try:
         hole = [C.parse_all(hole_doc.get(pid) or ()) for pid in ids]
         deck = C.parse_all(deck_doc)
         return start_hand(
-            config, players, ids.index(button), hole, deck, destellos, carousel, posts, ranks=RANKS
+            config,
+            players,
+            ids.index(button),
+            hole,
+            deck,
+            destellos,
+            carousel,
+            posts,
+            ranks=RANKS,
+            dead_small_blind=dead_small_blind,
         )
     except ValueError as exc:
         raise MalformedScenario(str(exc)) from None
