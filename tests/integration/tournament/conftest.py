@@ -1,6 +1,7 @@
 """The `platform` fixture of the director's integration tests (`platform.Platform`): the
-wallet service and a director's schema, players a-g with deposits, rounds on a table host
-in process (on an in-memory log: these tests are about the director's database)."""
+wallet service and a director's schema, players a-g with deposits, the poker prize fund
+funded for any Spin (`PRIZE_FUND`), rounds on a table host in process (on an in-memory
+log: these tests are about the director's database)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,41 @@ import grpc
 import pytest
 from prometheus_client import CollectorRegistry
 
+from croupier.common.v1 import common_pb2
 from croupier.tournament.bootstrap import open_database
 from croupier.wallet.bootstrap import build_wallet
-from croupier.wallet.v1 import wallet_pb2_grpc
-from tests.integration.tournament.platform import Platform, serve
+from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
+from tests.integration.tournament.platform import USD, Platform, serve
 from tests.unit.tournament.director_sample import START, ManualClock
 from tests.unit.tournament.hosted import hosted_tables
+
+PRIZE_FUND = 1_000_000
+"""What the operator puts in the poker prize fund: a 1000x Spin of 5 USD needs 4,985 USD
+(`core.spin.fund_needed`) before its third player may enter."""
+
+
+async def fund_prizes(wallet: wallet_pb2_grpc.WalletStub) -> None:
+    """The operator funds `house_promotions:poker:USD` from the house's clearing account."""
+    accounts = [
+        await wallet.OpenAccount(
+            wallet_pb2.OpenAccountRequest(kind=kind, owner=owner, currency=USD)
+        )
+        for kind, owner in (
+            (wallet_pb2.ACCOUNT_KIND_HOUSE_CLEARING, "house"),
+            (wallet_pb2.ACCOUNT_KIND_HOUSE_PROMOTIONS, "poker"),
+        )
+    ]
+    await wallet.Transfer(
+        wallet_pb2.TransferRequest(
+            transfer=wallet_pb2.NewTransfer(
+                transfer_id="fund-poker-prizes",
+                debit_account_id=accounts[0].account.account_id,
+                credit_account_id=accounts[1].account.account_id,
+                amount=common_pb2.Money(amount_minor=PRIZE_FUND, currency=USD),
+                kind=wallet_pb2.TRANSFER_KIND_TRANSFER,
+            )
+        )
+    )
 
 
 @pytest.fixture
@@ -44,6 +74,7 @@ async def platform(
         )
         for player in "abcdefg":
             await platform.open_player(player)
+        await fund_prizes(platform.wallet)
         try:
             yield platform
         finally:

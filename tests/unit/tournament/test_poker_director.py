@@ -20,7 +20,7 @@ from croupier.poker.core.seating import PokerTable
 from croupier.tournament.adapters.memory import InMemoryRepository, InMemoryWallet
 from croupier.tournament.core.blinds import BlindStructure, Level
 from croupier.tournament.core.payouts import PayoutBracket
-from croupier.tournament.core.spin import PUBLISHED_TABLE, prizes, verify_draw
+from croupier.tournament.core.spin import PUBLISHED_TABLE, fund_needed, prizes, verify_draw
 from croupier.tournament.service import events
 from croupier.tournament.service.director import Director
 from croupier.tournament.service.model import Settings, Status, TournamentRecord
@@ -69,6 +69,11 @@ def poker_settings(kind: str = "sit_and_go", **changes: object) -> Settings:
         "poker": terms,
     }
     return replace(sample_settings(), **{**fields, **changes})
+
+
+SPIN = poker_settings(
+    "spin", min_players=3, max_players=3, table_size=3, payouts=(), variant="nlhe"
+)
 
 
 @dataclass
@@ -179,10 +184,8 @@ async def test_rule_52_a_naiko_sit_and_go_starts_when_full_and_plays_to_its_priz
 async def test_rule_53_a_spin_starts_with_its_third_entry_and_reveals_its_draw(
     setup: Setup,
 ) -> None:
-    spin = poker_settings(
-        "spin", min_players=3, max_players=3, table_size=3, payouts=(), variant="nlhe"
-    )
-    tid, _ = await setup.director.create("spin", spin)
+    setup.wallet.prize_funds[("poker", "USD")] = fund_needed(PUBLISHED_TABLE, BUY_IN)
+    tid, _ = await setup.director.create("spin", SPIN)
     (created,) = setup.events(tid)
     assert isinstance(created, events.Created)
     committed = created.seed_commitment
@@ -200,6 +203,34 @@ async def test_rule_53_a_spin_starts_with_its_third_entry_and_reveals_its_draw(
     # Shown before the first hand: the draw is announced before the hands are hosted.
     kinds = [type(e) for e in setup.events(tid)]
     assert kinds.index(events.SpinDrawn) < kinds.index(events.RoundHosted)
+    # The pool holds the prizes: the prize fund added or took the difference.
+    assert setup.wallet.pool(tid) == sum(drawn.prizes)
+
+
+async def test_rule_53_a_spin_is_not_filled_while_the_prize_fund_cannot_pay_its_largest_prize(
+    setup: Setup,
+) -> None:
+    """Whatever the seed draws (here 2x), the third entry waits for a fund that covers the
+    table's largest multiplier: the refusal tells nothing of the draw, and charges nothing."""
+    needed = fund_needed(PUBLISHED_TABLE, BUY_IN)
+    assert needed == (1000 - 3) * BUY_IN
+    setup.wallet.prize_funds[("poker", "USD")] = needed - 1
+    tid, _ = await setup.director.create("spin", SPIN, seed=bytes([0]) * 32)
+    for player in PLAYERS[:2]:
+        await setup.director.register(tid, player)
+    refusal = await refused(setup.director.register(tid, PLAYERS[2]))
+    assert (status_name(refusal), refusal.reason) == ("failed_precondition", "prize_fund_short")
+    assert "prize fund" in refusal.message
+    assert setup.wallet.balances[PLAYERS[2]] == FUNDS
+    assert setup.record(tid).status is Status.REGISTERING
+    assert setup.record(tid).players() == PLAYERS[:2]
+    setup.wallet.prize_funds[("poker", "USD")] = needed  # the operator tops it up
+    await setup.director.register(tid, PLAYERS[2])
+    assert setup.record(tid).status is Status.RUNNING
+    (drawn,) = (e for e in setup.events(tid) if isinstance(e, events.SpinDrawn))
+    assert drawn.multiplier == 2
+    assert setup.wallet.pool(tid) == 2 * BUY_IN  # one buy-in went to the fund
+    assert setup.wallet.prize_funds[("poker", "USD")] == needed + BUY_IN
 
 
 def _scheduled(**terms: object) -> Settings:

@@ -68,6 +68,10 @@ class InMemoryWallet:
     """entry_id → (tournament, what went to its prize pool)."""
     payouts: dict[str, tuple[str, dict[str, int]]] = field(default_factory=dict)
     """payout_id → (tournament, the prizes paid)."""
+    prize_funds: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(game, currency) → the house's prize fund."""
+    overlays: dict[str, tuple[str, tuple[str, str], int]] = field(default_factory=dict)
+    """entry_id → (tournament, its fund, what the fund added to the pool: < 0 took)."""
 
     def pool(self, tournament_id: str) -> int:
         """The prize pool: entries and rebuys not refunded, less the prizes paid."""
@@ -82,7 +86,15 @@ class InMemoryWallet:
             for tournament, prizes in self.payouts.values()
             if tournament == tournament_id
         )
-        return paid_in - paid_out
+        added = sum(
+            amount
+            for tournament, _, amount in self.overlays.values()
+            if tournament == tournament_id
+        )
+        return paid_in + added - paid_out
+
+    async def prize_fund(self, *, game: str, currency: str) -> int:
+        return self.prize_funds.get((game, currency), 0)
 
     async def enter(
         self,
@@ -95,15 +107,23 @@ class InMemoryWallet:
         buy_in: int,
         fee: int,
         rebuy: bool = False,
+        prize_pool: int | None = None,
     ) -> None:
         if entry_id in self.entries:
             return
         balance = self.balances.get(player, 0)
         if balance < buy_in + fee:
             raise RuleBroken(f"{player} cannot pay {buy_in + fee}", "insufficient_funds")
+        fund = (game, currency)
+        added = 0 if prize_pool is None else prize_pool - self.pool(tournament_id) - buy_in
+        if added > self.prize_funds.get(fund, 0):
+            raise RuleBroken("the prize fund cannot add to the pool", "insufficient_funds")
         self.balances[player] = balance - buy_in - fee
         self.entries[entry_id] = (player, buy_in + fee)
         self.buy_ins[entry_id] = (tournament_id, buy_in)
+        if added:
+            self.prize_funds[fund] = self.prize_funds.get(fund, 0) - added
+            self.overlays[entry_id] = (tournament_id, fund, added)
 
     async def refund_entry(self, *, entry_id: str, refund_id: str) -> None:
         if refund_id in self.refunds:
@@ -111,6 +131,13 @@ class InMemoryWallet:
         player, amount = self.entries[entry_id]
         self.balances[player] += amount
         self.refunds.add(refund_id)
+        self._give_overlay_back(entry_id)
+
+    def _give_overlay_back(self, entry_id: str) -> None:
+        """An undone entry's overlay (or surplus) goes back where it came from."""
+        if entry_id in self.overlays:
+            _, fund, added = self.overlays.pop(entry_id)
+            self.prize_funds[fund] += added
 
     async def refund_crashed(self, *, tournament_id: str, game: str, currency: str) -> int:
         refunded = 0
@@ -120,6 +147,7 @@ class InMemoryWallet:
                 self.balances[player] += amount
                 self.refunds.add(f"{entry_id}:crash")
                 refunded += 1
+                self._give_overlay_back(entry_id)
         self.crashed.append(tournament_id)
         return refunded
 

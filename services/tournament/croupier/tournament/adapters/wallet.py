@@ -12,7 +12,7 @@ __all__ = ["GrpcWallet", "WalletUnavailable"]
 
 class GrpcWallet(WalletClient):
     """The wallet service's tournament RPCs (entries and rebuys, refunds, prizes, crash
-    refunds)."""
+    refunds) and the house's prize fund's balance."""
 
     async def enter(
         self,
@@ -25,6 +25,7 @@ class GrpcWallet(WalletClient):
         buy_in: int,
         fee: int,
         rebuy: bool = False,
+        prize_pool: int | None = None,
     ) -> None:
         from croupier.wallet.v1 import wallet_pb2
 
@@ -36,8 +37,21 @@ class GrpcWallet(WalletClient):
             buy_in=money(buy_in, currency),
             fee=money(fee, currency),
             rebuy=rebuy,
+            prize_pool=None if prize_pool is None else money(prize_pool, currency),
         )
         await self.call("EnterTournament", request, "rebuy" if rebuy else "entry")
+
+    async def prize_fund(self, *, game: str, currency: str) -> int:
+        from croupier.wallet.v1 import wallet_pb2
+
+        # Opening returns the account as it is (an empty one if the operator never funded
+        # it): no NOT_FOUND to tell apart from the wallet's other refusals.
+        request = wallet_pb2.OpenAccountRequest(
+            kind=wallet_pb2.ACCOUNT_KIND_HOUSE_PROMOTIONS, owner=game, currency=currency
+        )
+        response = await self.call("OpenAccount", request, "prize fund's balance")
+        available: int = response.account.available_minor
+        return available
 
     async def refund_entry(self, *, entry_id: str, refund_id: str) -> None:
         from croupier.wallet.v1 import wallet_pb2

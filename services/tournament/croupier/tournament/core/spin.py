@@ -15,7 +15,9 @@ probability. The draw is provably fair (`croupier.game.fairness`):
 
 Prizes: the pool is the buy-in × the multiplier (as Spin formats publish it: a 2x Spin of
 three players pays twice one buy-in): with the published table the pool averages 98.5%
-of the three buy-ins. Place i wins pool × share_i // sum(shares), and the chips those
+of the three buy-ins. The house's prize fund adds what a pool lacks and takes its surplus
+(the wallet's `EnterTournament.prize_pool`); `fund_needed` is what the fund must hold for
+any row of a table to be paid. Place i wins pool × share_i // sum(shares), and the chips those
 floors leave go to first place. Places past the shares win nothing. Chips and prizes are
 virtual, never money (rule 55).
 """
@@ -38,6 +40,7 @@ __all__ = [
     "SpinTable",
     "commitment",
     "draw_multiplier",
+    "fund_needed",
     "prizes",
     "row_for_ticket",
     "verify_draw",
@@ -147,3 +150,11 @@ def prizes(row: Multiplier, buy_in: int) -> tuple[int, ...]:
     split = [pool * share // total for share in row.shares]
     split[0] += pool - sum(split)
     return tuple(split)
+
+
+def fund_needed(table: SpinTable, buy_in: int) -> int:
+    """What the house's prize fund must hold so that any row of `table` can be paid: the
+    largest pool less the players' buy-ins (0 when no pool exceeds them). Asked before a
+    Spin is filled, whatever its seed draws, so that a refusal tells nothing of the draw."""
+    largest = sum(prizes(max(table.rows, key=lambda row: row.multiplier), buy_in))
+    return max(0, largest - SPIN_PLAYERS * buy_in)

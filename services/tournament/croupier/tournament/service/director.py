@@ -21,6 +21,7 @@ from croupier.game import Duplicate
 from croupier.game.fairness import commitment
 from croupier.game.limits import echo
 from croupier.tournament.adapters import metrics
+from croupier.tournament.core import spin
 from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound
 from croupier.tournament.core.poker_entries import registration_refusal
 from croupier.tournament.core.seating import check_seed, initial_seating
@@ -155,9 +156,34 @@ class Director:
             currency=settings.currency,
             buy_in=settings.buy_in,
             fee=settings.fee,
+            prize_pool=await self._spin_pool(record),
         )
         entries = (*record.entries, Entry(player, entry_id, bot=bot))
         return await self._save(replace(record, entries=entries), Registered(player, entry_id, bot))
+
+    async def _spin_pool(self, record: TournamentRecord) -> int | None:
+        """For the entry that fills a Spin: its prizes (rule 53, drawn from the seed the
+        start reveals), which the wallet's prize fund brings the pool to with this entry
+        (`Wallet.enter`). Refused first unless the fund could pay the table's largest
+        multiplier: asked whatever the draw, a refusal tells nothing of it."""
+        settings = record.settings
+        terms = settings.poker
+        if terms is None or terms.kind != "spin":
+            return None
+        if len(record.players()) + 1 < settings.max_players:
+            return None
+        config = settings.poker_config()
+        needed = spin.fund_needed(config.spin_table, config.buy_in)
+        if needed and await self._wallet.prize_fund(
+            game=settings.game, currency=settings.currency
+        ) < needed:
+            raise NotAllowed(
+                "prize_fund_short",
+                "this Spin cannot start yet: the house's prize fund cannot cover its largest "
+                "prize; nothing was charged, try again later",
+            )
+        row = spin.draw_multiplier(config.spin_table, record.seating_seed)
+        return sum(spin.prizes(row, config.buy_in))
 
     def _check_room(self, record: TournamentRecord, player: str, bot: bool) -> None:
         terms = record.settings.poker

@@ -76,9 +76,16 @@ class Wallet(Protocol):
         buy_in: int,
         fee: int,
         rebuy: bool = False,
+        prize_pool: int | None = None,
     ) -> None:
         """Buy-in (or a rebuy's price) → the prize pool, fee → the house (refusals are
-        `RuleBroken`)."""
+        `RuleBroken`). `prize_pool`: the entry completes a Spin whose pool must then hold
+        its prizes; the house's prize fund adds or takes the difference, or the entry is
+        refused (the fund short)."""
+        ...
+
+    async def prize_fund(self, *, game: str, currency: str) -> int:
+        """What the house's prize fund for `game` holds now (0 if never funded)."""
         ...
 
     async def refund_entry(self, *, entry_id: str, refund_id: str) -> None:
@@ -125,8 +132,8 @@ class HandTable:
     """One poker hand to play on the table host: a table opened for this hand alone (the
     host's `hand_players` option: it deals once every player is seated), its players in
     host seat order (seat 0 has the button, then the small and the big blind; heads-up
-    seat 0 posts the small blind) with their chips at the hand's start, and the level's
-    blinds and ante."""
+    seat 0 posts the small blind; with a dead small blind seat 1 has the big blind) with
+    their chips at the hand's start, and the level's blinds and ante."""
 
     hand_id: str
     """The table's request key: opening it again returns the same table."""
@@ -139,6 +146,8 @@ class HandTable:
     turn_seconds: int
     bots: frozenset[str] = frozenset()
     """Players seated as BOT (rule 59)."""
+    dead_small_blind: bool = False
+    """No small blind: the dead button rule's, when the last big blind went out."""
 
 
 class TableHost(Protocol):

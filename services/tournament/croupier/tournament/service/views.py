@@ -100,6 +100,8 @@ def lobby_view(record: TournamentRecord) -> LobbyView:
     poker = poker_state(record) if record.settings.poker is not None else None
     if poker is not None:  # the poker core's prizes (a Spin's: by its drawn multiplier)
         prizes = paid_prizes(poker)
+        if poker.spin is not None and not refunded:
+            pool = sum(prizes)  # the wallet's prize fund brought the pool to them
     return LobbyView(
         record=record,
         current_level=1 if state is None else state.level,
