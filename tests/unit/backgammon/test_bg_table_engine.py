@@ -146,8 +146,12 @@ def test_p5_the_next_money_game_waits_until_both_players_are_ready() -> None:
     assert [t.player for t in ENGINE.turns(state)] == []  # no clock runs while the table waits
     assert [ENGINE.view(state, p)["legal"]["actions"] for p in ("ann", "bob")] == [["ready"]] * 2
 
+    result = ENGINE.result(state)
+    assert result is not None
+    lost = max(0, -result.deltas["bob"])  # rule 2: his ready brings back what he lost
     state, events = ENGINE.apply(state, Act("bob", {"action": "ready"}))
-    assert [(e.type, e.data) for e in events] == [("player_ready", {"player": "bob"})]
+    ready = {"player": "bob", "buy_in": lost} if lost else {"player": "bob"}
+    assert [(e.type, e.data) for e in events] == [("player_ready", ready)]
     assert not ENGINE.can_start_hand(state)
     assert ENGINE.view(state, None)["ready"] == ["bob"]
     assert ENGINE.legal_actions(state, "bob") == {"actions": []}

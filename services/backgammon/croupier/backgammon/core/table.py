@@ -16,6 +16,14 @@ is never dealt into another stake he did not ask for, and either may leave inste
 Amounts are minor units of the table's `currency` option (default CHIP, the host's
 default). A player leaving a running game is settled by `core.abandonment`. What is read
 from a table (views, the settlement of the game that ended) is `core.table_rules`.
+
+Real money needs a funded account (rule 2): at a real-money table every seat holds the
+player's *cover*, the most one game can cost him by the rules (`stake_cover`), before the
+game is dealt. Sitting down brings it (`player_seated` says `buy_in`), and a player whose
+stack the last game left short brings the difference with his `ready` (`player_ready`
+says `buy_in`); the table host buys what an event says in through the wallet before it
+logs the command, so a refusal (no funds) refuses the command. A game waits while a
+seat is short. Results move the stacks (`core.table_rules`); a player leaves with his.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from dataclasses import dataclass, replace
 
 from croupier.backgammon.core import game
 from croupier.backgammon.core.abandonment import Abandonment, abandonment, at_stake
+from croupier.backgammon.core.commission import MAX_CUBE, single_game_payout
 from croupier.backgammon.core.errors import (
     InvalidAction,
     SeatUnavailable,
@@ -41,10 +50,13 @@ __all__ = [
     "act",
     "awaiting_ready",
     "can_start_hand",
+    "may_ready",
     "open_table",
     "parse_currency",
     "parse_options",
     "seat",
+    "short_of_cover",
+    "stake_cover",
     "start_game",
     "unseat",
 ]
@@ -64,6 +76,11 @@ class BackgammonTable:
     currency: str = DEFAULT_CURRENCY
     abandoned: Abandonment | None = None
     ready: frozenset[str] = frozenset()  # players ready for the next single game
+    # Real-money tables: what each seated player has at the table (player, minor units).
+    stacks: tuple[tuple[str, int], ...] = ()
+
+    def stack(self, player: str) -> int:
+        return dict(self.stacks).get(player, 0)
 
 
 def parse_options(raw: JSON) -> game.Options:
@@ -117,13 +134,46 @@ def open_table(raw: JSON) -> BackgammonTable:
     return BackgammonTable(options=options, currency=currency)
 
 
-def seat(state: BackgammonTable, player: str) -> Step:
+def stake_cover(state: BackgammonTable) -> int:
+    """What a seat must hold before a game is dealt: the most the game (a series: the
+    series) can cost the player, 0 at play-money and tournament tables (rule 2, 45).
+
+    A single game's loser pays stake x cube x multiplier capped at the maximum (rule 5);
+    the cube stops at 64 (rule 18) and the multiplier at 3 (rule 38), so without a
+    maximum (OQ 16) that is 192 x stake. Every other way a single game ends costs no more:
+    a refused double or beaver (rules 16, 21: stake x a cube of at most 64), a loss on
+    time (OQ 5: x 1), a disconnection (OQ 7: |E| <= 3 at the cube), all under the same
+    maximum (OQ 13). A series settles its stake once (OQ 4), an abandoned one a share of
+    it (`core.abandonment`)."""
+    options = state.options
+    if options.tournament or not CURRENCIES[state.currency].carries_commission:
+        return 0
+    if options.mode == "match":
+        return options.stake
+    return single_game_payout(options.stake, MAX_CUBE, 3, options.max_win)
+
+
+def short_of_cover(state: BackgammonTable, player: str) -> int:
+    """How much `player`'s stack lacks of the cover (0: funded, or no money at stake)."""
+    return max(0, stake_cover(state) - state.stack(player))
+
+
+def seat(state: BackgammonTable, player: str, stack: int = 0) -> Step:
     if state.game is not None or len(state.seats) >= SEATS:
         raise SeatUnavailable("the table is full")
     if player in state.seats:
         raise SeatUnavailable(f"{echo(player)} is already seated")
+    if stack:
+        raise InvalidAction(
+            "a backgammon seat takes no stack: a money game's cover is set by the table's "
+            "stake and maximum"
+        )
     seated = replace(state, seats=(*state.seats, player))
-    return seated, [Event("player_seated", {"player": player})]
+    cover = stake_cover(state)
+    if not cover:
+        return seated, [Event("player_seated", {"player": player})]
+    funded = replace(seated, stacks=tuple(sorted((*state.stacks, (player, cover)))))
+    return funded, [Event("player_seated", {"player": player, "buy_in": cover})]
 
 
 def unseat(state: BackgammonTable, player: str, evaluation: JSON | None) -> Step:
@@ -147,7 +197,7 @@ def awaiting_ready(state: BackgammonTable) -> bool:
 
 
 def can_start_hand(state: BackgammonTable) -> bool:
-    if len(state.seats) != SEATS:
+    if len(state.seats) != SEATS or any(short_of_cover(state, p) for p in state.seats):
         return False
     if state.game is None:
         return True
@@ -175,26 +225,43 @@ def start_game(state: BackgammonTable, seed: bytes) -> Step:
 
 
 def act(state: BackgammonTable, player: str, action: JSON, *, by_clock: bool) -> Step:
+    if action.get("action") == "ready":
+        return _ready(state, player)
     if state.game is None:
         raise WrongPhase("the game has not started")
     if action.get("action") == "timeout" and not by_clock:
         raise InvalidAction("a loss on time is the clock's to declare")
-    if action.get("action") == "ready":
-        return _ready(state, player)
     _check_play_text(action)
     new_game, events = game.apply(state.game, player, action)
     return replace(state, game=new_game), events
 
 
+def may_ready(state: BackgammonTable, player: str) -> bool:
+    """`ready` is his to send: the last single game is over and he has not said it yet,
+    or no game runs and his stack is short of the next one's cover."""
+    if player not in state.seats:
+        return False
+    if awaiting_ready(state):
+        return player not in state.ready
+    idle = state.game is None or state.game.phase in ("idle", "game_over")
+    return idle and short_of_cover(state, player) > 0
+
+
 def _ready(state: BackgammonTable, player: str) -> Step:
     if player not in state.seats:
         raise UnknownPlayer(f"{echo(player)} is not seated at this table")
-    if not awaiting_ready(state):
+    if not may_ready(state, player):
+        if player in state.ready:
+            raise WrongPhase("you are already ready for the next game")
         raise WrongPhase("ready is for the next single game, once the last one is over")
-    if player in state.ready:
-        raise WrongPhase("you are already ready for the next game")
     ready = replace(state, ready=state.ready | {player})
-    return ready, [Event("player_ready", {"player": player})]
+    shortfall = short_of_cover(state, player)
+    if not shortfall:
+        return ready, [Event("player_ready", {"player": player})]
+    stacks = dict(state.stacks)
+    stacks[player] = stacks.get(player, 0) + shortfall
+    funded = replace(ready, stacks=tuple(sorted(stacks.items())))
+    return funded, [Event("player_ready", {"player": player, "buy_in": shortfall})]
 
 
 def _check_play_text(action: JSON) -> None:

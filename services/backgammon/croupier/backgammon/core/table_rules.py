@@ -6,15 +6,20 @@ Money: a single game settles after each game (capped payout, commission, rules 5
 39-45); a series settles its stake once, when it ends (OQ 4); other games of a series end
 with no money moving (every player named with 0). Commission is charged only in a
 real-money currency and never at a tournament table (rules 2, 45), with the one
-calculator (`croupier.game.commission`).
+calculator (`croupier.game.commission`). At a real-money table the seats hold stacks
+(`core.table`'s cover, rule 2): a result moves them by its deltas when it is reached, and
+a player leaves with his (`player_left` says `stack`), what the host gives back
+(`croupier.game.HoldsStacks`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from croupier.backgammon.core import game, table
 from croupier.backgammon.core.abandonment import Abandonment
 from croupier.backgammon.core.errors import WrongPhase
-from croupier.backgammon.core.table import BackgammonTable, awaiting_ready
+from croupier.backgammon.core.table import BackgammonTable, awaiting_ready, may_ready
 from croupier.game import JSON, ClockSettings, Event, HandResult, TableRules, TableTraits, Turn
 from croupier.game.commands import Act, SeatPlayer, StartHand, UnseatPlayer
 from croupier.game.commission import backgammon_commission
@@ -44,16 +49,39 @@ class BackgammonRules(TableRules[BackgammonTable]):
         return table.open_table(options)
 
     def seat(self, state: BackgammonTable, command: SeatPlayer) -> Step:
-        return table.seat(state, command.player)
+        return table.seat(state, command.player, command.stack)
 
     def unseat(self, state: BackgammonTable, command: UnseatPlayer) -> Step:
-        return table.unseat(state, command.player, command.evaluation)
+        return self._pay(state, *table.unseat(state, command.player, command.evaluation))
 
     def start_hand(self, state: BackgammonTable, command: StartHand) -> Step:
         return table.start_game(state, command.seed)
 
     def act(self, state: BackgammonTable, command: Act) -> Step:
-        return table.act(state, command.player, command.action, by_clock=command.by_clock)
+        after, events = table.act(state, command.player, command.action, by_clock=command.by_clock)
+        return self._pay(state, after, events)
+
+    def _pay(self, before: BackgammonTable, after: BackgammonTable, events: list[Event]) -> Step:
+        """Real-money tables: the result a command reached moves the stacks by its deltas
+        (what the wallet moves between the seats), and a player who left takes his stack
+        with him (his `player_left` says how much)."""
+        if not before.stacks:
+            return after, events
+        stacks = dict(after.stacks)
+        result = self.result(after) if self.result(before) is None else None
+        for player, delta in (result.deltas if result is not None else {}).items():
+            stacks[player] = stacks.get(player, 0) + delta
+        paid: list[Event] = []
+        for event in events:
+            leaver = event.data.get("player")
+            if event.type == "player_left" and isinstance(leaver, str):
+                event = Event(event.type, {**event.data, "stack": stacks.pop(leaver, 0)})
+            paid.append(event)
+        return replace(after, stacks=tuple(sorted(stacks.items()))), paid
+
+    def stacks(self, state: BackgammonTable) -> dict[str, int]:
+        """What each seated player would leave with now (`croupier.game.HoldsStacks`)."""
+        return dict(state.stacks)
 
     def can_start_hand(self, state: BackgammonTable) -> bool:
         return table.can_start_hand(state)
@@ -70,10 +98,11 @@ class BackgammonRules(TableRules[BackgammonTable]):
 
     def legal_actions(self, state: BackgammonTable, player: str) -> JSON:
         if state.game is None:
-            return {"actions": []}
+            return {"actions": ["ready"] if may_ready(state, player) else []}
+        if may_ready(state, player):
+            return {"actions": ["ready"]}
         if awaiting_ready(state):
-            ready = player in state.seats and player not in state.ready
-            return {"actions": ["ready"] if ready else []}
+            return {"actions": []}
         return game.legal_actions(state.game, player)
 
     def view(self, state: BackgammonTable, viewer: str | None) -> JSON:
@@ -87,7 +116,11 @@ class BackgammonRules(TableRules[BackgammonTable]):
             seen["ready"] = sorted(state.ready)
         if state.abandoned is not None:
             seen["abandoned"] = state.abandoned.public()
-        if viewer is not None and state.game is not None and viewer in state.game.players:
+        if state.stacks:
+            seen["stacks"] = dict(state.stacks)
+        if viewer is not None and (
+            (state.game is not None and viewer in state.game.players) or may_ready(state, viewer)
+        ):
             seen["legal"] = self.legal_actions(state, viewer)
         return seen
 
@@ -132,7 +165,7 @@ class BackgammonRules(TableRules[BackgammonTable]):
         return [stream.die() for _ in range(DEALT_DICE)]
 
     def snapshot(self, state: BackgammonTable) -> JSON:
-        return {
+        document = {
             "seats": list(state.seats),
             "games_started": state.games_started,
             "currency": state.currency,
@@ -140,6 +173,9 @@ class BackgammonRules(TableRules[BackgammonTable]):
             "abandoned": None if state.abandoned is None else state.abandoned.public(),
             "ready": sorted(state.ready),
         }
+        if state.stacks:  # absent at play-money tables: their digests are unchanged
+            document["stacks"] = dict(state.stacks)
+        return document
 
 
 def _money(

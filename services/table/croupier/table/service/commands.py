@@ -163,7 +163,7 @@ class CommandPath:
         await self.confirm_unconfirmed(table, deadline)
         entry = self.entry(table, table.state.index + 1, kind, player, body, command_id)
         outcome = step(table.engine, table.state, entry)  # refused: nothing logged
-        await self._money.money_in(table, entry)
+        await self._money.money_in(table, entry, outcome)
         batch = [(entry, outcome)]
         deal = self._deal_after(table, outcome.state)
         if deal is not None:

@@ -6,7 +6,9 @@ A table is a *money table* when its currency (`options.currency`, else the host'
 is not one of the play currencies (`CHIP`, `PLAY` by default): there
 
 - the chips a command brings (a `seat` command's `stack`, a table action
-  `{"action": "top_up", "amount": N}`) are moved first by the wallet, player → his seat
+  `{"action": "top_up", "amount": N}`, or what the rules make the player bring, which the
+  engine's events state as `buy_in`: a backgammon money game's cover, seed 001 rule 2)
+  are moved first by the wallet, player → his seat
   account at the table (Wallet `BuyIn`, transfer id derived from the table, the player and
   the command: a retried command is a replay, moves money once). The host asks only after
   the command passed its check, under the table's lock, and logs it only once the wallet
@@ -81,8 +83,12 @@ class Buyins:
         return self.currency(options) not in self._play
 
     @staticmethod
-    def chips_brought(kind: str, body: JSON) -> int:
-        """Chips a logged command brings to its table (0: none)."""
+    def chips_brought(kind: str, body: JSON, events: Sequence[Event] = ()) -> int:
+        """Chips a logged command brings to its table (0: none): what its events say the
+        rules made the player bring (`buy_in`), else what he asked to bring."""
+        declared = [e.data.get("buy_in") for e in events if "buy_in" in e.data]
+        if declared:
+            return sum(n for n in declared if isinstance(n, int) and not isinstance(n, bool))
         if kind == "seat":
             stack = body.get("stack", 0)
             return stack if isinstance(stack, int) and stack > 0 else 0
@@ -103,13 +109,15 @@ class Buyins:
         player: str,
         body: JSON,
         key: str,
+        events: Sequence[Event] = (),
     ) -> BuyIn | None:
-        """The wallet buy-in a command needs before it is logged, or None.
+        """The wallet buy-in a command (its checked `events`) needs before it is logged,
+        or None.
 
         `key` names the command for the transfer id: the same key (a retried command) is
         the same transfer, so the wallet moves the money once.
         """
-        amount = self.chips_brought(kind, body)
+        amount = self.chips_brought(kind, body, events)
         if not amount or not self.is_money_table(options):
             return None
         return BuyIn(
@@ -178,16 +186,16 @@ class MoneySender:
         self._background = background
         self._currency = currency
 
-    async def money_in(self, table: HostedTable, entry: LogEntry) -> None:
+    async def money_in(self, table: HostedTable, entry: LogEntry, outcome: StepOutcome) -> None:
         """Cash tables: the wallet moves the chips a seat or a top-up brings once the
         command passed its check (`CommandPath.submit_locked`) and before it is logged; a
         refusal leaves the table unchanged. A player's n-th seat at a table is one buy-in
         whatever the command id, so a retried SeatPlayer moves the money once.
 
-        Only engines that can say what each player leaves with (`HoldsStacks`, poker) buy
-        chips in here: the host could not give the others' stacks back. Their tables keep
-        the earlier model: whoever seats a player funds the seat in the wallet first (the
-        lobby, a tournament), and the host asks only for settlements."""
+        Only engines that can say what each player leaves with (`HoldsStacks`: poker,
+        backgammon) buy chips in here: the host could not give the others' stacks back.
+        Their tables keep the earlier model: whoever seats a player funds the seat in the
+        wallet first (a tournament), and the host asks only for settlements."""
         if not implements(table.engine, HoldsStacks):
             return
         state, kind, player = table.state, entry.kind, entry.player
@@ -195,7 +203,14 @@ class MoneySender:
         if kind == "seat":
             key = f"seat:{player}:{table.seats_taken.get(player, 0) + 1}"
         buy_in = self.buyins.buy_in_for(
-            state.table_id, state.game, state.options, kind, player, entry.body, key
+            state.table_id,
+            state.game,
+            state.options,
+            kind,
+            player,
+            entry.body,
+            key,
+            outcome.events,
         )
         if buy_in is not None and self.buyins.wallet is not None:
             await self.buyins.wallet.buy_in(buy_in)
