@@ -4,6 +4,7 @@ malformed poker settings are refused as clear invalid arguments."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -96,6 +97,17 @@ def test_the_inputs_and_hands_survive_the_stored_json() -> None:
         hands=(HostedHand("t-1:hand-3-1", 1, (("c", 500), ("a", 30)), LEVELS.levels[1], "x"),),
     )
     assert poker_from_json(poker_to_json(record)) == (record.poker_inputs, record.hands)
+
+
+def test_a_hand_with_a_dead_small_blind_survives_the_stored_json() -> None:
+    """Stored as a sixth item, only when set: a hand stored by an earlier build (five
+    items) reads as one with a small blind."""
+    hand = HostedHand("t-1:hand-9-1", 1, (("c", 500), ("a", 30), ("b", 70)), LEVELS.levels[0])
+    dead = replace(hand, dead_small_blind=True)
+    record = TournamentRecord("t-1", "key", _poker(PokerTerms("sit_and_go", levels=LEVELS)))
+    stored = json.loads(poker_to_json(replace(record, hands=(hand, dead))))
+    assert [len(h) for h in stored["hands"]] == [5, 6]
+    assert poker_from_json(json.dumps(stored))[1] == (hand, dead)
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,8 @@
 """A poker tournament's inputs and hands in play as the PostgreSQL record stores them: one
 JSON document, `{"inputs": [...], "hands": [...]}` (migration 0003). Each input is a list
-naming its kind first; a hand lists its id, table, seats, level and host table id."""
+naming its kind first; a hand lists its id, table, seats, level and host table id, then
+`true` when its small blind is dead (only then: the records of earlier builds stay
+readable by them)."""
 
 from __future__ import annotations
 
@@ -51,13 +53,15 @@ def _input_from_json(raw: list[Any]) -> PokerInput:
 def _hand_to_json(hand: HostedHand) -> list[Any]:
     level = hand.level
     terms = [level.small_blind, level.big_blind, level.ante, level.ante_kind, level.minutes]
-    return [hand.hand_id, hand.table, [list(s) for s in hand.seats], terms, hand.table_id]
+    stored = [hand.hand_id, hand.table, [list(s) for s in hand.seats], terms, hand.table_id]
+    return [*stored, True] if hand.dead_small_blind else stored
 
 
 def _hand_from_json(raw: list[Any]) -> HostedHand:
-    hand_id, table, seats, (small, big, ante, kind, minutes), table_id = raw
+    hand_id, table, seats, (small, big, ante, kind, minutes), table_id, *dead = raw
     level = Level(small, big, ante, kind, minutes)
-    return HostedHand(hand_id, table, tuple((p, c) for p, c in seats), level, table_id)
+    players = tuple((p, c) for p, c in seats)
+    return HostedHand(hand_id, table, players, level, table_id, dead == [True])
 
 
 def poker_to_json(record: TournamentRecord) -> str:

@@ -53,9 +53,10 @@ def table_options(round_table: RoundTable) -> JSON:
 
 def hand_options(hand: HandTable) -> JSON:
     """The poker table's options for one tournament hand: a seat per player, dealt once
-    all are seated (`hand_players`), the level's blinds and ante; tournament chips (the
-    host's default currency), never money (rule 55)."""
-    return {
+    all are seated (`hand_players`), the level's blinds and ante, a dead small blind when
+    the dead button rule left none; tournament chips (the host's default currency), never
+    money (rule 55)."""
+    options: JSON = {
         "variant": hand.variant,
         "seats": len(hand.seats),
         "hand_players": len(hand.seats),
@@ -66,6 +67,9 @@ def hand_options(hand: HandTable) -> JSON:
         "decision_seconds": hand.turn_seconds,
         "bots_allowed": True,
     }
+    if hand.dead_small_blind:
+        options["dead_small_blind"] = True
+    return options
 
 
 class InProcessTableHost:

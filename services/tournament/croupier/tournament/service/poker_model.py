@@ -10,7 +10,7 @@
   core's state from them, as the rummy record replays its points actions.
 - `HostedHand`: a hand in play at one of the tournament's tables, and the table host's
   table that deals it: its players in the host's seat order with their chips at its start,
-  and the level's blinds and ante.
+  the level's blinds and ante, and whether its small blind is dead.
 
 Clock readings are whole seconds since the Unix epoch (the core reads no clock).
 """
@@ -153,3 +153,6 @@ class HostedHand:
     """Host seat 0, 1, ...: the player and his chips at the hand's start."""
     level: Level
     table_id: str = ""
+    dead_small_blind: bool = False
+    """The dead button rule left the hand without a small blind (the last big blind went
+    out): host seat 0 has the button and seat 1 the big blind."""

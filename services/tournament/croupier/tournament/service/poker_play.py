@@ -3,7 +3,8 @@ the poker core (`core.poker_tournament`) decides, this carries its decisions out
 
 Each hand is a table of its own, like a rummy round: a `Deal` becomes a `HostedHand`
 (its players in the host's seat order, rotated so that the core's big blind is the host's,
-with their chips and the level's blinds and ante), saved with the input that caused it
+with their chips and the level's blinds and ante; a dead small blind, when the dead button
+rule made one, is the host table's too), saved with the input that caused it
 before the host is asked to open it (request key: the hand's id). The host publishes the
 hand's end on `croupier.table.events` (`hand_ended`, with the stacks); the director gives
 the core `HandDone` with the stacks of the players dealt in, and carries out what follows:
@@ -70,13 +71,22 @@ def poker_state(record: TournamentRecord) -> PokerTournament | None:
     return replay(record.settings.poker_config(), record.seating_seed, record.poker_inputs)
 
 
+def _dead_small_blind(deal: Deal) -> bool:
+    """The dead button rule left nobody dealt in on the small blind's seat (heads-up the
+    button posts it: never dead)."""
+    return len(deal.players) > 2 and deal.blinds.small_blind not in deal.seats
+
+
 def _host_order(deal: Deal) -> tuple[str, ...]:
     """The dealt players from the host's seat 0 on: the host gives a fresh table's button
     to seat 0, then the small blind, then the big blind (heads-up seat 0 posts the small
-    blind), so the order is turned until the core's big blind falls where the host's is."""
+    blind; with a dead small blind seat 1 has the big blind), so the order is turned until
+    the core's big blind falls where the host's is. The host's button is then the core's,
+    or when the core's is dead (nobody on its seat), the player before it, which orders
+    the betting and the odd chips as the dead seat does."""
     big = deal.seats.index(deal.blinds.big_blind)
     count = len(deal.players)
-    offset = 1 if count == 2 else 2
+    offset = 1 if count == 2 or _dead_small_blind(deal) else 2
     return tuple(deal.players[(big - offset + i) % count] for i in range(count))
 
 
@@ -109,7 +119,8 @@ def carry_out(
                 players = _host_order(decision)
                 hand_id = f"{record.tournament_id}:hand-{len(record.poker_inputs)}-{table}"
                 stacks = tuple((p, state.chips[p]) for p in players)
-                hands.append(HostedHand(hand_id, table, stacks, level))
+                dead = _dead_small_blind(decision)
+                hands.append(HostedHand(hand_id, table, stacks, level, dead_small_blind=dead))
             case Finished():
                 finished = decision
     changed = replace(
@@ -258,6 +269,7 @@ class PokerPlay:
                     seats=hand.seats,
                     turn_seconds=settings.turn_seconds,
                     bots=record.bots() & {player for player, _ in hand.seats},
+                    dead_small_blind=hand.dead_small_blind,
                     **to_table_config_fields(hand.level),
                 )
             )
