@@ -74,3 +74,25 @@ async def postgres_schema(postgres_dsn: str) -> AsyncIterator[str]:
         await connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
     finally:
         await connection.close()
+
+
+async def start_group_at_end(kafka_bootstrap: str, topic: str, group: str) -> None:
+    """Commit `group`'s position at the end of `topic`: the broker is shared, and a new
+    group would otherwise read every table event other tests ever published first."""
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=kafka_bootstrap, group_id=group, enable_auto_commit=False
+    )
+    await consumer.start()
+    try:
+        await consumer.topics()  # fetches the metadata naming the partitions
+        partitions = [
+            TopicPartition(topic, number)
+            for number in sorted(consumer.partitions_for_topic(topic) or ())
+        ]
+        if partitions:
+            consumer.assign(partitions)
+            await consumer.commit(dict(await consumer.end_offsets(partitions)))
+    finally:
+        await consumer.stop()

@@ -25,9 +25,9 @@ from tests.integration.lobby.test_lobby_pg import (  # noqa: F401 - the fixture
     Platform,
     platform,
     refused,
-    start_group_at_end,
     until,
 )
+from tests.support.infra import start_group_at_end
 
 NO_WAIT = Pacing(0.0, 0.0)
 

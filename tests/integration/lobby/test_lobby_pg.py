@@ -41,6 +41,7 @@ from croupier.table.bootstrap import table_service
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from tests.support.infra import start_group_at_end
 
 START = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
@@ -154,28 +155,6 @@ async def platform(
         await server.stop()
         await pool.execute(f'DROP SCHEMA "{schema}" CASCADE')
         await pool.close()
-
-
-async def start_group_at_end(kafka_bootstrap: str, topic: str, group: str) -> None:
-    """Commit `group`'s position at the end of `topic`: the broker is shared, and a new
-    group would otherwise read every table event other tests ever published first."""
-    from aiokafka import AIOKafkaConsumer, TopicPartition
-
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=kafka_bootstrap, group_id=group, enable_auto_commit=False
-    )
-    await consumer.start()
-    try:
-        await consumer.topics()  # fetches the metadata naming the partitions
-        partitions = [
-            TopicPartition(topic, number)
-            for number in sorted(consumer.partitions_for_topic(topic) or ())
-        ]
-        if partitions:
-            consumer.assign(partitions)
-            await consumer.commit(dict(await consumer.end_offsets(partitions)))
-    finally:
-        await consumer.stop()
 
 
 async def refused(call: Awaitable[Any]) -> tuple[str, str]:

@@ -5,6 +5,7 @@ process on a Kafka command log of its own."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,6 +27,8 @@ from croupier.tournament.adapters.tables import InProcessTableHost
 from croupier.tournament.adapters.wallet import GrpcWallet
 from croupier.tournament.bootstrap import Wired, build_director
 from croupier.tournament.entrypoints.table_events import CONSUMER_GROUP
+from croupier.tournament.service.director import Director
+from croupier.tournament.service.model import Status
 from croupier.tournament.service.ports import TableHost
 from croupier.tournament.v1 import tournament_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2, wallet_pb2_grpc
@@ -146,3 +149,16 @@ async def kafka_tables(kafka_bootstrap: str, seeds: str) -> AsyncIterator[Hosted
     finally:
         await host.stop()
         await bus.stop()
+
+
+async def hand_applied(director: Director, tid: str, table_id: str, seconds: float = 60) -> None:
+    """Wait until the director has applied the poker hand played at `table_id` (its
+    result travels over the broker)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        record = await director.get(tid)
+        if record.status is not Status.RUNNING or all(h.table_id != table_id for h in record.hands):
+            return
+        assert loop.time() < deadline, "the director did not apply the hand's result"
+        await asyncio.sleep(0.01)

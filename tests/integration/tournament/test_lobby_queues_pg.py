@@ -5,62 +5,85 @@ a Spin there, the fourth fills a new one, leaving refunds, and refusals are clea
 
 from __future__ import annotations
 
+import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import asyncpg  # type: ignore[import-untyped]
 import grpc
 
+from croupier.common.v1 import common_pb2
+from croupier.kit.bus.kafka import KafkaBus
 from croupier.lobby.adapters.director_grpc import GrpcDirector, load_templates
 from croupier.lobby.adapters.host_local import LocalTableHost
 from croupier.lobby.bootstrap import build_lobby, open_database
+from croupier.lobby.entrypoints.table_events import TABLE_EVENTS_TOPIC
+from croupier.lobby.entrypoints.tournament_events import TOURNAMENT_EVENTS_TOPIC
 from croupier.lobby.v1 import lobby_pb2 as pb
 from croupier.lobby.v1 import lobby_pb2_grpc
+from croupier.table.service.host import TableHost
 from croupier.tournament.service.model import Status
 from croupier.tournament.v1 import tournament_pb2, tournament_pb2_grpc
-from tests.integration.lobby.test_lobby_pg import refused
-from tests.integration.tournament.platform import DEPOSIT, Platform, serve
+from tests.integration.lobby.test_lobby_pg import refused, until
+from tests.integration.tournament.platform import (
+    DEPOSIT,
+    Platform,
+    hand_applied,
+    kafka_tables,
+    serve,
+)
+from tests.support.infra import start_group_at_end
 from tests.unit.tournament.hosted import hosted_tables
+from tests.unit.tournament.poker_hosted import play_hand
 
 SPIN = "spin-nlhe-5"
 (TEMPLATE,) = [t for t in load_templates() if t.queue_id == SPIN]
 ENTRY = TEMPLATE.buy_in + TEMPLATE.fee
+MAX_ROUNDS = 500
+SECONDS_PER_HAND = 15
+"""The director's clock moves on this much after each hand: the Spin's levels rise."""
 
 
 @asynccontextmanager
 async def lobby_on(
-    platform: Platform, postgres_dsn: str, schema: str
+    platform: Platform,
+    postgres_dsn: str,
+    schema: str,
+    host: TableHost,
+    bus: KafkaBus | None = None,
+    group: str = "lobby-queues",
 ) -> AsyncIterator[lobby_pb2_grpc.LobbyStub]:
-    """The lobby over `schema`, its queues filled on the platform's director."""
+    """The lobby over `schema`, its queues filled on the platform's director; with a bus,
+    following the table and tournament events as consumer `group`."""
     assert platform.host is not None
     director = GrpcDirector(f"127.0.0.1:{platform.host.port}")
     pool = await open_database(postgres_dsn, schema)
-    async with hosted_tables("lobby-queues") as hosted:
-        wired = build_lobby(
-            pool=pool,
-            schema=schema,
-            host=LocalTableHost(hosted.host),
-            bus=None,
-            clock=platform.clock,
-            tick_seconds=None,
-            director=director,
-            queues=load_templates(),
-        )
-        server = serve(wired.service())
-        await server.start()
+    wired = build_lobby(
+        pool=pool,
+        schema=schema,
+        host=LocalTableHost(host),
+        bus=bus,
+        clock=platform.clock,
+        tick_seconds=None,
+        consumer_group=group,
+        director=director,
+        queues=load_templates(),
+    )
+    server = serve(wired.service())
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            yield lobby_pb2_grpc.LobbyStub(channel)
+    finally:
+        await server.stop()
+        await wired.stop()
+        await director.close()
+        await pool.close()
+        connection = await asyncpg.connect(postgres_dsn)
         try:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-                yield lobby_pb2_grpc.LobbyStub(channel)
+            await connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
         finally:
-            await server.stop()
-            await wired.stop()
-            await director.close()
-            await pool.close()
-            connection = await asyncpg.connect(postgres_dsn)
-            try:
-                await connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
-            finally:
-                await connection.close()
+            await connection.close()
 
 
 async def test_a_spin_queue_of_three_starts_a_spin_on_the_director(
@@ -69,7 +92,10 @@ async def test_a_spin_queue_of_three_starts_a_spin_on_the_director(
     await platform.start_director()
     assert platform.wired is not None
     director = platform.wired.director
-    async with lobby_on(platform, postgres_dsn, unique("lobby")) as lobby:
+    async with (
+        hosted_tables("lobby-queues") as hosted,
+        lobby_on(platform, postgres_dsn, unique("lobby"), hosted.host) as lobby,
+    ):
         listed = await lobby.ListQueues(pb.ListQueuesRequest(player_id="a"))
         queue = next(q for q in listed.queues if q.queue_id == SPIN)
         assert (queue.kind, queue.players, queue.waiting, queue.tournament_id) == ("spin", 3, 0, "")
@@ -112,3 +138,71 @@ async def test_a_spin_queue_of_three_starts_a_spin_on_the_director(
             lobby.JoinQueue(pb.JoinQueueRequest(player_id="f", queue_id="bad queue!"))
         ) == ("INVALID_ARGUMENT", "invalid_queue_id")
         assert await platform.balance("f") == DEPOSIT  # nothing taken by a refusal
+
+
+async def test_a_finished_spin_rates_its_players_at_poker_by_their_places(
+    platform: Platform, postgres_dsn: str, kafka_bootstrap: str, unique: Callable[[str], str]
+) -> None:
+    """The lobby follows `croupier.tournament.events` on the broker: the director's
+    `tournament.finished` rates the entrants by the final places it reports (openskill)."""
+    group = unique("lobby")
+    for topic, follower in (
+        (TABLE_EVENTS_TOPIC, group),
+        (TOURNAMENT_EVENTS_TOPIC, f"{group}-tournaments"),
+    ):
+        await start_group_at_end(kafka_bootstrap, topic, follower)
+    director_bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
+    lobby_bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
+    async with kafka_tables(kafka_bootstrap, "lobby-ratings") as hosted:
+        platform.tables = hosted.tables
+        results = unique("director")
+        await start_group_at_end(kafka_bootstrap, TABLE_EVENTS_TOPIC, results)
+        await platform.start_director(director_bus, results)
+        assert platform.wired is not None
+        director = platform.wired.director
+        try:
+            async with lobby_on(
+                platform, postgres_dsn, unique("lobby"), hosted.host, lobby_bus, group
+            ) as lobby:
+                for player in "abc":
+                    joined = await lobby.JoinQueue(
+                        pb.JoinQueueRequest(player_id=player, queue_id=SPIN)
+                    )
+                tid = joined.tournament_id
+                rng = random.Random(tid)
+                for _ in range(MAX_ROUNDS):
+                    record = await director.get(tid)
+                    if record.status is not Status.RUNNING:
+                        break
+                    for hand in record.hands:
+                        if hand.table_id:
+                            await play_hand(hosted, hand.table_id, rng)
+                            await hand_applied(director, tid, hand.table_id)
+                    platform.clock.advance(SECONDS_PER_HAND)
+                    await director.rounds.advance_running()
+                record = await director.get(tid)
+                assert record.status is Status.FINISHED
+
+                async def rating(player: str) -> pb.GetRatingResponse:
+                    request = pb.GetRatingRequest(player_id=player, game=common_pb2.GAME_POKER)
+                    return await lobby.GetRating(request)
+
+                async def rated() -> bool:
+                    return [(await rating(p)).experience for p in "abc"] == [1, 1, 1]
+
+                await until(rated, 60)
+                assert platform.channel is not None
+                standings = await tournament_pb2_grpc.TournamentDirectorStub(
+                    platform.channel
+                ).GetStandings(tournament_pb2.GetStandingsRequest(tournament_id=tid))
+                places = {s.player_id: s.rank for s in standings.standings}
+                winner = min(places, key=places.__getitem__)
+                others = [p for p in "abc" if p != winner]
+                best = (await rating(winner)).rating
+                assert all(best > r for r in [(await rating(p)).rating for p in others])
+                assert (await rating("d")).experience == 0  # not in it: unrated
+        finally:
+            await platform.stop_director()
+            platform.host = None
+    await director_bus.stop()
+    await lobby_bus.stop()

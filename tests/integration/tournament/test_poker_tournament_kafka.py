@@ -9,7 +9,6 @@ zero-sum audit holds."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from dataclasses import replace
 
@@ -18,20 +17,25 @@ from croupier.tournament import codec
 from croupier.tournament.core.blinds import BlindStructure, Level
 from croupier.tournament.core.payouts import PayoutBracket, prizes_for
 from croupier.tournament.core.poker_tournament import PokerTournament
-from croupier.tournament.service.director import Director
+from croupier.tournament.entrypoints.table_events import TABLE_EVENTS_TOPIC
 from croupier.tournament.service.model import Settings, Status
 from croupier.tournament.service.poker_model import PokerTerms
 from croupier.tournament.service.poker_play import poker_state
 from croupier.tournament.v1 import tournament_pb2 as pb
 from croupier.tournament.v1 import tournament_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2
-from tests.integration.tournament.platform import DEPOSIT, USD, Platform, kafka_tables
-from tests.support.infra import unique_name
+from tests.integration.tournament.platform import (
+    DEPOSIT,
+    USD,
+    Platform,
+    hand_applied,
+    kafka_tables,
+)
+from tests.support.infra import start_group_at_end, unique_name
 from tests.unit.tournament.director_sample import BUY_IN, FEE, START, sample_settings
 from tests.unit.tournament.hosted import Hosted
 from tests.unit.tournament.poker_hosted import play_hand
 
-RESULT_SECONDS = 60.0
 MAX_HANDS = 1_500
 SECONDS_PER_HAND = 15
 """The director's clock moves on this much after each round of hands: levels of one minute
@@ -44,18 +48,6 @@ STEEP = BlindStructure(
     )
 )
 """Blinds that double every minute, big-blind antes from level 3: a short tournament."""
-
-
-async def _applied(director: Director, tid: str, table_id: str) -> None:
-    """Wait until the director has applied the hand played at `table_id`."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + RESULT_SECONDS
-    while True:
-        record = await director.get(tid)
-        if record.status is not Status.RUNNING or all(h.table_id != table_id for h in record.hands):
-            return
-        assert loop.time() < deadline, "the director did not apply the hand's result"
-        await asyncio.sleep(0.01)
 
 
 def _check_balanced(state: PokerTournament, finished: int) -> None:
@@ -97,7 +89,7 @@ async def _play_to_the_end(
         in_play = [(h.table_id, h.table) for h in (await director.get(tid)).hands if h.table_id]
         for table_id, number in in_play:
             await play_hand(hosted, table_id, rng)
-            await _applied(director, tid, table_id)
+            await hand_applied(director, tid, table_id)
             hands += 1
             record = await director.get(tid)
             state = poker_state(record)
@@ -137,7 +129,10 @@ async def _run(
     director_bus = KafkaBus(bootstrap_servers=kafka_bootstrap)
     async with kafka_tables(kafka_bootstrap, settings.variant) as hosted:
         platform.tables = hosted.tables
-        await platform.start_director(director_bus, unique_name("director"))
+        results = unique_name("director")
+        # The broker is shared: the director reads the hands' results from their end on.
+        await start_group_at_end(kafka_bootstrap, TABLE_EVENTS_TOPIC, results)
+        await platform.start_director(director_bus, results)
         try:
             await _play_to_the_end(platform, hosted, settings, players)
         finally:

@@ -1,6 +1,7 @@
 """The Sit & Go and Spin queues' positions (croupier.lobby.service.queues) over the
 in-memory repository and a director kept here (registrations per tournament, full at the
-template's count, closed once started), and the queue templates' checks."""
+template's count, closed once started), the queue templates' checks, and the ratings a
+finished tournament gives."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from croupier.lobby.core.errors import InvalidInput, NotAllowed, NotFound
 from croupier.lobby.core.policy import AccountLimits
 from croupier.lobby.service.ports import QueueTemplate
 from croupier.lobby.service.queues import TournamentQueues
+from croupier.lobby.service.ratings import Ratings
 from croupier.tournament.core.errors import NotAllowed as DirectorRefusal
 
 NOW = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
@@ -166,3 +168,17 @@ def test_a_queues_file_is_read(tmp_path: Path) -> None:
         100,
         5,
     )
+
+
+async def test_a_finished_tournament_rates_its_entrants_once_by_place() -> None:
+    """Poker and rummy are rated from tournaments: openskill by the final places."""
+    repository = InMemoryRepository()
+    ratings = Ratings(repository)
+    places = [("w", 1), ("x", 2), ("y", 2), ("z", 4)]
+    assert await ratings.tournament_places("finished-1", "poker", places)
+    assert not await ratings.tournament_places("finished-1", "poker", places)  # once
+    rated = {p: await ratings.of(p, "poker") for p, _ in places}
+    assert rated["w"].value > rated["x"].value == rated["y"].value > rated["z"].value
+    assert {r.experience for r in rated.values()} == {1}
+    assert (await ratings.of("w", "rummy")).experience == 0  # per game
+    assert not await ratings.tournament_places("finished-2", "poker", [("w", 1)])

@@ -30,6 +30,7 @@ from croupier.lobby.adapters.postgres import PostgresRepository, create_pool
 from croupier.lobby.core.matchmaker import MatchmakerSettings
 from croupier.lobby.entrypoints.grpc_api import SERVICE_NAME, LobbyService
 from croupier.lobby.entrypoints.table_events import TABLE_EVENTS_TOPIC, TableEvents
+from croupier.lobby.entrypoints.tournament_events import TOURNAMENT_EVENTS_TOPIC, TournamentEvents
 from croupier.lobby.service.accounts import Accounts
 from croupier.lobby.service.matchmaking import Matchmaking
 from croupier.lobby.service.ports import Clock, Codes, Director, QueueTemplate, TableHost
@@ -116,6 +117,8 @@ class Wired:
     waiting: WaitingLists
     queues: TournamentQueues
     ticker: Periodic | None
+    tournament_events: TournamentEvents | None = None
+    """With a director: finished tournaments rate their entrants."""
     stop_hooks: list[StopHook] = field(default_factory=list)
     connecting: asyncio.Task[None] | None = None
 
@@ -162,6 +165,19 @@ class Wired:
             log=_log,
         )
         self.stop_hooks[:0] = relaying.stop_hooks()
+        if self.tournament_events is not None:
+            handler = self.tournament_events.handle
+            following = await keep_trying(
+                lambda: bus.subscribe(
+                    TOURNAMENT_EVENTS_TOPIC,
+                    group=f"{consumer_group}-tournaments",
+                    handler=handler,
+                    max_attempts=None,
+                ),
+                failure="lobby: the tournament events not reachable",
+                log=_log,
+            )
+            self.stop_hooks.insert(0, following.stop)
 
 
 def build_lobby(
@@ -201,7 +217,16 @@ def build_lobby(
     queued = TournamentQueues(
         repository=repository, director=director, templates=queues, clock=clock
     )
-    wired = Wired(tables, matchmaking, Accounts(repository), ratings, waiting, queued, ticker)
+    wired = Wired(
+        tables,
+        matchmaking,
+        Accounts(repository),
+        ratings,
+        waiting,
+        queued,
+        ticker,
+        tournament_events=TournamentEvents(director, ratings) if director else None,
+    )
     if bus is not None:
         wired.connect_in_background(pool, schema, bus, consumer_group)
     return wired

@@ -108,3 +108,13 @@ class GrpcDirector(Remote):
         request = pb.GetLobbyViewRequest(tournament_id=tournament_id)
         response: pb.GetLobbyViewResponse = await self.call("GetLobbyView", request)
         return len(response.player_ids)
+
+    async def final_places(self, tournament_id: str) -> tuple[str, list[tuple[str, int]]]:
+        request = pb.GetStandingsRequest(tournament_id=tournament_id)
+        standings: pb.GetStandingsResponse = await self.call("GetStandings", request)
+        if not standings.final:
+            return "", []
+        view = pb.GetLobbyViewRequest(tournament_id=tournament_id)
+        lobby: pb.GetLobbyViewResponse = await self.call("GetLobbyView", view)
+        places = [(s.player_id, s.rank) for s in standings.standings]
+        return game_name(lobby.settings.game), places

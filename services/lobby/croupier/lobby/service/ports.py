@@ -115,6 +115,11 @@ class Director(Protocol):
         """Players registered in the tournament now."""
         ...
 
+    async def final_places(self, tournament_id: str) -> tuple[str, list[tuple[str, int]]]:
+        """A finished tournament's game and each entrant's place (ties share one); an
+        empty list while its ranking is not final."""
+        ...
+
 
 class Repository(Protocol):
     async def add_table(self, record: TableRecord) -> tuple[TableRecord, bool]:

@@ -4,7 +4,9 @@ lobby opened move the players' ratings at that game, once per event (its envelop
 Backgammon is rated with the FIBS formula (`core.ratings`): a match as long as the table's
 `points`, a single game (money play) as a 1-point match. Joker, a game of four, is rated
 with openskill's Plackett-Luce model (Weng-Lin) from the final totals. Poker and rummy
-tables play hand after hand with nobody finishing first, so nothing rates them yet.
+cash tables play hand after hand with nobody finishing first: those games are rated from
+their tournaments instead, by the same model from the final places (`tournament_places`,
+on the director's `tournament.finished`), tied places tied.
 """
 
 from __future__ import annotations
@@ -30,10 +32,16 @@ def initial_rating(game: str) -> Rating:
     return Rating(start.ordinal(), 0, start.mu, start.sigma)
 
 
-def _weng_lin(ratings: Sequence[Rating], scores: Sequence[int]) -> list[Rating]:
-    """Each player's rating after one game with these `scores` (higher is better)."""
+def _weng_lin(
+    ratings: Sequence[Rating], scores: Sequence[int] = (), ranks: Sequence[int] = ()
+) -> list[Rating]:
+    """Each player's rating after one game with these `scores` (higher is better) or
+    `ranks` (1 first; equal ranks tie)."""
     teams = [[_MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in ratings]
-    rated = _MODEL.rate(teams, scores=list(scores))
+    if ranks:
+        rated = _MODEL.rate(teams, ranks=[float(rank) for rank in ranks])
+    else:
+        rated = _MODEL.rate(teams, scores=[float(score) for score in scores])
     return [
         Rating(team[0].ordinal(), old.experience + 1, team[0].mu, team[0].sigma)
         for team, old in zip(rated, ratings, strict=True)
@@ -47,6 +55,21 @@ class Ratings:
     async def of(self, player: str, game: str) -> Rating:
         found = await self._repository.ratings(game, [player])
         return found.get(player) or initial_rating(game)
+
+    async def tournament_places(
+        self, result_id: str, game: str, places: Sequence[tuple[str, int]]
+    ) -> bool:
+        """Rate a finished tournament's entrants at `game` by their `places`, once per
+        `result_id`; whether it rated anything."""
+        if len(places) < 2 or not game:
+            return False
+        players = [player for player, _ in places]
+
+        def update(now: Mapping[str, Rating]) -> dict[str, Rating]:
+            rated = _weng_lin([now[p] for p in players], ranks=[rank for _, rank in places])
+            return dict(zip(players, rated, strict=True))
+
+        return await self._repository.rate(result_id, game, players, initial_rating(game), update)
 
     async def result(
         self, result_id: str, table_id: str, kind: str, data: Mapping[str, object]
