@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pathlib
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -29,6 +30,7 @@ from croupier.poker.core.rules import TableConfig
 from croupier.poker.core.state import PREFLOP, HandState
 from croupier.poker.engine import ENGINE
 from croupier.poker.tools.conformance import run_scenario, setup
+from tests.support.paths import DATA
 from tests.support.poker import assert_same_as_pokerkit, doc, pokerkit_script, state_after
 from tests.support.refusals import status_name
 
@@ -157,6 +159,27 @@ def test_the_hand_history_records_and_replays_the_dead_small_blind() -> None:
     assert replayed.dead_small_blind and replayed.stack_list == s.stack_list
     assert run_scenario(record)["stacks"] == record["stacks"]  # still a conformance document
     assert "dead_small_blind" not in history.record(state_after(FOUR, "btn"))
+
+
+VECTORS = sorted(
+    p
+    for p in (DATA / "poker" / "vectors").glob("own-dsb-*.json")
+    if not p.name.endswith(".expected.json")
+)
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
+def test_dead_small_blind_vectors_match_pokerkit(path: pathlib.Path) -> None:
+    """The dead-small-blind conformance vectors (checked by test_conformance) are PokerKit's
+    results too, for the hands played to the end."""
+    document = json.loads(path.read_text())
+    assert document["dead_small_blind"] is True
+    if run_scenario(document)["status"] == "complete":
+        assert_same_as_pokerkit(setup(document), document["actions"])
+
+
+def test_dead_small_blind_vectors_are_there() -> None:
+    assert len(VECTORS) == 2
 
 
 def random_dead_small_blind_hand(rng: random.Random) -> tuple[HandState, list[dict[str, Any]]]:
