@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncGenerator, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -40,7 +40,6 @@ DEFAULT_HOLD = timedelta(seconds=30)
 #: A watcher re-reads the store at least this often: another replica's changes reach it
 #: although no local save woke it.
 WATCH_POLL_SECONDS = 1.0
-_LOCKS = 64
 #: A quick seat passes over a table refused for these reasons and tries the next one.
 _TAKEN = frozenset({"table_full", "table_closed", "already_seated"})
 
@@ -60,7 +59,8 @@ class Tables:
         self._clock = clock
         self._codes = codes
         self._hold_for = hold_for
-        self._locks = [asyncio.Lock() for _ in range(_LOCKS)]
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        """Each table's lock while someone uses it, and how many do."""
         self._saved = asyncio.Condition()
         self._free = FreeSeats()
         self._indexed = False
@@ -68,8 +68,20 @@ class Tables:
         self._seen_change = 0
         """The store's change number the index has read up to (other replicas' saves)."""
 
-    def _lock(self, table_id: str) -> asyncio.Lock:
-        return self._locks[hash(table_id) % _LOCKS]
+    @contextlib.asynccontextmanager
+    async def _lock(self, table_id: str) -> AsyncIterator[None]:
+        """The table's own lock: joins at different tables never wait for each other."""
+        lock, users = self._locks.get(table_id) or (asyncio.Lock(), 0)
+        self._locks[table_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[table_id]
+            if users == 1:
+                del self._locks[table_id]
+            else:
+                self._locks[table_id] = (lock, users - 1)
 
     async def get(self, table_id: str) -> TableRecord:
         record = await self._repository.table(check_id(table_id, "table_id"))

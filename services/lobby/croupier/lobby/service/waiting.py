@@ -9,6 +9,7 @@ the list, so nobody behind him waits on a seat he cannot take."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,10 +29,16 @@ __all__ = ["WaitingLists"]
 _log = logging.getLogger(__name__)
 
 
+_Outcome = str | RuleBroken | None
+"""A waiting player's seating: the table he sits at, the refusal of his seat, or nothing
+(no seat after all: he is back at his place)."""
+
+
 @dataclass
 class _Passes:
     """One list's seating passes: one at a time; a pass asked for while one runs is the
-    next one, shared by everyone who asked meanwhile."""
+    next one, shared by everyone who asked meanwhile. A pass hands the free seats out in
+    the list's order and starts the seatings; it does not wait for them."""
 
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     asked: int = 0
@@ -46,8 +53,8 @@ class WaitingLists:
         self._tables = tables
         self._clock = clock
         self._passes: dict[str, _Passes] = {}
-        # Refusals of the players whose join is running, for their join to answer.
-        self._joining: dict[tuple[str, str], RuleBroken | None] = {}
+        self._seating: dict[tuple[str, str], asyncio.Task[_Outcome]] = {}
+        """The seatings running, by list and player (a later pass passes them over)."""
 
     async def join(
         self, *, player: str, game: str, options: Mapping[str, object], stack: int
@@ -67,18 +74,23 @@ class WaitingLists:
         if not await self._repository.add_waiting(entry):
             raise AlreadyThere("already_waiting", f"{echo(player)} is on this list already")
         if await self._tables.has_seat(key):  # those before him first
-            self._joining[key, player] = None
-            try:
-                await self._pass(key)
-            finally:
-                refused = self._joining.pop((key, player))
-            if refused is not None:
-                raise refused
+            await self._pass(key)
+            seating = self._seating.get((key, player))
+            outcome = await seating if seating is not None else None
+            if isinstance(outcome, RuleBroken):
+                raise outcome
+            if outcome is not None:
+                return 0
         return await self.place(key, player)
 
     async def place(self, key: str, player: str) -> int:
-        """`player`'s place on the list `key` (1: next), 0 if he is not on it."""
-        on_list = [e.player for e in await self._repository.waiting(key)]
+        """`player`'s place on the list `key` (1: next), 0 if he is not on it; those
+        being seated now are not counted."""
+        on_list = [
+            e.player
+            for e in await self._repository.waiting(key)
+            if (key, e.player) not in self._seating
+        ]
         return on_list.index(player) + 1 if player in on_list else 0
 
     async def leave(self, *, player: str, game: str, options: Mapping[str, object]) -> None:
@@ -92,12 +104,26 @@ class WaitingLists:
         await self._tables.catch_up()
         with_seats = set(self._tables.lists_with_seats())
         keys = {e.list_key for e in await self._repository.waiting() if e.list_key in with_seats}
-        passes = await asyncio.gather(*(self._pass(key) for key in sorted(keys)))
+        passes = await asyncio.gather(*(self._seat_list(key) for key in sorted(keys)))
         return [pair for seated in passes for pair in seated]
 
-    async def _pass(self, key: str) -> list[tuple[str, str]]:
-        """Have a pass over list `key` start after this call and wait for it: what it
-        seated if this call ran it ([] if another caller's pass covered this one)."""
+    async def _seat_list(self, key: str) -> list[tuple[str, str]]:
+        """Passes over list `key` until its free seats are taken or nobody waits: the
+        seats refused to one (his buy-in) go to those behind him."""
+        seated: list[tuple[str, str]] = []
+        while seatings := await self._pass(key):
+            outcomes = await asyncio.gather(*(task for _, task in seatings))
+            seated += [
+                (p, o) for (p, _), o in zip(seatings, outcomes, strict=True) if isinstance(o, str)
+            ]
+            if all(isinstance(outcome, str) for outcome in outcomes):
+                break
+        return seated
+
+    async def _pass(self, key: str) -> list[tuple[str, asyncio.Task[_Outcome]]]:
+        """Have a pass over list `key` start after this call and wait until it has handed
+        the seats out: the seatings it started ([] if another caller's pass covered this
+        call)."""
         passes = self._passes.setdefault(key, _Passes())
         passes.asked += 1
         mine = passes.asked
@@ -106,29 +132,32 @@ class WaitingLists:
                 return []
             covers = passes.asked
             try:
-                return await self._seat(await self._repository.waiting(key))
+                return self._start_seating(await self._repository.waiting(key))
             finally:
                 passes.done = covers
 
-    async def _seat(self, entries: list[WaitingEntry]) -> list[tuple[str, str]]:
-        """The list's free seats to its first entries, in order, seated at once; the seats
-        refused to one (his buy-in) go to those behind him."""
-        seated: list[tuple[str, str]] = []
-        while entries:
-            claims: list[tuple[WaitingEntry, str]] = []
-            for entry in entries:
-                table_id = self._tables.claim_seat(entry.list_key)
-                if table_id is None:
-                    break
-                claims.append((entry, table_id))
-            if not claims:
+    def _start_seating(
+        self, entries: list[WaitingEntry]
+    ) -> list[tuple[str, asyncio.Task[_Outcome]]]:
+        """The list's free seats to its first entries not being seated already, in order."""
+        started: list[tuple[str, asyncio.Task[_Outcome]]] = []
+        for entry in entries:
+            running = (entry.list_key, entry.player)
+            if running in self._seating:
+                continue
+            table_id = self._tables.claim_seat(entry.list_key)
+            if table_id is None:
                 break
-            entries = entries[len(claims) :]
-            found = await asyncio.gather(*(self._seat_one(e, t) for e, t in claims))
-            seated += [pair for pair in found if pair is not None]
-        return seated
+            task = asyncio.create_task(self._seat_one(entry, table_id))
+            self._seating[running] = task
+            task.add_done_callback(functools.partial(self._seated, running))
+            started.append((entry.player, task))
+        return started
 
-    async def _seat_one(self, entry: WaitingEntry, table_id: str) -> tuple[str, str] | None:
+    def _seated(self, running: tuple[str, str], _: object) -> None:
+        del self._seating[running]
+
+    async def _seat_one(self, entry: WaitingEntry, table_id: str) -> _Outcome:
         """Seat `entry`'s player at `table_id` (claimed for him), or at another table of
         the list if that one filled meanwhile; he leaves the list first, so another
         replica's pass does not seat him too, and comes back to his place if no seat
@@ -136,7 +165,6 @@ class WaitingLists:
         if not await self._repository.remove_waiting(entry.list_key, entry.player):
             self._tables.release_claim(table_id)  # another pass took him, or he left
             return None
-        key = (entry.list_key, entry.player)
         try:
             seated = await self._tables.seat_claimed(table_id, entry.player, entry.stack)
             found = table_id if seated else None
@@ -144,13 +172,10 @@ class WaitingLists:
                 found = await self._tables.quick_seat(entry.list_key, entry.player, entry.stack)
         except RuleBroken as refused:
             _log.info("waiting list: %s not seated: %s", entry.player, refused)
-            if key in self._joining:
-                self._joining[key] = refused
-            return None
+            return refused
         except Exception:
             await self._repository.add_waiting(entry)  # the host unreachable: he waits on
             raise
         if found is None:
             await self._repository.add_waiting(entry)
-            return None
-        return entry.player, found
+        return found
