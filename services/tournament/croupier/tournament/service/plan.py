@@ -39,7 +39,7 @@ from croupier.tournament.core.payouts import prizes_for
 from croupier.tournament.core.ranking import ranking, split_prizes
 from croupier.tournament.core.seating import Table, apply_moves, rummy_rebalance
 from croupier.tournament.core.standings import apply
-from croupier.tournament.core.state import Tournament, can_rebuy, round_of
+from croupier.tournament.core.state import Tournament, can_rebuy
 from croupier.tournament.service import events as announced
 from croupier.tournament.service.model import RebuyOffer, SeatAt, TournamentRecord
 from croupier.tournament.service.ports import RoundTable
@@ -116,17 +116,22 @@ def next_rounds(
     are drawn from the tournament's seed under a label of their own for each count of
     rounds started, so a replay of the tournament moves the same players and an auditor
     re-derives every draw from the record."""
-    seats = [seat for seat in record.seats if state.entrants[seat.player].out is None]
+    # One pass over the seats and the running rounds, not one per table: a room of
+    # hundreds of tables is balanced after every round (benchmarks/rummy_tournament).
+    at: dict[int, list[tuple[int, str]]] = {}
+    for seat in record.seats:
+        if state.entrants[seat.player].out is None:
+            at.setdefault(seat.table, []).append((seat.seat, seat.player))
+    playing = {player for running in state.running for player in running.table}
     size = record.settings.table_size
-    numbers = sorted({seat.table for seat in seats})
     tables = [
         Table(
             number,
             size,
-            tuple((s.seat, s.player) for s in seats if s.table == number),
-            running=any(round_of(state, s.player) for s in seats if s.table == number),
+            tuple(at[number]),
+            running=any(player in playing for _, player in at[number]),
         )
-        for number in numbers
+        for number in sorted(at)
     ]
     if not tables:
         return (), []
