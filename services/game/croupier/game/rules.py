@@ -16,8 +16,9 @@ whom the table waits for and how each one's clock times the turn (`Turn`: the tu
 and an allowance of its own), where three methods said it before (the players to act,
 two optional protocols for keys and allowances). `view` takes the viewer, None for a
 spectator, where a player's view and the public one were two methods. Two parts stay
-optional, because only one game has each: `HoldsStacks` (cash tables: poker) and
-`EvaluatesAbandonment` (an outside evaluation before a player leaves: backgammon).
+optional, because not every game has them: `HoldsStacks` (money at the seats: poker's
+cash tables, backgammon's covers at real-money tables) and `EvaluatesAbandonment` (an
+outside evaluation before a player leaves: backgammon).
 
 A game writes its rules as one object, a `TableRules` (`croupier.<game>.core.table_rules`):
 its `apply` sends each command to the method named after it (`seat`, `unseat`,
@@ -74,7 +75,9 @@ _IMPLEMENTS: dict[tuple[int, type], tuple[object, bool]] = {}
 class HoldsStacks(Protocol):
     """Optional: an engine whose seats hold chips the players brought (cash tables): what
     each seated player would leave with now. The host asks when a table closes, so the
-    wallet gives every stack back (`croupier.table.service.money`)."""
+    wallet gives every stack back (`croupier.table.service.money`). Such an engine's
+    events may also say what the rules make a player bring (`buy_in`), which the host
+    buys in before it logs the command."""
 
     def stacks(self, state: Any) -> Mapping[str, int]: ...
 
