@@ -6,6 +6,9 @@ end with random legal actions (doubles included); a second money game ends with 
 disconnection that is never repaired, which the host settles from GNU Backgammon's
 evaluation. Every money result must arrive on `croupier.wallet.requests` as a
 `SettlementRequested` with the amounts and commission of rules 3-5, 39-43 and OQ 4/7.
+No wallet stands behind this host (nothing is bought in, nothing applied): that the
+wallet applies these settlements to seats the host funded is
+`test_money_games_kafka_pg.py`.
 """
 
 from __future__ import annotations
