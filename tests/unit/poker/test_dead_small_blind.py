@@ -254,6 +254,22 @@ def test_a_hand_table_with_a_dead_small_blind_gives_seat_0_the_button_seat_1_the
     assert result.details["stacks"] == {"a": 1_000, "b": 1_000, "c": 1_000, "d": 1_000}
 
 
+def test_rule_9_a_hand_table_left_with_two_players_deals_them_heads_up() -> None:
+    """One of three sat out before the deal: heads-up the button posts the small blind,
+    the option notwithstanding (no hand without a small blind between two)."""
+    state = ENGINE.open(
+        {"blinds": [10, 20], "seats": 3, "hand_players": 3, "dead_small_blind": True}
+    )
+    for number, player in enumerate(("a", "b", "c")):
+        state, _ = ENGINE.apply(state, SeatPlayer(player, number, 1_000))
+        if player == "b":
+            state, _ = ENGINE.apply(state, Act("b", {"action": "sit_out"}))
+    state, _ = ENGINE.apply(state, StartHand(hashlib.sha256(b"two").digest()))
+    hand = state.hand
+    assert hand is not None and hand.ids == ("a", "c")
+    assert not hand.dead_small_blind and hand.bets == [10, 20]
+
+
 @pytest.mark.parametrize(
     "options",
     [

@@ -283,7 +283,10 @@ def start_hand(state: PokerTable, seed: bytes, ranks: HandRanks) -> tuple[PokerT
         {ids.index(p): post for p, post in plan.posts.items()} or None,
         ranks=ranks,
         # the director's dead button rule, for the one hand a tournament hand's table deals
-        dead_small_blind=state.options.dead_small_blind and state.hand_number == 0,
+        # (were only two dealt in, say one sat out, rule 9 gives the button the small blind)
+        dead_small_blind=(
+            state.options.dead_small_blind and state.hand_number == 0 and len(dealt) > MIN_PLAYERS
+        ),
     )
     number = state.hand_number + 1
     new = replace(
