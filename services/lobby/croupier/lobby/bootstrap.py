@@ -26,7 +26,7 @@ from croupier.kit.tasks import Periodic, cancel, keep_trying
 from croupier.kit.wiring import bus_from_settings, start_relaying
 from croupier.lobby.adapters.director_grpc import GrpcDirector, load_templates
 from croupier.lobby.adapters.host_grpc import GrpcTableHost
-from croupier.lobby.adapters.postgres import PostgresRepository, create_pool
+from croupier.lobby.adapters.postgres import PostgresRepository, PostgresTickLock, create_pool
 from croupier.lobby.core.matchmaker import MatchmakerSettings
 from croupier.lobby.entrypoints.grpc_api import SERVICE_NAME, LobbyService
 from croupier.lobby.entrypoints.table_events import TABLE_EVENTS_TOPIC, TableEvents
@@ -212,7 +212,8 @@ def build_lobby(
     waiting = WaitingLists(repository=repository, tables=tables, clock=clock)
     ticker = None
     if tick_seconds is not None:
-        ticker = lobby_ticker(matchmaking, tables, waiting, tick_seconds)
+        alone = PostgresTickLock(pool, schema)
+        ticker = lobby_ticker(matchmaking, tables, waiting, tick_seconds, alone)
         ticker.start()
     queued = TournamentQueues(
         repository=repository, director=director, templates=queues, clock=clock

@@ -5,7 +5,9 @@ commits). Rows replace their version `n - 1` only (`Conflict` otherwise)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import hashlib
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
@@ -24,7 +26,7 @@ from croupier.lobby.service.records import (
     WaitingEntry,
 )
 
-__all__ = ["PostgresRepository", "create_pool"]
+__all__ = ["PostgresRepository", "PostgresTickLock", "create_pool"]
 
 _TABLE = "SELECT state, request_key, version, change FROM lobby_tables"
 _TICKET = "SELECT record, request_key, status, version FROM lobby_tickets"
@@ -60,6 +62,22 @@ def _ticket(row: Mapping[str, Any]) -> TicketRecord:
     return rows.ticket_from_json(
         row["record"], request_key=row["request_key"], status=row["status"], version=row["version"]
     )
+
+
+class PostgresTickLock:
+    """One lobby replica ticks at a time on a schema: a transaction-scoped advisory lock
+    taken without waiting and held for the tick, so it is released when the tick ends or
+    its connection dies with the replica (the next tick of another replica takes it)."""
+
+    def __init__(self, pool: Any, schema: str) -> None:
+        self._pool = pool
+        digest = hashlib.sha256(f"{schema}.lobby-ticker".encode()).digest()
+        self._key = int.from_bytes(digest[:8], "big", signed=True)
+
+    @contextlib.asynccontextmanager
+    async def __call__(self) -> AsyncIterator[bool]:
+        async with self._pool.acquire() as connection, connection.transaction():
+            yield await connection.fetchval("SELECT pg_try_advisory_xact_lock($1)", self._key)
 
 
 class PostgresRepository:

@@ -4,6 +4,7 @@ are kept, the table host, the time and fresh invitation codes."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -29,6 +30,7 @@ __all__ = [
     "Repository",
     "TableClock",
     "TableHost",
+    "TickLock",
 ]
 
 Clock = Callable[[], datetime]
@@ -38,6 +40,9 @@ Codes = Callable[[], str]
 JSON = Mapping[str, object]
 RatingUpdate = Callable[[Mapping[str, Rating]], Mapping[str, Rating]]
 """The players' ratings after a result, from their ratings before it."""
+TickLock = Callable[[], AbstractAsyncContextManager[bool]]
+"""Held by one lobby replica at a time, for one tick: whether this replica got it (the
+others skip the tick's work). Released when the tick ends or the replica dies."""
 
 
 class Conflict(Unavailable):
