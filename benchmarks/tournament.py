@@ -11,7 +11,7 @@ the tables with a round running. A decision is one call that plans the moves:
 
 Decisions/s = situations / the sum of the calls' times (`perf_counter`). The issue's other
 figure, a 1,000-player bots-only Rummy 51 tournament through the director against the
-host alone, is not measured yet (docs/tournament.md, "Known limits"). Usage:
+host alone, is `benchmarks/rummy_tournament.py`'s. Usage:
 `.venv/bin/python -m benchmarks.tournament [--situations 300] [--players 1000]`.
 """
 
