@@ -56,6 +56,9 @@ class InMemoryRepository:
     async def open_tables(self) -> list[TableRecord]:
         return [r for r in self.tables.values() if not r.table.closed]
 
+    async def held_tables(self) -> list[TableRecord]:
+        return [r for r in await self.open_tables() if r.table.holds]
+
     async def seat_counts(self) -> tuple[list[SeatCount], int]:
         counts = [
             seat_count(r.table, r.version) for r in self.tables.values() if not r.table.closed

@@ -137,6 +137,12 @@ class PostgresRepository:
         found = await self._pool.fetch(f"{_TABLE} WHERE NOT closed ORDER BY opened_at, table_id")
         return [_table(row) for row in found]
 
+    async def held_tables(self) -> list[TableRecord]:
+        found = await self._pool.fetch(
+            f"{_TABLE} WHERE NOT closed AND state->'holds' <> '[]'::jsonb ORDER BY opened_at"
+        )
+        return [_table(row) for row in found]
+
     async def seat_counts(self) -> tuple[list[SeatCount], int]:
         # The index's few fields read in SQL: 100,000 documents decoded took seconds.
         async with (

@@ -145,6 +145,10 @@ class Repository(Protocol):
         """Every table not closed, oldest first."""
         ...
 
+    async def held_tables(self) -> list[TableRecord]:
+        """The open tables with a seat held."""
+        ...
+
     async def seat_counts(self) -> tuple[list[SeatCount], int]:
         """Every open table's free seats (the free-seat index's start), and the highest
         change number they include."""

@@ -379,9 +379,7 @@ class Tables:
         """Release the holds whose time is up (their player was never seated); the players."""
         released: list[str] = []
         now = self._clock()
-        for listed in await self._repository.open_tables():
-            if not listed.table.holds:
-                continue
+        for listed in await self._repository.held_tables():
             async with self._lock(listed.table.table_id):
                 record = await self.get(listed.table.table_id)
                 table, late = record.table.expire(now)
