@@ -107,6 +107,9 @@ class Setup:
                 assert sum(state.chips.values()) == chips
                 sizes = [len(t.seats) for t in state.tables if t.seats]
                 assert state.hand_for_hand or max(sizes) - min(sizes) <= 1
+                # The record's seats (kept from hand to hand) are the core's.
+                seats = [(s.table, s.seat, s.player) for s in self.record(tid).seats]
+                assert seats == [(t.number, n, p) for t in state.tables for n, p in t.seats]
             self.clock.advance(20)  # the levels rise on the director's clock
         raise AssertionError("the tournament never ended")
 

@@ -90,10 +90,44 @@ def _host_order(deal: Deal) -> tuple[str, ...]:
     return tuple(deal.players[(big - offset + i) % count] for i in range(count))
 
 
+def _seats(
+    record: TournamentRecord, before: PokerTournament | None, after: PokerTournament
+) -> tuple[SeatAt, ...]:
+    """The record's seats after a step from `before`: a hand moves nobody at most tables,
+    so their seats are the record's as they were (thousands of seats are not rebuilt
+    after every hand); all rebuilt when the record's do not follow `before`'s tables."""
+    if before is None or len(before.tables) != len(after.tables):
+        return _all_seats(after)
+    if len(record.seats) != sum(len(table.seats) for table in before.tables):
+        return _all_seats(after)
+    seats: list[SeatAt] = []
+    start = 0
+    changed = False
+    for old, new in zip(before.tables, after.tables, strict=True):
+        end = start + len(old.seats)
+        if old.seats is new.seats or old.seats == new.seats:
+            seats.extend(record.seats[start:end])
+        else:
+            seats.extend(SeatAt(new.number, seat, player) for seat, player in new.seats)
+            changed = True
+        start = end
+    return tuple(seats) if changed else record.seats
+
+
+def _all_seats(state: PokerTournament) -> tuple[SeatAt, ...]:
+    return tuple(
+        SeatAt(table.number, seat, player) for table in state.tables for seat, player in table.seats
+    )
+
+
 def carry_out(
-    record: TournamentRecord, given: PokerInput, step: Step
+    record: TournamentRecord,
+    given: PokerInput,
+    step: Step,
+    before: PokerTournament | None = None,
 ) -> tuple[TournamentRecord, list[events.Event], Finished | None]:
-    """The record with `given` and its decisions applied, what to announce, and the end."""
+    """The record with `given` and its decisions applied, what to announce, and the end;
+    `before`: the state the step started from (None: at the start)."""
     state = step.state
     announced: list[events.Event] = []
     hands = list(record.hands)
@@ -126,11 +160,7 @@ def carry_out(
     changed = replace(
         record,
         poker_inputs=(*record.poker_inputs, given),
-        seats=tuple(
-            SeatAt(table.number, seat, player)
-            for table in state.tables
-            for seat, player in table.seats
-        ),
+        seats=_seats(record, before, state),
         hands=tuple(hands),
     )
     return changed, announced, finished
@@ -187,8 +217,8 @@ class PokerPlay:
             fee=settings.fee,
         )
         given = LateEntry(player, now)
-        step = apply_input(settings.poker_config(), record.seating_seed, state, given)
-        changed, announced, _ = carry_out(record, given, step)
+        step = apply_input(state.config, record.seating_seed, state, given)
+        changed, announced, _ = carry_out(record, given, step, state)
         entries = (*changed.entries, Entry(player, entry_id))
         await self._store.save(
             replace(changed, entries=entries), events.Registered(player, entry_id), *announced
@@ -206,13 +236,13 @@ class PokerPlay:
             now = epoch(self._store.clock())
             step = tick(state, now)
             if step.decisions:
-                record = await self._apply(record, Tick(now), step)
+                record = await self._apply(record, Tick(now), step, state)
             await self._host(record)
 
     async def _apply(
-        self, record: TournamentRecord, given: PokerInput, step: Step
+        self, record: TournamentRecord, given: PokerInput, step: Step, before: PokerTournament
     ) -> TournamentRecord:
-        changed, announced, finished = carry_out(record, given, step)
+        changed, announced, finished = carry_out(record, given, step, before)
         if finished is not None:
             self._states.pop(record.tournament_id, None)
             return await self._finish(changed, announced, finished)
@@ -240,15 +270,13 @@ class PokerPlay:
                 tuple(after.items()),
                 epoch(self._store.clock()),
             )
-            try:
-                step = apply_input(
-                    record.settings.poker_config(), record.seating_seed, state, given
-                )
+            try:  # the state's config: settings checked once, at the start
+                step = apply_input(state.config, record.seating_seed, state, given)
             except Refused as refusal:  # the host's stacks do not fit the hand: a bug
                 _log.error("hand %s: result refused: %s", hand.hand_id, refusal.message)
                 return
             record = replace(record, hands=tuple(h for h in record.hands if h is not hand))
-            record = await self._apply(record, given, step)
+            record = await self._apply(record, given, step, state)
             self._by_table.pop(result.table_id, None)
             await self._host(record)
 
@@ -280,7 +308,8 @@ class PokerPlay:
                 replace(
                     record,
                     hands=tuple(
-                        replace(h, table_id=opened.get(h.hand_id, h.table_id)) for h in record.hands
+                        replace(h, table_id=opened[h.hand_id]) if h.hand_id in opened else h
+                        for h in record.hands
                     ),
                 ),
                 *(events.RoundHosted(hand_id, table_id) for hand_id, table_id in opened.items()),

@@ -156,7 +156,7 @@ class Rounds:
                 replace(
                     record,
                     hosted=tuple(
-                        replace(h, table_id=opened.get(h.round_id, h.table_id))
+                        replace(h, table_id=opened[h.round_id]) if h.round_id in opened else h
                         for h in record.hosted
                     ),
                 ),
