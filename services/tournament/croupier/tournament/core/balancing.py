@@ -59,6 +59,7 @@ __all__ = [
     "newcomer_seat",
     "next_button_and_blinds",
     "rank_simultaneous_busts",
+    "ranked_busts",
     "tda_rebalance",
     "tda_rebalance_checked",
 ]
@@ -205,4 +206,10 @@ def rank_simultaneous_busts(busts: Mapping[str, int], best_place: int) -> tuple[
             check_amount(chips, f"chips of {echo(player)} at the start of the hand", low=1)
     except OutOfBounds as exc:
         raise InvalidInput("invalid_bust", exc.message) from None
+    return ranked_busts(busts, best_place)
+
+
+def ranked_busts(busts: Mapping[str, int], best_place: int) -> tuple[Place, ...]:
+    """`rank_simultaneous_busts` of players and chips the caller keeps itself (a
+    director's own, after a hand): without checking them each time."""
     return numbered(groups(list(busts.items())), best_place)

@@ -11,7 +11,7 @@ from croupier.tournament.core.balancing import (
     bubble_reached,
     dealt_in,
     next_button_and_blinds,
-    rank_simultaneous_busts,
+    ranked_busts,
     tda_rebalance_checked,
 )
 from croupier.tournament.core.blinds import level_at
@@ -49,7 +49,7 @@ def place_busts(
     """Places for players out together, after the players still in."""
     if len(busts) > 1:  # equal chips share a place listed in entry order
         busts = sorted(busts, key=lambda bust: state.order[bust[0]])
-    ranked = rank_simultaneous_busts(dict(busts), state.alive + 1)
+    ranked = ranked_busts(dict(busts), state.alive + 1)
     out = (*state.out, *(entry.players for entry in reversed(ranked)))
     return evolve(state, out=out), Busted(ranked)
 
