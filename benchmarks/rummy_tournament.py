@@ -6,7 +6,10 @@ on its in-memory repository and wallet) runs the tournament on the real table ho
 and bus, known seeds), reading the rounds' results from the bus as in production. Bots
 play each round the director opens, move by move through the host (`host.act`), with
 the rummy tools' `laydown_bot_action`; a round still running after `SHAKE_AFTER` actions
-is shaken loose by random discards (two bots can otherwise cycle for ever).
+is shaken loose by random discards, and one still running after `RUN_OUT_AFTER` (the
+cards can cycle for ever between these simple bots: about one round in 500) is left to
+the host's turn clock, whose auto-player plays it until it is cancelled (rule 46) and
+the director deals the table again.
 
 Fast to the end: stacks are short (`STARTING_CHIPS`) against the first level's terms,
 so a lost round eliminates most losers and a table's round decides within minutes of
@@ -22,15 +25,12 @@ Figures, all from one run:
 - balancing decisions/s at 1,000 players: calls to `rummy_rebalance` (counted and timed
   where the director's plan calls it) per second spent in them.
 
-Wall time is longer than CPU time: the host publishes its events in batches gathered
-for a moment (`croupier.table.service.outgoing`), and the director waits for each
-round's result before it deals the table's next.
-
-Measured (2026-12-05, the shared 2-core machine): 1,000 players, 742 rounds, 61,161 bot
-actions; 21.2 s of CPU through the director against 18.6 s for the host alone: director
-share 12.6 % (goal met); 41 s wall; 2,300 balancing decisions/s. Before the director kept its
-points state between rounds and balanced in one pass, the share was 48 % at 200 players
-and growing with the room (every round replayed every action since the start).
+Measured (2026-12-05, the shared 2-core machine): 1,000 players, 1,060 rounds, 91,207
+bot actions; 25.4 s of CPU through the director against 22.5 s for the host alone:
+director share 11.4 % (goal met); 27 s wall; 3,300 balancing decisions/s. Before the
+director kept its points state between rounds and balanced in one pass, the share was
+48 % at 200 players and grew with the room (every round replayed every action since the
+start).
 
 Usage: `.venv/bin/python -m benchmarks.rummy_tournament [--players 1000]`.
 """
@@ -49,7 +49,9 @@ from typing import Any
 
 from benchmarks._tournament_host import (
     Recorder,
+    SignallingRepository,
     SimulatedClock,
+    StillClock,
     Timed,
     new_host,
     open_alone,
@@ -59,7 +61,7 @@ from croupier.rummy.core.cards import card_names
 from croupier.rummy.core.rummy_table import RummyTable
 from croupier.rummy.tools.bots import laydown_bot_action
 from croupier.table.service.host import TableHost
-from croupier.tournament.adapters.memory import InMemoryRepository, InMemoryWallet
+from croupier.tournament.adapters.memory import InMemoryWallet
 from croupier.tournament.adapters.tables import InProcessTableHost, table_options
 from croupier.tournament.core.options import Level
 from croupier.tournament.core.payouts import PayoutBracket
@@ -75,15 +77,20 @@ LEVELS = (Level(10, 2), Level(20, 5), Level(50, 10), Level(100, 25), Level(200, 
 LEVEL_SECONDS = 1_200
 ROUND_SECONDS = 300
 SHAKE_AFTER = 1_000
+RUN_OUT_AFTER = 3_000
 MAX_ACTIONS = 10_000
-MAX_WAITS = 100_000
 START = datetime(2026, 12, 24, 18, 0, tzinfo=UTC)
 FUNDS = 10_000
 WARM_UP_PLAYERS = 12
+#: The host's deals (the same in both runs).
+HOST_SEEDS = "rummy-tournament"
 
 
-async def play(host: TableHost, table_id: str) -> tuple[JSON, int]:
-    """Bots play the table's round to its end: its result and the actions taken."""
+async def play(host: TableHost, turns: StillClock, table_id: str) -> tuple[JSON, int]:
+    """Bots play the table's round to its end: its result and the actions taken. A round
+    the shaken bots still cannot end after `RUN_OUT_AFTER` actions (the cards can cycle
+    for ever between them) is left to the turn clock: the auto-player plays it until it
+    is cancelled (rule 46), as a room's idle table would be."""
     rng = random.Random(table_id)
     for count in range(MAX_ACTIONS):
         # The bots read the round's whole state, as the tests' bots do (a player could
@@ -93,6 +100,9 @@ async def play(host: TableHost, table_id: str) -> tuple[JSON, int]:
         if round_state is None or round_state.result is not None:
             assert table.last_round is not None, f"{table_id}: no round was played"
             return table.last_round, count
+        if count >= RUN_OUT_AFTER:
+            await turns.run_out(host, table_id)
+            continue
         action = laydown_bot_action(round_state)
         player = round_state.to_act
         if count >= SHAKE_AFTER and action.get("action") == "discard":
@@ -130,11 +140,11 @@ def settings(players: int) -> Settings:
 
 async def with_director(players: int) -> dict[str, Any]:
     """The tournament through the director to its end; the rounds it opened, in order."""
-    host, bus = new_host()
+    host, bus, turns = new_host(HOST_SEEDS)
     await bus.start()
     await host.start()
     names = [f"bot{number}" for number in range(players)]
-    repository = InMemoryRepository()
+    repository = SignallingRepository()
     clock = SimulatedClock(START - timedelta(hours=1))
     seeds = (hashlib.sha256(b"director %d" % n).digest() for n in itertools.count())
     recorder = Recorder(InProcessTableHost(host))
@@ -154,20 +164,20 @@ async def with_director(players: int) -> dict[str, Any]:
             await director.register(tournament_id, name)
         clock.now = START
         await director.start_due()
-        waits = 0
-        while repository.records[tournament_id].status is Status.RUNNING:
+        while True:
+            repository.saved.clear()
+            if repository.records[tournament_id].status is not Status.RUNNING:
+                break
             if recorder.opened.empty():  # the director is reading a result from the bus
-                waits += 1
-                assert waits < MAX_WAITS, "the director opened no round and did not finish"
-                await asyncio.sleep(0)
+                await repository.next_save()
                 continue
-            waits = 0
-            table_id = recorder.opened.get_nowait()
+            table_id, _ = recorder.opened.get_nowait()
             in_play = recorder.opened.qsize() + 1
             clock.now += timedelta(seconds=ROUND_SECONDS / in_play)
-            result, taken = await play(host, table_id)
+            result, taken = await play(host, turns, table_id)
             results.append(result)
             actions += taken
+            await asyncio.sleep(0)  # as after every game (`_tournament_host.YIELD`)
         assert repository.records[tournament_id].status is Status.FINISHED
     finally:
         await subscription.stop()
@@ -178,7 +188,7 @@ async def with_director(players: int) -> dict[str, Any]:
 
 async def host_alone(rounds: list[RoundTable]) -> list[JSON]:
     """The peer: the same rounds on a fresh host, in the same order, no director."""
-    host, bus = new_host()
+    host, bus, turns = new_host(HOST_SEEDS)
     await bus.start()
     await host.start()
     results: list[JSON] = []
@@ -186,8 +196,9 @@ async def host_alone(rounds: list[RoundTable]) -> list[JSON]:
         for game in rounds:
             options = table_options(game)
             table_id = await open_alone(host, "rummy", options, game.round_id, game.stacks)
-            result, _ = await play(host, table_id)
+            result, _ = await play(host, turns, table_id)
             results.append(result)
+            await asyncio.sleep(0)  # as after every game (`_tournament_host.YIELD`)
     finally:
         await host.stop()
         await bus.stop()
