@@ -287,6 +287,10 @@ class PokerPlay:
                 self._by_table[hand.table_id] = record.tournament_id
         opened: dict[str, str] = {}
         settings = record.settings
+        terms = settings.poker
+        # Only a tournament that allows bots has any (rule 59): the entries are not read
+        # for each hand of one that does not.
+        bots = record.bots() if terms is not None and terms.bots_allowed else frozenset()
         for hand in record.hands:
             if hand.table_id:
                 continue
@@ -296,7 +300,7 @@ class PokerPlay:
                     variant=settings.variant,
                     seats=hand.seats,
                     turn_seconds=settings.turn_seconds,
-                    bots=record.bots() & {player for player, _ in hand.seats},
+                    bots=bots & {player for player, _ in hand.seats},
                     dead_small_blind=hand.dead_small_blind,
                     **to_table_config_fields(hand.level),
                 )
