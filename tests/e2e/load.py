@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from tests.e2e.harness import scenarios
@@ -21,6 +22,7 @@ from tests.e2e.harness.cashier import deposit
 from tests.e2e.harness.client import GatewayClient
 from tests.e2e.harness.history import History
 from tests.e2e.harness.platform import Platform, start_platform
+from tests.e2e.harness.processes import table_process
 from tests.e2e.harness.report import percentile
 from tests.e2e.harness.run import DEPOSIT
 from tests.support.paths import ROOT
@@ -94,7 +96,7 @@ async def _step(platform: Platform, game: str, tables: int, actions: int) -> Ste
     finally:
         await client.close()
     acts = [c.latency_ms for c in history.acknowledged("Act")]
-    table = platform.services["table"].process
+    table = platform.services[table_process(game)].process
     assert table is not None
     return Step(
         game,
@@ -109,14 +111,15 @@ async def _step(platform: Platform, game: str, tables: int, actions: int) -> Ste
 
 
 async def load(folder: Path, dsn: str, games: list[str], actions: int, most: int) -> Path:
-    platform = await asyncio.to_thread(start_platform, folder, f"load_{uuid.uuid4().hex[:8]}", dsn)
-    table = platform.services["table"].process
-    assert table is not None
-    baseline = _rss_mb(table.pid)
+    platform = await asyncio.to_thread(
+        partial(start_platform, folder, f"load_{uuid.uuid4().hex[:8]}", dsn, games=tuple(games))
+    )
     rows: list[str] = []
-    opened = 0
     try:
         for game in games:
+            table = platform.services[table_process(game)].process
+            assert table is not None
+            baseline, opened = _rss_mb(table.pid), 0
             await _step(platform, game, 1, actions)  # warm-up (first calls, JIT of the broker)
             opened += 1
             tables = 1
@@ -138,8 +141,9 @@ async def load(folder: Path, dsn: str, games: list[str], actions: int, most: int
                 "# Load: bot tables through the gateway, doubled until Act's p99 passes 50 ms",
                 "",
                 f"One machine ({os.cpu_count()} cores, shared), every service its own process. "
-                "Memory per table: the table host's RSS growth over its start, per table "
-                "seated so far in the game's steps; CPU: every service process's, per 1,000 "
+                "Memory per table: the game's table-engine process's RSS growth over its "
+                "start, per table seated so far in the game's steps; CPU: every service "
+                "process's, per 1,000 "
                 f"acknowledged actions. Left running afterwards: {left or 'nothing'}.",
                 "",
                 "| game | tables | actions/s | p50 ms | p99 ms | memory / table | CPU / 1,000 |",

@@ -1,6 +1,7 @@
 """The checks after a run, each a named finding (passed or not, with what it saw): the
-ledger's own audit, money movements applied exactly once, chips conserved per table, no
-player seated twice, no acknowledged action lost, crash refunds counted."""
+ledger's own audit, money movements applied exactly once, chips conserved per table,
+tournaments' entries, rebuys and prizes paid once, no player seated twice, no acknowledged
+action lost, crash refunds counted."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.e2e.harness.events import RecordedEvents
 from tests.e2e.harness.history import History
 from tests.e2e.harness.processes import CROUPIER
 from tests.e2e.harness.scenarios import TableOutcome
+from tests.e2e.harness.tournaments import TournamentOutcome
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,53 @@ def exactly_once(transfers: list[Any], outcomes: list[TableOutcome], players: se
         "every deposit, buy-in and cash-out applied exactly once",
         not wrong,
         "; ".join(wrong) or detail,
+    )
+
+
+def tournaments_paid_once(
+    transfers: list[Any], pools: dict[str, int], outcomes: list[TournamentOutcome]
+) -> Finding:
+    """Each tournament finished; from the ledger, one entry and one fee per player
+    registered, as many rebuys as the final standings count, each prize the director
+    announced paid once to its player and nothing else paid, the pool emptied."""
+    counts: Counter[tuple[str, str, str]] = Counter()
+    paid: Counter[tuple[str, str]] = Counter()
+    for row in transfers:
+        if not row["tournament_id"]:
+            continue
+        payout = row["kind"] == "tournament_payout"
+        owner = row["credit_owner"] if payout else row["debit_owner"]
+        counts[(row["kind"], row["tournament_id"], owner)] += 1
+        if payout:
+            paid[(row["tournament_id"], owner)] += row["amount"]
+    wrong: list[str] = []
+    for outcome in outcomes:
+        tid, name = outcome.tournament_id, outcome.plan.name
+        if not outcome.finished:
+            wrong.append(f"{name}: not finished ({outcome.error})")
+            continue
+        for player in outcome.registered:
+            for kind, expected in (
+                ("tournament_entry", 1),
+                ("tournament_fee", 1),
+                ("tournament_rebuy", outcome.rebuys.get(player, 0)),
+                ("tournament_payout", 1 if outcome.prizes.get(player) else 0),
+            ):
+                if counts[(kind, tid, player)] != expected:
+                    wrong.append(f"{name} {kind} {player}: {counts[(kind, tid, player)]}")
+            if paid[(tid, player)] != outcome.prizes.get(player, 0):
+                wrong.append(f"{name} prize {player}: {paid[(tid, player)]}")
+        if pools.get(tid, 0) != 0:
+            wrong.append(f"{name} pool left {pools[tid]}")
+    detail = ", ".join(
+        f"{o.plan.name} {len(o.registered)} players {o.tables} tables {o.actions} actions "
+        f"{sum(o.rebuys.values())} rebuys, prizes {o.prizes}"
+        for o in outcomes
+    )
+    return Finding(
+        "tournaments: entries, rebuys and prizes paid once, pools emptied",
+        not wrong,
+        "; ".join(wrong[:8]) or detail or "no tournament",
     )
 
 
@@ -145,12 +194,15 @@ def nothing_dead_lettered(events: RecordedEvents) -> Finding:
     )
 
 
-async def _ledger_rows(dsn: str, schema: str) -> tuple[list[Any], dict[str, int], dict[str, int]]:
+async def _ledger_rows(
+    dsn: str, schema: str
+) -> tuple[list[Any], dict[str, int], dict[str, int], dict[str, int]]:
     connection = await asyncpg.connect(dsn)
     try:
         await connection.execute(f'SET search_path TO "{schema}"')
         transfers = await connection.fetch(
-            "SELECT t.kind, t.table_id, d.owner AS debit_owner, c.owner AS credit_owner"
+            "SELECT t.kind, t.table_id, t.tournament_id, coalesce(t.posted_amount, t.amount)"
+            " AS amount, d.owner AS debit_owner, c.owner AS credit_owner"
             " FROM transfers t JOIN accounts d ON d.account_id = t.debit_account_id"
             " JOIN accounts c ON c.account_id = t.credit_account_id"
             " WHERE t.status <> 'voided'"
@@ -159,13 +211,16 @@ async def _ledger_rows(dsn: str, schema: str) -> tuple[list[Any], dict[str, int]
     finally:
         await connection.close()
     escrows: Counter[str] = Counter()
+    pools: Counter[str] = Counter()  # by tournament
     held: Counter[str] = Counter()  # by account kind
     for account in accounts:
         if account["kind"] == "table_escrow":
             escrows[account["owner"].split("/")[0]] += account["posted"]
+        if account["kind"] == "tournament_pool":
+            pools[account["owner"]] += account["posted"]
         if account["kind"] != "house_clearing":  # where the deposits came from
             held[account["kind"]] += account["posted"]
-    return list(transfers), dict(escrows), dict(held)
+    return list(transfers), dict(escrows), dict(pools), dict(held)
 
 
 async def wallet_settled(
@@ -176,7 +231,7 @@ async def wallet_settled(
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
     while True:
-        _, escrows, _ = await _ledger_rows(dsn, schema)
+        _, escrows, _, _ = await _ledger_rows(dsn, schema)
         emptied = [o.table_id for o in outcomes if o.left and o.left == o.seated]
         if all(escrows.get(t, 0) == 0 for t in emptied) or loop.time() > deadline:
             return escrows
@@ -190,15 +245,17 @@ async def run_checks(
     history: History,
     events: RecordedEvents,
     outcomes: list[TableOutcome],
+    tournaments: list[TournamentOutcome],
     deposits: dict[str, int],
 ) -> list[Finding]:
     await wallet_settled(dsn, schema, outcomes)
-    transfers, escrows, held = await _ledger_rows(dsn, schema)
+    transfers, escrows, pools, held = await _ledger_rows(dsn, schema)
     refunds = sum(row["kind"] == "crash_refund" for row in transfers)
     return [
         ledger_audit(dsn, schema),
         exactly_once(transfers, outcomes, set(deposits)),
         chips_conserved(escrows, outcomes),
+        tournaments_paid_once(transfers, pools, tournaments),
         money_conserved(held, sum(deposits.values())),
         no_seat_twice(events),
         no_acknowledged_action_lost(history, events),

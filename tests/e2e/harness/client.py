@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -17,7 +18,7 @@ from tests.e2e.harness.history import Call, History
 
 # Statuses that say "not now" rather than "no": the call is sent again (over the rate
 # limit too: a well-behaved client waits and retries).
-_RETRIED = {
+TRANSIENT = {
     grpc.StatusCode.UNAVAILABLE,
     grpc.StatusCode.DEADLINE_EXCEEDED,
     grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -68,7 +69,7 @@ class GatewayClient:
                 self._record(
                     player, method, summary, code.name, details, sent, began, command_id, table_id
                 )
-                if code in _RETRIED and time.monotonic() < deadline:
+                if code in TRANSIENT and time.monotonic() < deadline:
                     await asyncio.sleep(pause)
                     pause = min(pause * 2, 2.0)
                     continue
@@ -86,6 +87,24 @@ class GatewayClient:
                 table_id,
             )
             return answer
+
+    async def stream(self, player: str, method: str, request: Message) -> AsyncIterator[Any]:
+        """`method`'s messages for `player` until the stream ends (recorded as one call);
+        a broken stream raises `Refused` (its caller opens it again where it was)."""
+        summary, _, table_id = _summary(request)
+        metadata = (("authorization", f"Bearer {self._token(player)}"),)
+        sent, began = self._history.now(), time.monotonic()
+        call = getattr(self._stub, method)(request, metadata=metadata)
+        status, details = "OK", "ended"
+        try:
+            async for message in call:
+                yield message
+        except grpc.aio.AioRpcError as error:
+            status, details = error.code().name, error.details() or ""
+            raise Refused(error.code(), details) from None
+        finally:
+            call.cancel()
+            self._record(player, method, summary, status, details, sent, began, "", table_id)
 
     def _record(
         self,

@@ -1,6 +1,6 @@
 """Every event the run's broker holds, read back after the run (the broker is the run's
-own, so each of its topics is this run's alone): counts per topic, and the table command
-log decoded, which the checks hold the client history against."""
+own, so each of its topics is this run's alone): counts per topic, and every game's table
+command log decoded, which the checks hold the client history against."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from croupier.kit.bus.delivery import DLQ_REASON_HEADER
-from croupier.table.adapters.log_codec import TOPIC as COMMANDS_TOPIC
 from croupier.table.adapters.log_codec import UnreadableLog, decode
 from croupier.table.core.log_entry import LogEntry
 
@@ -57,7 +56,8 @@ async def read_all(bootstrap: str) -> RecordedEvents:
                     for message in messages:
                         reason = dict(message.headers or ()).get(DLQ_REASON_HEADER, b"")
                         recorded.dead_letters[f"{tp.topic}: {reason.decode()}"] += 1
-                if tp.topic == COMMANDS_TOPIC:
+                # Every game's command log (croupier.table.<game>.commands).
+                if tp.topic.startswith("croupier.table.") and tp.topic.endswith(".commands"):
                     for message in messages:
                         if message.value is None:
                             continue  # a tombstone (a fence, a compacted key): no entry

@@ -1,5 +1,6 @@
 """The run's faults, drawn from a seed (TigerBeetle's VOPR: the same seed, the same plan):
-which process is SIGKILLed and restarted, at what moment of the run. The plan is printed
+which process is SIGKILLed and restarted (for "table", which game's table-engine
+process), at what moment of the run. The plan is printed
 with its seed, so a failing run is replayed with `--seed`."""
 
 from __future__ import annotations
@@ -25,19 +26,23 @@ class PlannedFault:
 
 
 def fault_plan(
-    seed: int, count: int, within: float, targets: tuple[str, ...] = TARGETS
+    seed: int,
+    count: int,
+    within: float,
+    targets: tuple[str, ...],
+    tables: list[str],
 ) -> list[PlannedFault]:
     """`count` faults at moments spread over `within` seconds (one in each equal slice,
-    so two restarts never overlap), each on a target drawn from `targets`."""
+    so two restarts never overlap), each on a target drawn from `targets`; "table" is one
+    of the `tables` processes, drawn too."""
     rng = random.Random(seed)
     slice_seconds = within / max(count, 1)
-    return [
-        PlannedFault(
-            at=round(i * slice_seconds + rng.uniform(0.2, 0.8) * slice_seconds, 2),
-            target=rng.choice(targets),
-        )
-        for i in range(count)
-    ]
+    plan = []
+    for i in range(count):
+        at = round(i * slice_seconds + rng.uniform(0.2, 0.8) * slice_seconds, 2)
+        target = rng.choice(targets)
+        plan.append(PlannedFault(at, rng.choice(tables) if target == "table" else target))
+    return plan
 
 
 async def inject(platform: Platform, plan: list[PlannedFault], history: History) -> None:

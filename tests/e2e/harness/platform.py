@@ -5,7 +5,9 @@ signs players' tokens with, and the stop that leaves nothing running (checked)."
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +17,11 @@ import asyncpg  # type: ignore[import-untyped]
 from croupier.kit.auth import KeySet, issue_token
 from tests.e2e.harness.broker import OwnBroker
 from tests.e2e.harness.network import TOXICS, Toxiproxy
-from tests.e2e.harness.processes import SERVICES, ServiceProcess, platform_processes
+from tests.e2e.harness.processes import (
+    CROUPIER,
+    ServiceProcess,
+    platform_processes,
+)
 
 
 @dataclass
@@ -24,7 +30,7 @@ class Platform:
     folder: Path
     postgres_dsn: str
     broker: OwnBroker
-    services: dict[str, ServiceProcess]
+    services: dict[str, ServiceProcess]  # in their start order
     player_keys: KeySet
     service_keys: KeySet
     network: Toxiproxy | None
@@ -36,6 +42,10 @@ class Platform:
     @property
     def gateway(self) -> str:
         return self.services["gateway"].address
+
+    def tables(self) -> list[str]:
+        """The table-engine processes, one per game."""
+        return [name for name, process in self.services.items() if process.service == "table"]
 
     def schema(self, service: str) -> str:
         return f"{self.run_id}_{service}"
@@ -64,8 +74,8 @@ class Platform:
     def stop(self) -> list[str]:
         """Every service drained (SIGTERM, the reverse order of their start), then the
         broker; the names of whatever is still running afterwards (should be none)."""
-        for name in reversed(SERVICES):
-            self.services[name].stop()
+        for process in reversed(self.services.values()):
+            process.stop()
         self.broker.stop()
         if self.network is not None:
             self.network.stop()
@@ -87,11 +97,31 @@ def _keys(kid: str) -> KeySet:
     return KeySet(keys={kid: secrets.token_urlsafe(48)}, signing_kid=kid)
 
 
+# A one-broker cluster: one copy of each partition.
+ONE_BROKER = ("--replication-factor", "1", "--min-insync-replicas", "1")
+
+
+def _ensure_topics(bootstrap: str, games: tuple[str, ...]) -> None:
+    """Each game's command-log and snapshot topics (what `croupier kafka ensure-topics`
+    makes for the chart's per-game table services), on the run's one broker."""
+    subprocess.run(
+        [CROUPIER, "kafka", "ensure-topics", "--games", ",".join(games), *ONE_BROKER],
+        env=os.environ | {"CROUPIER_KAFKA_BOOTSTRAP": bootstrap},
+        check=True,
+        capture_output=True,
+    )
+
+
 def start_platform(
-    folder: Path, run_id: str, postgres_dsn: str, *, network: bool = False
+    folder: Path,
+    run_id: str,
+    postgres_dsn: str,
+    *,
+    games: tuple[str, ...],
+    network: bool = False,
 ) -> Platform:
     """Broker first, then every service at once (each reaches the others lazily or in the
-    background), ready when all serve."""
+    background), a table-engine process per game of `games`, ready when all serve."""
     folder.mkdir(parents=True, exist_ok=True)
     broker = OwnBroker(folder / "kafka")
     proxy = Toxiproxy(folder, upstream_port=broker.port) if network else None
@@ -105,6 +135,7 @@ def start_platform(
         postgres_dsn=postgres_dsn,
         service_keys=service_keys.format(),
         auth_keys=player_keys.format(),
+        games=games,
     )
     platform = Platform(
         run_id, folder, postgres_dsn, broker, services, player_keys, service_keys, proxy
@@ -113,10 +144,11 @@ def start_platform(
         if proxy is not None:
             proxy.start()
         broker.start()
-        for name in SERVICES:
-            services[name].start()
-        for name in SERVICES:
-            services[name].wait_ready()
+        _ensure_topics(broker.bootstrap, games)
+        for process in services.values():
+            process.start()
+        for process in services.values():
+            process.wait_ready()
     except BaseException:
         platform.stop()
         # Called in a worker thread (run.py) or plainly: no event loop runs here.

@@ -1,6 +1,9 @@
 """The platform as containers run it: one `croupier serve <service>` process per service,
-each on ports chosen once for the run (a restarted process comes back where the others
-look for it), its log in the run folder, ready when its gRPC health says SERVING."""
+the table host as one table-engine process per game (`table-poker`, ...: the chart's
+`table-<game>` services, each on the game's own command-log topic, the callers routed by
+`CROUPIER_TABLE_ADDRESS=game=address,...`), each on ports chosen once for the run (a
+restarted process comes back where the others look for it), its log in the run folder,
+ready when its gRPC health says SERVING."""
 
 from __future__ import annotations
 
@@ -18,13 +21,34 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tests.e2e.harness.ports import free_ports
 
 CROUPIER = str(Path(sys.executable).parent / "croupier")
-# The order they start in: what a service calls at start-up is up before it.
+# The order they start in: what a service calls at start-up is up before it. "table"
+# stands for the table-engine processes, one per game the run plays.
 SERVICES = ("wallet", "table", "tournament", "lobby", "bots", "gateway")
+
+
+def table_process(game: str) -> str:
+    """The name of `game`'s table-engine process (the chart's `table-<game>`)."""
+    return f"table-{game}"
+
+
+def commands_topic(game: str) -> str:
+    """`game`'s own command-log topic (docs/operations: one topic per game)."""
+    return f"croupier.table.{game}.commands"
+
+
+def start_order(games: tuple[str, ...]) -> list[str]:
+    """Every process's name in the order they start."""
+    return [
+        name
+        for service in SERVICES
+        for name in ([table_process(g) for g in games] if service == "table" else [service])
+    ]
 
 
 @dataclass
 class ServiceProcess:
     name: str
+    service: str  # what `croupier serve` runs
     port: int
     metrics_port: int
     env: dict[str, str]
@@ -39,7 +63,7 @@ class ServiceProcess:
     def start(self) -> None:
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
-                [CROUPIER, "serve", self.name],
+                [CROUPIER, "serve", self.service],
                 env=self.env,
                 stdout=log,
                 stderr=log,
@@ -98,11 +122,14 @@ def platform_processes(
     postgres_dsn: str,
     service_keys: str,
     auth_keys: str,
+    games: tuple[str, ...],
 ) -> dict[str, ServiceProcess]:
-    """Every service's process (not started), wired to the others, the broker and the
-    run's own schemas (`<run_id>_wallet`, ...)."""
-    ports = free_ports(2 * len(SERVICES) + 1)
-    address = {name: f"127.0.0.1:{ports[i]}" for i, name in enumerate(SERVICES)}
+    """Every service's process (not started), a table-engine process per game of `games`,
+    wired to the others, the broker and the run's own schemas (`<run_id>_wallet`, ...)."""
+    names = start_order(games)
+    ports = free_ports(2 * len(names) + 1)
+    address = {name: f"127.0.0.1:{ports[i]}" for i, name in enumerate(names)}
+    tables = ",".join(f"{game}={address[table_process(game)]}" for game in games)
     common = {
         "CROUPIER_GRPC_HOST": "127.0.0.1",
         "CROUPIER_KAFKA_BOOTSTRAP": kafka,
@@ -110,18 +137,14 @@ def platform_processes(
         "CROUPIER_SERVICE_KEYS": service_keys,
         "CROUPIER_LOG_LEVEL": "INFO",
         "CROUPIER_WALLET_ADDRESS": address["wallet"],
-        "CROUPIER_TABLE_ADDRESS": address["table"],
+        "CROUPIER_TABLE_ADDRESS": tables,
         "CROUPIER_LOBBY_ADDRESS": address["lobby"],
         "CROUPIER_TOURNAMENT_ADDRESS": address["tournament"],
     }
-    own = {
+    own: dict[str, dict[str, str]] = {
         "wallet": {
             "CROUPIER_WALLET_SCHEMA": f"{run_id}_wallet",
             "CROUPIER_WALLET_INSTANCE_ID": "e2e-wallet-0",
-        },
-        "table": {
-            "CROUPIER_TABLE_WALLET": address["wallet"],
-            "CROUPIER_TABLE_INSTANCE_ID": "e2e-table-0",
         },
         "tournament": {"CROUPIER_TOURNAMENT_SCHEMA": f"{run_id}_tournament"},
         "lobby": {"CROUPIER_LOBBY_SCHEMA": f"{run_id}_lobby"},
@@ -134,13 +157,21 @@ def platform_processes(
             "CROUPIER_GATEWAY_ADDRESS_BURST": "100000",
         },
     }
+    for game in games:
+        own[table_process(game)] = {
+            "CROUPIER_TABLE_WALLET": address["wallet"],
+            "CROUPIER_TABLE_GAMES": game,
+            "CROUPIER_TABLE_COMMANDS_TOPIC": commands_topic(game),
+            "CROUPIER_TABLE_INSTANCE_ID": f"e2e-{table_process(game)}-0",
+        }
     base = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
     processes = {}
-    for i, name in enumerate(SERVICES):
-        port, metrics_port = ports[i], ports[len(SERVICES) + i]
+    for i, name in enumerate(names):
+        port, metrics_port = ports[i], ports[len(names) + i]
         listen = {"CROUPIER_GRPC_PORT": str(port), "CROUPIER_METRICS_PORT": str(metrics_port)}
         processes[name] = ServiceProcess(
             name=name,
+            service=name.split("-")[0],
             port=port,
             metrics_port=metrics_port,
             env=base | common | own[name] | listen,
