@@ -146,16 +146,20 @@ def _match_pool(
 class _Pool:
     """One pool's waiting tickets, indexed so that a ticket reads only the tickets that may
     suit it: a ticket with a rating range only those rated in it (found by bisection), a
-    ticket without one those without a range first (any of them accepts its rating), the
-    ranged ones after (the few left once the others have been read). Without the index,
-    tickets nobody suits (a narrow range) would sit at the head of the pool and be read
-    by every later ticket."""
+    ticket without one those without a range first (any of them accepts its rating), then
+    the ranged ones whose range takes its rating (found by bisection on the ranges' low
+    ends). Without the index, tickets nobody suits (a narrow range) would sit at the head
+    of the pool and be read by every later ticket, and a ticket without a range still
+    short of a full table would read every ranged ticket of its pool on each pass."""
 
     def __init__(self, waiting: dict[str, Ticket]) -> None:
         self.waiting = waiting
         self.anyone = {i: t for i, t in waiting.items() if t.rating_range is None}
         self.ranged = {i: t for i, t in waiting.items() if t.rating_range is not None}
         self.by_rating = sorted((t.rating, t.ticket_id) for t in waiting.values())
+        self.by_low = sorted(
+            (t.rating_range.low, t.ticket_id) for t in waiting.values() if t.rating_range
+        )
 
     def remove(self, group: Sequence[Ticket]) -> None:
         for ticket in group:
@@ -163,10 +167,20 @@ class _Pool:
             self.anyone.pop(ticket.ticket_id, None)
             self.ranged.pop(ticket.ticket_id, None)
 
+    def _taking(self, rating: float) -> Iterator[Ticket]:
+        """The ranged tickets still waiting whose range takes `rating`, oldest first (a
+        generator: read only once the tickets without a range did not fill the group)."""
+        end = bisect.bisect_right(self.by_low, (rating, "\U0010ffff"))
+        found = (self.ranged.get(i) for _, i in self.by_low[:end])
+        yield from sorted(
+            (t for t in found if t and t.rating_range and t.rating_range.high >= rating),
+            key=_age,
+        )
+
     def candidates(self, first: Ticket) -> Iterator[Ticket]:
         """The other waiting tickets for `first`, oldest first within each part: those it
         did not just play, then those it did (read lazily: a full group stops it)."""
-        parts: list[Iterable[Ticket]] = [self.anyone.values(), self.ranged.values()]
+        parts: list[Iterable[Ticket]] = [self.anyone.values(), self._taking(first.rating)]
         if first.rating_range is not None:
             start = bisect.bisect_left(self.by_rating, (first.rating_range.low, ""))
             end = bisect.bisect_right(self.by_rating, (first.rating_range.high, "\U0010ffff"))
