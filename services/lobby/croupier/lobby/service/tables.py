@@ -59,29 +59,12 @@ class Tables:
         self._clock = clock
         self._codes = codes
         self._hold_for = hold_for
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
-        """Each table's lock while someone uses it, and how many do."""
+        self._lock = _Locks().of
         self._saved = asyncio.Condition()
         self._free = FreeSeats()
         self._indexed = False
         self._indexing = asyncio.Lock()
-        self._seen_change = 0
-        """The store's change number the index has read up to (other replicas' saves)."""
-
-    @contextlib.asynccontextmanager
-    async def _lock(self, table_id: str) -> AsyncIterator[None]:
-        """The table's own lock: joins at different tables never wait for each other."""
-        lock, users = self._locks.get(table_id) or (asyncio.Lock(), 0)
-        self._locks[table_id] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[table_id]
-            if users == 1:
-                del self._locks[table_id]
-            else:
-                self._locks[table_id] = (lock, users - 1)
+        self._seen_change = 0  # the store's change number the index has read up to
 
     async def get(self, table_id: str) -> TableRecord:
         record = await self._repository.table(check_id(table_id, "table_id"))
@@ -226,12 +209,10 @@ class Tables:
         return None
 
     def claim_seat(self, list_key: str, passed: Iterable[str] = ()) -> str | None:
-        """A table of the list with a seat left, which no other claim is handed until
-        `seat_claimed` is called with it; not one of the tables `passed`."""
+        """A table of the list with a seat left, not `passed`, kept for `seat_claimed`."""
         return self._free.claim(list_key, passed)
 
-    def release_claim(self, table_id: str) -> None:
-        """A seat `claim_seat` handed out is not taken after all."""
+    def release_claim(self, table_id: str) -> None:  # the seat claimed is not taken
         self._free.unclaim(table_id)
 
     async def seat_claimed(self, table_id: str, player: str, stack: int) -> bool:
@@ -249,13 +230,11 @@ class Tables:
             await self._seat_on_host(table_id, player, hold, stack)
         return True
 
-    async def has_seat(self, list_key: str) -> bool:
-        """Whether a table of the list has a free seat, as far as the index knows."""
+    async def has_seat(self, list_key: str) -> bool:  # a free seat, as the index knows
         await self.index_free_seats()
         return self._free.has_seat(list_key)
 
-    def lists_with_seats(self) -> list[str]:
-        """The waiting lists whose tables have a free seat, as far as the index knows."""
+    def lists_with_seats(self) -> list[str]:  # with a free seat, as the index knows
         return self._free.lists_with_seats()
 
     async def index_free_seats(self) -> None:
@@ -321,34 +300,9 @@ class Tables:
     async def listed(self, player: str, table_filter: TableFilter) -> list[TableRecord]:
         return [r for r in await self._repository.open_tables() if table_filter.shows(r, player)]
 
-    async def watch(
-        self, player: str, table_filter: TableFilter
-    ) -> AsyncGenerator[TableRecord, None]:
-        """The tables the filter shows, then every change: a table that comes to show, and
-        once more a table that stops showing (closed, or full for a free-seat filter)."""
-        shown: set[str] = set()
-        last = 0
-        for record in await self._repository.open_tables():
-            last = max(last, record.change)
-            if table_filter.shows(record, player):
-                shown.add(record.table.table_id)
-                yield record
-        while True:
-            changed = await self._repository.changed_since(last)
-            for record in changed:
-                last = max(last, record.change)
-                table_id = record.table.table_id
-                if table_filter.shows(record, player):
-                    shown.add(table_id)
-                    yield record
-                elif table_id in shown:
-                    shown.discard(table_id)
-                    yield record
-            if changed:
-                continue
-            async with self._saved:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._saved.wait(), WATCH_POLL_SECONDS)
+    def watch(self, player: str, table_filter: TableFilter) -> AsyncGenerator[TableRecord, None]:
+        """The tables the filter shows, then every change (once more when one stops showing)."""
+        return _watch(self._repository, self._saved, player, table_filter)
 
     # --- what the host and the time change -------------------------------------------
 
@@ -390,3 +344,53 @@ class Tables:
     async def _announce(self) -> None:
         async with self._saved:
             self._saved.notify_all()
+
+
+async def _watch(
+    repository: Repository, saved: asyncio.Condition, player: str, table_filter: TableFilter
+) -> AsyncGenerator[TableRecord, None]:
+    shown: set[str] = set()
+    last = 0
+    for record in await repository.open_tables():
+        last = max(last, record.change)
+        if table_filter.shows(record, player):
+            shown.add(record.table.table_id)
+            yield record
+    while True:
+        changed = await repository.changed_since(last)
+        for record in changed:
+            last = max(last, record.change)
+            table_id = record.table.table_id
+            if table_filter.shows(record, player):
+                shown.add(table_id)
+                yield record
+            elif table_id in shown:
+                shown.discard(table_id)
+                yield record
+        if changed:
+            continue
+        async with saved:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(saved.wait(), WATCH_POLL_SECONDS)
+
+
+class _Locks:
+    """Each table's own lock while someone uses it: joins at different tables never wait
+    for each other."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def of(self, table_id: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(table_id) or (asyncio.Lock(), 0)
+        self._locks[table_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[table_id]
+            if users == 1:
+                del self._locks[table_id]
+            else:
+                self._locks[table_id] = (lock, users - 1)
