@@ -33,6 +33,7 @@ from croupier.kit.server import Service, StopHook
 from croupier.kit.settings import choice, env, load, positive_float, positive_int, sql_identifier
 from croupier.kit.tasks import cancel, keep_trying
 from croupier.kit.wiring import bus_from_settings, start_relaying
+from croupier.wallet.adapters.coupons import PostgresCoupons
 from croupier.wallet.adapters.metrics import PrometheusWalletMetrics
 from croupier.wallet.adapters.postgres import PostgresUnitOfWork, create_pool
 from croupier.wallet.adapters.reports_pg import PostgresReportSource
@@ -44,6 +45,7 @@ from croupier.wallet.entrypoints.consumer import (
 )
 from croupier.wallet.entrypoints.events import TRANSFERS_TOPIC, encode_transfer_posted
 from croupier.wallet.entrypoints.grpc_api import SERVICE_NAME, WalletService
+from croupier.wallet.service.coupons import Coupons
 from croupier.wallet.service.games import GameMoney
 from croupier.wallet.service.ledger import LedgerService
 from croupier.wallet.service.reports import JournalRow, ReportService
@@ -200,7 +202,7 @@ async def build_wallet(
     ledger = LedgerService(
         unit_of_work=uow, clock=clock, metrics=metrics, group_commits=group_commits
     )
-    games = GameMoney(ledger)
+    games = GameMoney(ledger, Coupons(PostgresCoupons(pool), ledger))
     reports = ReportService(PostgresReportSource(pool), parquet_writer=_journal_parquet)
     dead_letters: Any = bus
     handler = WalletRequestHandler(

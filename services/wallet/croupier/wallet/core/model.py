@@ -119,6 +119,8 @@ class TransferKind(StrEnum):
     """The house's prize fund → a prize pool: prizes larger than the entries (a Spin)."""
     TOURNAMENT_SURPLUS = "tournament_surplus"
     """A prize pool → the house's prize fund: entries larger than the prizes (a Spin)."""
+    TOURNAMENT_COUPON_ENTRY = "tournament_coupon_entry"
+    """The house's prize fund → a prize pool: the buy-in of an entry a coupon paid."""
     UNREGISTER_REFUND = "unregister_refund"
     CRASH_REFUND = "crash_refund"
     PROMOTION = "promotion"

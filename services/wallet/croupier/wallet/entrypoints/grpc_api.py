@@ -10,16 +10,19 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from croupier.wallet.core.errors import InvalidRequest
-from croupier.wallet.core.model import Transfer, check_amount, check_id
+from croupier.wallet.core.model import Transfer, check_id
 from croupier.wallet.entrypoints import translate as tr
 from croupier.wallet.entrypoints.requests import (
     cash_out,
+    enter_tournament,
+    issue_coupon,
     optional_currency,
     pay_prizes,
     required,
     required_currency,
     settle_game,
 )
+from croupier.wallet.service.coupons import Coupons
 from croupier.wallet.service.games import CrashRefund, GameMoney
 from croupier.wallet.service.ledger import LedgerService
 from croupier.wallet.service.reports import ReportService
@@ -209,28 +212,7 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
     async def EnterTournament(
         self, request: wallet_pb2.EnterTournamentRequest, context: Context
     ) -> wallet_pb2.EnterTournamentResponse:
-        if request.buy_in.amount_minor < 0 or request.fee.amount_minor < 0:
-            raise InvalidRequest("buy_in and fee must be ≥ 0")
-        buy_in, currency = tr.amount_from_proto(request.buy_in, "buy_in", low=0)
-        if request.fee.currency and request.fee.currency != currency:
-            raise InvalidRequest("fee.currency must be the buy-in's currency")
-        fee = check_amount(request.fee.amount_minor, "fee.amount_minor", low=0)
-        prize_pool = None
-        if request.HasField("prize_pool"):
-            prize_pool, pool_currency = tr.amount_from_proto(request.prize_pool, "prize_pool")
-            if pool_currency != currency:
-                raise InvalidRequest("prize_pool.currency must be the buy-in's currency")
-        result = await self._games.register(
-            entry_id=required(request.entry_id, "entry_id"),
-            tournament_id=required(request.tournament_id, "tournament_id"),
-            game=tr.game_from_proto(request.game),
-            player=required(request.player_id, "player_id"),
-            currency=currency,
-            buy_in=buy_in,
-            fee=fee,
-            rebuy=request.rebuy,
-            prize_pool=prize_pool,
-        )
+        result = await enter_tournament(self._games, request)
         return wallet_pb2.EnterTournamentResponse(
             transfers=_records(result.transfers), replayed=result.replayed
         )
@@ -253,6 +235,24 @@ class WalletService(wallet_pb2_grpc.WalletServicer):
         return wallet_pb2.PayTournamentPrizesResponse(
             transfers=_records(result.transfers), replayed=result.replayed
         )
+
+    async def IssueCoupon(
+        self, request: wallet_pb2.IssueCouponRequest, context: Context
+    ) -> wallet_pb2.IssueCouponResponse:
+        coupon, replayed = await issue_coupon(self._coupons(), request)
+        return wallet_pb2.IssueCouponResponse(coupon=tr.coupon_to_proto(coupon), replayed=replayed)
+
+    async def ListCoupons(
+        self, request: wallet_pb2.ListCouponsRequest, context: Context
+    ) -> wallet_pb2.ListCouponsResponse:
+        coupons = await self._coupons().of_player(required(request.player_id, "player_id"))
+        now = self._ledger.now()
+        return wallet_pb2.ListCouponsResponse(coupons=[tr.coupon_to_proto(c, now) for c in coupons])
+
+    def _coupons(self) -> Coupons:
+        if self._games.coupons is None:
+            raise InvalidRequest("this wallet keeps no coupons")
+        return self._games.coupons
 
     async def RefundCrashedTable(
         self, request: wallet_pb2.RefundCrashedTableRequest, context: Context

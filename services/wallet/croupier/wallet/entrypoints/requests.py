@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from croupier.game.limits import MAX_AMOUNT
+from croupier.wallet.core.coupons import Coupon
 from croupier.wallet.core.errors import InvalidRequest
 from croupier.wallet.core.model import Transfer, check_amount, check_currency, check_id
 from croupier.wallet.entrypoints import translate as tr
+from croupier.wallet.service.coupons import Coupons
 from croupier.wallet.service.games import GameMoney
 from croupier.wallet.service.ledger import BatchResult
 from croupier.wallet.v1 import wallet_pb2
 
 __all__ = [
     "cash_out",
+    "enter_tournament",
+    "issue_coupon",
     "optional_currency",
     "pay_prizes",
     "required",
@@ -93,4 +97,46 @@ async def pay_prizes(
         currency=required_currency(request.currency),
         prizes=prizes,
         final=request.final,
+    )
+
+
+async def enter_tournament(
+    games: GameMoney, request: wallet_pb2.EnterTournamentRequest
+) -> BatchResult:
+    if request.buy_in.amount_minor < 0 or request.fee.amount_minor < 0:
+        raise InvalidRequest("buy_in and fee must be ≥ 0")
+    buy_in, currency = tr.amount_from_proto(request.buy_in, "buy_in", low=0)
+    if request.fee.currency and request.fee.currency != currency:
+        raise InvalidRequest("fee.currency must be the buy-in's currency")
+    fee = check_amount(request.fee.amount_minor, "fee.amount_minor", low=0)
+    prize_pool = None
+    if request.HasField("prize_pool"):
+        prize_pool, pool_currency = tr.amount_from_proto(request.prize_pool, "prize_pool")
+        if pool_currency != currency:
+            raise InvalidRequest("prize_pool.currency must be the buy-in's currency")
+    return await games.register(
+        entry_id=required(request.entry_id, "entry_id"),
+        tournament_id=required(request.tournament_id, "tournament_id"),
+        game=tr.game_from_proto(request.game),
+        player=required(request.player_id, "player_id"),
+        currency=currency,
+        buy_in=buy_in,
+        fee=fee,
+        rebuy=request.rebuy,
+        prize_pool=prize_pool,
+        coupon_id=check_id(request.coupon_id, "coupon_id") if request.coupon_id else "",
+    )
+
+
+async def issue_coupon(
+    coupons: Coupons, request: wallet_pb2.IssueCouponRequest
+) -> tuple[Coupon, bool]:
+    value, currency = tr.amount_from_proto(request.value, "value")
+    return await coupons.issue(
+        coupon_id=required(request.coupon_id, "coupon_id"),
+        player=required(request.player_id, "player_id"),
+        game=tr.game_from_proto(request.game),
+        currency=currency,
+        value=value,
+        expires_at=tr.datetime_from_proto(request.expires_at, "expires_at"),
     )

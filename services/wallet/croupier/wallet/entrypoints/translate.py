@@ -14,6 +14,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from croupier.common.v1 import common_pb2
 from croupier.game.commission import FlatRake, PercentRake
 from croupier.game.limits import echo
+from croupier.wallet.core.coupons import Coupon, CouponStatus
 from croupier.wallet.core.errors import InvalidRequest
 from croupier.wallet.core.model import (
     Account,
@@ -41,6 +42,7 @@ __all__ = [
     "amount_from_proto",
     "batch_from_proto",
     "commission_from_proto",
+    "coupon_to_proto",
     "day_from_text",
     "fill_transfer",
     "game_from_proto",
@@ -320,3 +322,26 @@ def fill_transfer(record: wallet_pb2.TransferRecord, transfer: Transfer) -> None
         posted = record.posted_amount
         posted.amount_minor = transfer.posted_amount
         posted.currency = transfer.currency
+
+
+_COUPON_STATUSES = {
+    CouponStatus.HELD: wallet_pb2.COUPON_STATUS_HELD,
+    CouponStatus.REDEEMED: wallet_pb2.COUPON_STATUS_REDEEMED,
+    CouponStatus.VOIDED: wallet_pb2.COUPON_STATUS_VOIDED,
+}
+
+
+def coupon_to_proto(coupon: Coupon, now: datetime | None = None) -> wallet_pb2.Coupon:
+    """`now`: a held coupon past its expiry shows as expired ("My coupons")."""
+    expired = now is not None and coupon.expired(now)
+    return wallet_pb2.Coupon(
+        coupon_id=coupon.coupon_id,
+        player_id=coupon.player,
+        game=game_to_proto(coupon.game),
+        value=money(coupon.value, coupon.currency),
+        issued_at=timestamp(coupon.issued_at),
+        expires_at=timestamp(coupon.expires_at),
+        status=wallet_pb2.COUPON_STATUS_EXPIRED if expired else _COUPON_STATUSES[coupon.status],
+        entry_id=coupon.entry_id,
+        tournament_id=coupon.tournament_id,
+    )

@@ -22,6 +22,7 @@ from croupier.wallet.core.model import (
     account_id_for,
     check_id,
 )
+from croupier.wallet.service.coupons import Coupons
 from croupier.wallet.service.ledger import BatchResult, LedgerService
 from croupier.wallet.service.operations import Apply, OpenAccount, Operation, Reverse, VoidHold
 
@@ -50,8 +51,10 @@ class GameAccounts:
     opened the player's seat before). Accounts this process has seen opened are not asked
     for again: their batches need no transaction around the ledger's one statement."""
 
-    def __init__(self, ledger: LedgerService) -> None:
+    def __init__(self, ledger: LedgerService, coupons: Coupons | None = None) -> None:
+        """`coupons`: where tournament coupons are kept (none: entries pay money only)."""
         self.ledger = ledger
+        self.coupons = coupons
         self._opened: set[str] = set()
 
     def _account(

@@ -103,6 +103,10 @@ class LedgerService:
             else None
         )
 
+    def now(self) -> datetime:
+        """The wallet's time (its clock: tests step it)."""
+        return self._clock()
+
     # -- accounts ------------------------------------------------------------------------
 
     async def open_account(self, kind: AccountKind, owner: str, currency_code: str) -> Account:

@@ -11,11 +11,13 @@ of an overlay refuses the entry, so a prize is never money created."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from croupier.game.commission import split_entry_price
 from croupier.wallet.core.errors import (
     AlreadySettled,
     InvalidRequest,
+    LedgerError,
     TransferNotFound,
     UnbalancedSettlement,
 )
@@ -47,11 +49,16 @@ _ENTRY_KINDS = (
 )
 #: The house's money in or out of a pool: given back (not a player's refund) when the
 #: tournament is undone; a surplus first, so the pool never goes below zero meanwhile.
-_FUNDING_KINDS = (TransferKind.TOURNAMENT_SURPLUS, TransferKind.TOURNAMENT_OVERLAY)
+_FUNDING_KINDS = (
+    TransferKind.TOURNAMENT_SURPLUS,
+    TransferKind.TOURNAMENT_COUPON_ENTRY,
+    TransferKind.TOURNAMENT_OVERLAY,
+)
 #: An entry's transfers (id "<entry_id>:<part>") and the kind of their refund, in the
 #: order an unregistration gives them back.
 _ENTRY_PARTS = {
     "surplus": TransferKind.REVERSAL,
+    "coupon": TransferKind.REVERSAL,
     "entry": TransferKind.UNREGISTER_REFUND,
     "fee": TransferKind.UNREGISTER_REFUND,
     "overlay": TransferKind.REVERSAL,
@@ -71,10 +78,12 @@ class TournamentMoney(GameAccounts):
         fee: int,
         rebuy: bool = False,
         prize_pool: int | None = None,
+        coupon_id: str = "",
     ) -> BatchResult:
         """Pay a tournament entry (or rebuy): buy-in → prize pool, fee → house (seed 001 ¶24).
         `prize_pool`: what the pool holds after this entry, the difference moved from or to
-        the game's prize fund (module docstring)."""
+        the game's prize fund (module docstring). `coupon_id`: the player's coupon pays the
+        entry instead (rule 48): the prize fund pays the buy-in, the fee is waived."""
         check_id(entry_id, "entry_id")
         split = split_entry_price(
             buy_in=buy_in, fee=fee, currency=await self.ledger.currency(currency)
@@ -85,12 +94,31 @@ class TournamentMoney(GameAccounts):
         refs = References(game=game, tournament_id=tournament_id)
         entry_kind = TransferKind.TOURNAMENT_REBUY if rebuy else TransferKind.TOURNAMENT_ENTRY
         fee_kind = TransferKind.TOURNAMENT_REBUY_FEE if rebuy else TransferKind.TOURNAMENT_FEE
+        entry_part = "entry"
+        taken = None
+        if coupon_id:
+            if self.coupons is None or rebuy:
+                raise InvalidRequest(
+                    "a coupon pays a first entry only, on a wallet that keeps them"
+                )
+            taken = await self.coupons.redeem(
+                coupon_id,
+                player=player,
+                game=game,
+                currency=currency,
+                price=buy_in + fee,
+                entry_id=entry_id,
+                tournament_id=tournament_id,
+            )
+            source = self._account(opening, AccountKind.HOUSE_PROMOTIONS, game, currency)
+            entry_kind, entry_part = TransferKind.TOURNAMENT_COUPON_ENTRY, "coupon"
+            split = replace(split, fee=0)
         ops: list[Operation] = []
         if split.prize_pool:
             ops.append(
                 Apply(
                     self._spec(
-                        f"{entry_id}:entry",
+                        f"{entry_id}:{entry_part}",
                         source,
                         pool,
                         split.prize_pool,
@@ -116,12 +144,17 @@ class TournamentMoney(GameAccounts):
                     opening, entry_id, pool, currency, before + split.prize_pool, prize_pool, refs
                 )
             )
-        return await self._execute(
-            ops,
-            opening,
-            batch_id=entry_id,
-            operation="tournament_rebuy" if rebuy else "tournament_entry",
-        )
+        try:
+            return await self._execute(
+                ops,
+                opening,
+                batch_id=entry_id,
+                operation="tournament_rebuy" if rebuy else "tournament_entry",
+            )
+        except LedgerError:
+            if taken is not None and self.coupons is not None:  # the entry failed: held again
+                await self.coupons.give_back(entry_id=entry_id)
+            raise
 
     async def _pool_before(self, entry_id: str, pool: str, tournament_id: str) -> int:
         """The pool's posted balance without this entry's own transfers: the same whether
@@ -187,7 +220,7 @@ class TournamentMoney(GameAccounts):
         the pool's overlay or surplus the entry moved, if any, goes back too."""
         check_id(refund_id, "refund_id")
         parts = await self._existing([f"{entry_id}:{part}" for part in _ENTRY_PARTS])
-        if not {f"{entry_id}:entry", f"{entry_id}:fee"} & parts:
+        if not {f"{entry_id}:entry", f"{entry_id}:fee", f"{entry_id}:coupon"} & parts:
             raise TransferNotFound(f"no tournament entry {entry_id!r}")
         ops: list[Operation] = [
             Reverse(
@@ -198,7 +231,12 @@ class TournamentMoney(GameAccounts):
             for part in _ENTRY_PARTS
             if f"{entry_id}:{part}" in parts
         ]
-        return await self.ledger.execute(ops, batch_id=refund_id, operation="tournament_unregister")
+        result = await self.ledger.execute(
+            ops, batch_id=refund_id, operation="tournament_unregister"
+        )
+        if self.coupons is not None and f"{entry_id}:coupon" in parts:
+            await self.coupons.give_back(entry_id=entry_id)
+        return result
 
     async def pay_prizes(
         self,
@@ -276,4 +314,7 @@ class TournamentMoney(GameAccounts):
                 )
         if ops:
             ops.append(ExpectPosted(account_id=pool, posted=0))
-        return await self._crash(ops, opening, game, currency)
+        refund = await self._crash(ops, opening, game, currency)
+        if self.coupons is not None:  # every coupon that paid an entry is held again
+            await self.coupons.give_back(tournament_id=tournament_id)
+        return refund
