@@ -174,9 +174,11 @@ class Director:
             return None
         config = settings.poker_config()
         needed = spin.fund_needed(config.spin_table, config.buy_in)
-        if needed and await self._wallet.prize_fund(
-            game=settings.game, currency=settings.currency
-        ) < needed:
+        if (
+            needed
+            and await self._wallet.prize_fund(game=settings.game, currency=settings.currency)
+            < needed
+        ):
             raise NotAllowed(
                 "prize_fund_short",
                 "this Spin cannot start yet: the house's prize fund cannot cover its largest "
