@@ -155,6 +155,14 @@ VALID: dict[str, dict[str, Any]] = {
         "fee": {"amount_minor": 5, "currency": "USD"},
     },
     "RefundTournamentEntry": {"entry_id": "e1", "refund_id": "u1"},
+    "IssueCoupon": {
+        "coupon_id": "c1",
+        "player_id": "alice",
+        "game": common_pb2.GAME_POKER,
+        "value": {"amount_minor": 25, "currency": "USD"},
+        "expires_at": {"seconds": 4_102_444_800},  # 2100-01-01
+    },
+    "ListCoupons": {"player_id": "alice"},
     "PayTournamentPrizes": {
         "payout_id": "p1",
         "tournament_id": "cup",
@@ -237,7 +245,7 @@ calls = st.sampled_from(METHODS).flatmap(lambda m: st.tuples(st.just(m), request
 async def ledger_state(pool: asyncpg.Pool) -> tuple[object, ...]:
     async with pool.acquire() as connection:
         state = []
-        for table in ("accounts", "transfers", "postings"):
+        for table in ("accounts", "transfers", "postings", "coupons"):
             rows = await connection.fetch(f"SELECT * FROM {table} ORDER BY 1")
             state.append([tuple(row) for row in rows])
         return tuple(state)
