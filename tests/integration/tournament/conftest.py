@@ -25,21 +25,21 @@ PRIZE_FUND = 1_000_000
 (`core.spin.fund_needed`) before its third player may enter."""
 
 
-async def fund_prizes(wallet: wallet_pb2_grpc.WalletStub) -> None:
-    """The operator funds `house_promotions:poker:USD` from the house's clearing account."""
+async def fund_prizes(wallet: wallet_pb2_grpc.WalletStub, game: str = "poker") -> None:
+    """The operator funds `house_promotions:<game>:USD` from the house's clearing account."""
     accounts = [
         await wallet.OpenAccount(
             wallet_pb2.OpenAccountRequest(kind=kind, owner=owner, currency=USD)
         )
         for kind, owner in (
             (wallet_pb2.ACCOUNT_KIND_HOUSE_CLEARING, "house"),
-            (wallet_pb2.ACCOUNT_KIND_HOUSE_PROMOTIONS, "poker"),
+            (wallet_pb2.ACCOUNT_KIND_HOUSE_PROMOTIONS, game),
         )
     ]
     await wallet.Transfer(
         wallet_pb2.TransferRequest(
             transfer=wallet_pb2.NewTransfer(
-                transfer_id="fund-poker-prizes",
+                transfer_id=f"fund-{game}-prizes",
                 debit_account_id=accounts[0].account.account_id,
                 credit_account_id=accounts[1].account.account_id,
                 amount=common_pb2.Money(amount_minor=PRIZE_FUND, currency=USD),

@@ -6,14 +6,19 @@ the real wallet service (its own schema, served on its own port): registration (
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 
 import grpc
 import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
 
+from croupier.common.v1 import common_pb2
 from croupier.tournament import codec
 from croupier.tournament.core.seating import initial_seating
 from croupier.tournament.v1 import tournament_pb2 as pb
 from croupier.tournament.v1 import tournament_pb2_grpc
+from croupier.wallet.v1 import wallet_pb2
+from tests.integration.tournament.conftest import fund_prizes
 from tests.integration.tournament.platform import DEPOSIT, Platform
 from tests.unit.tournament.director_sample import (
     BUY_IN,
@@ -79,7 +84,7 @@ async def test_rules_3_to_6_registration_through_the_wallet(platform: Platform) 
     for player in "abc":
         await _register(stub, tid, player)
         assert await platform.balance(player) == DEPOSIT - BUY_IN - FEE
-    # Twice, full, with a coupon, unknown tournament: refused, nothing moved.
+    # Twice, full, with a coupon it does not take, unknown tournament: refused, nothing moved.
     await _refused(_register(stub, tid, "a"), grpc.StatusCode.ALREADY_EXISTS, "already_registered")
     await _refused(
         _register(stub, tid, "d"), grpc.StatusCode.FAILED_PRECONDITION, "tournament_full"
@@ -87,7 +92,7 @@ async def test_rules_3_to_6_registration_through_the_wallet(platform: Platform) 
     await _refused(
         stub.Register(pb.RegisterRequest(tournament_id=tid, player_id="d", coupon_id="cp")),
         grpc.StatusCode.FAILED_PRECONDITION,
-        "coupons_unsupported",
+        "coupons_not_accepted",
     )
     await _refused(_register(stub, "t-none", "d"), grpc.StatusCode.NOT_FOUND, "unknown_tournament")
     assert await platform.balance("a") == DEPOSIT - BUY_IN - FEE
@@ -103,6 +108,50 @@ async def test_rules_3_to_6_registration_through_the_wallet(platform: Platform) 
     assert [p.amount_minor for p in lobby.top_prizes] == [3 * BUY_IN]
     assert len(lobby.settings.payouts) == 2 and lobby.current_level == 1
     assert await platform.outbox_events() == 1 + 3 + 1 + 1  # created, 3 in, 1 out, 1 in
+
+
+async def _coupons(platform: Platform, player: str) -> dict[str, int]:
+    """The player's coupons ("My coupons", rule 48): id → status."""
+    answer = await platform.wallet.ListCoupons(wallet_pb2.ListCouponsRequest(player_id=player))
+    return {coupon.coupon_id: coupon.status for coupon in answer.coupons}
+
+
+async def test_rule_48_a_coupon_pays_the_entry_through_the_wallet(platform: Platform) -> None:
+    stub = await platform.start_director()
+    await fund_prizes(platform.wallet, "rummy")
+    tid = await _create(stub, coupons_accepted=True)
+    expires = Timestamp()
+    expires.FromDatetime(datetime.now(UTC) + timedelta(days=30))
+    for coupon_id, player, value in (("cp-a", "a", BUY_IN + FEE), ("cp-small", "b", BUY_IN)):
+        await platform.wallet.IssueCoupon(
+            wallet_pb2.IssueCouponRequest(
+                coupon_id=coupon_id,
+                player_id=player,
+                game=common_pb2.GAME_RUMMY,
+                value=common_pb2.Money(amount_minor=value, currency="USD"),
+                expires_at=expires,
+            )
+        )
+    await stub.Register(pb.RegisterRequest(tournament_id=tid, player_id="a", coupon_id="cp-a"))
+    # The player paid nothing: the prize fund paid the buy-in into the pool, no fee.
+    assert await platform.balance("a") == DEPOSIT
+    assert await _coupons(platform, "a") == {"cp-a": wallet_pb2.COUPON_STATUS_REDEEMED}
+    lobby = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    assert list(lobby.player_ids) == ["a"] and lobby.prize_pool.amount_minor == BUY_IN
+    # Someone else's coupon, one worth less than the entry, a bad id: refused, nothing moved.
+    for player, coupon_id, code, reason in (
+        ("c", "cp-a", grpc.StatusCode.FAILED_PRECONDITION, "coupon_not_found"),
+        ("b", "cp-small", grpc.StatusCode.FAILED_PRECONDITION, "coupon_not_usable"),
+        ("b", "bad id", grpc.StatusCode.INVALID_ARGUMENT, "invalid_coupon"),
+    ):
+        request = pb.RegisterRequest(tournament_id=tid, player_id=player, coupon_id=coupon_id)
+        await _refused(stub.Register(request), code, reason)
+    assert await platform.balance("b") == DEPOSIT and await platform.balance("c") == DEPOSIT
+    assert await _coupons(platform, "b") == {"cp-small": wallet_pb2.COUPON_STATUS_HELD}
+    # Rule 5: unregistering before the start gives the coupon back.
+    await stub.Unregister(pb.UnregisterRequest(tournament_id=tid, player_id="a"))
+    assert await _coupons(platform, "a") == {"cp-a": wallet_pb2.COUPON_STATUS_HELD}
+    assert await platform.balance("a") == DEPOSIT
 
 
 async def test_rule_1_below_the_minimum_at_the_start_cancels_with_full_refunds(

@@ -127,15 +127,47 @@ async def test_rule_6_registering_in_a_full_tournament_is_refused(setup: Setup) 
     assert (await setup.director.get(tid)).players() == ("a", "b", "c")
 
 
-async def test_rule_48_a_coupon_is_refused_while_the_wallet_holds_none(setup: Setup) -> None:
-    tid = await setup.create()
-    error = await refused(setup.director.register(tid, "a", coupon_id="cp-1"))
-    assert (status_name(error), error.reason) == ("failed_precondition", "coupons_unsupported")
+async def test_rule_48_a_coupon_pays_the_entry_and_unregistering_gives_it_back(
+    setup: Setup,
+) -> None:
+    tid = await setup.create(coupons_accepted=True)
+    setup.wallet.prize_funds[("rummy", "USD")] = BUY_IN
+    setup.wallet.coupons["cp-1"] = ("a", BUY_IN + FEE)
+    entry_id = await setup.director.register(tid, "a", coupon_id="cp-1")
+    # The player pays nothing; the game's prize fund pays the buy-in into the pool.
     assert setup.wallet.balances["a"] == FUNDS
-    error = await refused(
-        setup.director.create("with-coupons", sample_settings(coupons_accepted=True))
-    )
-    assert error.reason == "coupons_unsupported"
+    assert setup.wallet.prize_funds[("rummy", "USD")] == 0
+    assert setup.wallet.pool(tid) == BUY_IN
+    assert "cp-1" not in setup.wallet.coupons
+    assert setup.events(tid)[-1] == Registered("a", entry_id)
+    # Rule 5: unregistering before the start gives the coupon back, not money.
+    await setup.director.unregister(tid, "a")
+    assert setup.wallet.coupons["cp-1"] == ("a", BUY_IN + FEE)
+    assert setup.wallet.balances["a"] == FUNDS and setup.wallet.pool(tid) == 0
+    assert setup.wallet.prize_funds[("rummy", "USD")] == BUY_IN
+
+
+async def test_rule_48_a_coupon_is_refused_where_coupons_are_not_accepted(setup: Setup) -> None:
+    tid = await setup.create()
+    setup.wallet.coupons["cp-1"] = ("a", BUY_IN + FEE)
+    error = await refused(setup.director.register(tid, "a", coupon_id="cp-1"))
+    assert (status_name(error), error.reason) == ("failed_precondition", "coupons_not_accepted")
+    assert setup.wallet.balances["a"] == FUNDS and "cp-1" in setup.wallet.coupons
+    assert not setup.wallet.entries
+
+
+async def test_rule_48_a_coupon_not_the_players_or_too_small_is_refused(setup: Setup) -> None:
+    tid = await setup.create(coupons_accepted=True)
+    setup.wallet.prize_funds[("rummy", "USD")] = BUY_IN
+    setup.wallet.coupons["cp-b"] = ("b", BUY_IN + FEE)
+    setup.wallet.coupons["cp-small"] = ("a", BUY_IN)
+    for coupon, reason in (("cp-b", "coupon_not_found"), ("cp-small", "coupon_not_usable")):
+        error = await refused(setup.director.register(tid, "a", coupon_id=coupon))
+        assert error.reason == reason
+    bad = await refused(setup.director.register(tid, "a", coupon_id="no spaces"))
+    assert (status_name(bad), bad.reason) == ("invalid_argument", "invalid_coupon")
+    assert setup.wallet.balances["a"] == FUNDS and not setup.wallet.entries
+    assert (await setup.director.get(tid)).players() == ()
 
 
 async def test_a_player_the_wallet_refuses_is_not_registered(setup: Setup) -> None:

@@ -271,6 +271,18 @@ async def test_rule_54_registering_after_late_registration_closed_is_refused(
     assert (setup.record(tid), setup.wallet.balances) == before
 
 
+async def test_rule_48_a_coupon_pays_no_late_entry(setup: Setup) -> None:
+    settings = replace(_scheduled(late_registration_level=1), coupons_accepted=True)
+    tid = await _started(setup, settings, 4)
+    setup.wallet.coupons["cp-1"] = (PLAYERS[4], 10**9)
+    setup.clock.advance(30)  # level 1: a late entry is taken, in money only
+    before = (setup.record(tid), dict(setup.wallet.balances))
+    error = await refused(setup.director.register(tid, PLAYERS[4], coupon_id="cp-1"))
+    assert (status_name(error), error.reason) == ("failed_precondition", "coupon_after_start")
+    assert (setup.record(tid), setup.wallet.balances) == before
+    assert "cp-1" in setup.wallet.coupons
+
+
 async def _first_bust(setup: Setup, tid: str) -> str:
     """Bots play hands until one eliminates a player; who."""
     rng = random.Random(tid)

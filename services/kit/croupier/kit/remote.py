@@ -20,7 +20,7 @@ from croupier.kit.channels import ServiceChannel, Target
 from croupier.kit.errors import REASON_HEADER, STATUS_BY_ROOT, Unavailable
 from croupier.kit.service_auth import ServiceCredential
 
-__all__ = ["CALL_TIMEOUT_SECONDS", "Remote"]
+__all__ = ["CALL_TIMEOUT_SECONDS", "Remote", "refusal_reason"]
 
 CALL_TIMEOUT_SECONDS = 10.0
 # The refusal kind each status stands for: the one table read backwards (its kinds only).
@@ -29,13 +29,17 @@ _REFUSAL_BY_STATUS: dict[grpc.StatusCode, type[RuleBroken]] = {
 }
 
 
+def refusal_reason(error: grpc.aio.AioRpcError) -> str | None:
+    """The reason the service sent with its refusal (`x-error-reason`), if any."""
+    reasons = [v for k, v in error.trailing_metadata() or () if k == REASON_HEADER]
+    return str(reasons[0]) if reasons and reasons[0] else None
+
+
 def _passed_on(error: grpc.aio.AioRpcError, service: str) -> Exception:
     kind = _REFUSAL_BY_STATUS.get(error.code())
     if kind is None:
         return Unavailable(f"the {service} did not answer ({error.code().name}); retry")
-    reasons = [v for k, v in error.trailing_metadata() or () if k == REASON_HEADER]
-    reason = str(reasons[0]) if reasons and reasons[0] else None
-    return kind(error.details() or f"refused by the {service}", reason)
+    return kind(error.details() or f"refused by the {service}", refusal_reason(error))
 
 
 class Remote:

@@ -17,6 +17,7 @@ import grpc
 from croupier.game import Duplicate, Malformed, RuleBroken
 from croupier.kit.channels import ServiceChannel, Target
 from croupier.kit.errors import Unavailable
+from croupier.kit.remote import refusal_reason
 from croupier.kit.service_auth import ServiceCredential
 
 __all__ = ["REFUSALS", "WALLET_TIMEOUT_SECONDS", "WalletClient", "WalletUnavailable"]
@@ -67,7 +68,9 @@ class WalletClient:
                 raise WalletUnavailable(
                     f"the wallet did not confirm the {what} ({error.code().name}); {retry}"
                 ) from error
-            raise refusal(f"the wallet refused the {what}: {error.details()}") from error
+            raise refusal(
+                f"the wallet refused the {what}: {error.details()}", refusal_reason(error)
+            ) from error
 
     async def close(self) -> None:
         await self._channel.close()

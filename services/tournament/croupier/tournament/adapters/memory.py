@@ -72,6 +72,12 @@ class InMemoryWallet:
     """(game, currency) → the house's prize fund."""
     overlays: dict[str, tuple[str, tuple[str, str], int]] = field(default_factory=dict)
     """entry_id → (tournament, its fund, what the fund added to the pool: < 0 took)."""
+    coupons: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """Coupons held: coupon_id → (player, the entry price it pays at most)."""
+    redeemed: dict[str, tuple[str, tuple[str, int], tuple[str, str], int]] = field(
+        default_factory=dict
+    )
+    """entry_id → (coupon_id, the coupon, the fund that paid the buy-in, the buy-in)."""
 
     def pool(self, tournament_id: str) -> int:
         """The prize pool: entries and rebuys not refunded, less the prizes paid."""
@@ -108,13 +114,17 @@ class InMemoryWallet:
         fee: int,
         rebuy: bool = False,
         prize_pool: int | None = None,
+        coupon_id: str = "",
     ) -> None:
         if entry_id in self.entries:
+            return
+        fund = (game, currency)
+        if coupon_id:
+            self._redeem(coupon_id, entry_id, tournament_id, fund, player, buy_in, fee, rebuy)
             return
         balance = self.balances.get(player, 0)
         if balance < buy_in + fee:
             raise RuleBroken(f"{player} cannot pay {buy_in + fee}", "insufficient_funds")
-        fund = (game, currency)
         added = 0 if prize_pool is None else prize_pool - self.pool(tournament_id) - buy_in
         if added > self.prize_funds.get(fund, 0):
             raise RuleBroken("the prize fund cannot add to the pool", "insufficient_funds")
@@ -125,6 +135,31 @@ class InMemoryWallet:
             self.prize_funds[fund] = self.prize_funds.get(fund, 0) - added
             self.overlays[entry_id] = (tournament_id, fund, added)
 
+    def _redeem(
+        self,
+        coupon_id: str,
+        entry_id: str,
+        tournament_id: str,
+        fund: tuple[str, str],
+        player: str,
+        buy_in: int,
+        fee: int,
+        rebuy: bool,
+    ) -> None:
+        """The wallet's coupon entry: the player's coupon taken, the fund pays the buy-in."""
+        coupon = self.coupons.get(coupon_id)
+        if coupon is None or coupon[0] != player:
+            raise RuleBroken(f"{player} holds no coupon {coupon_id}", "coupon_not_found")
+        if rebuy or coupon[1] < buy_in + fee:
+            raise RuleBroken(f"coupon {coupon_id} cannot pay this entry", "coupon_not_usable")
+        if self.prize_funds.get(fund, 0) < buy_in:
+            raise RuleBroken("the prize fund cannot pay the buy-in", "insufficient_funds")
+        del self.coupons[coupon_id]
+        self.prize_funds[fund] -= buy_in
+        self.entries[entry_id] = (player, 0)
+        self.buy_ins[entry_id] = (tournament_id, buy_in)
+        self.redeemed[entry_id] = (coupon_id, coupon, fund, buy_in)
+
     async def refund_entry(self, *, entry_id: str, refund_id: str) -> None:
         if refund_id in self.refunds:
             return
@@ -133,8 +168,17 @@ class InMemoryWallet:
         self.refunds.add(refund_id)
         self._give_overlay_back(entry_id)
 
+    def _give_coupon_back(self, entry_id: str) -> None:
+        """An undone coupon entry: the coupon held again, the buy-in back to the fund."""
+        if entry_id in self.redeemed:
+            coupon_id, coupon, fund, buy_in = self.redeemed.pop(entry_id)
+            self.coupons[coupon_id] = coupon
+            self.prize_funds[fund] += buy_in
+
     def _give_overlay_back(self, entry_id: str) -> None:
-        """An undone entry's overlay (or surplus) goes back where it came from."""
+        """An undone entry's overlay (or surplus) goes back where it came from, and its
+        coupon to its player."""
+        self._give_coupon_back(entry_id)
         if entry_id in self.overlays:
             _, fund, added = self.overlays.pop(entry_id)
             self.prize_funds[fund] += added

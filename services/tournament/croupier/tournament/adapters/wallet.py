@@ -26,6 +26,7 @@ class GrpcWallet(WalletClient):
         fee: int,
         rebuy: bool = False,
         prize_pool: int | None = None,
+        coupon_id: str = "",
     ) -> None:
         from croupier.wallet.v1 import wallet_pb2
 
@@ -38,6 +39,7 @@ class GrpcWallet(WalletClient):
             fee=money(fee, currency),
             rebuy=rebuy,
             prize_pool=None if prize_pool is None else money(prize_pool, currency),
+            coupon_id=coupon_id,
         )
         await self.call("EnterTournament", request, "rebuy" if rebuy else "entry")
 

@@ -12,6 +12,7 @@ apart by the record's version (`Conflict`).
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import AsyncGenerator
 from dataclasses import replace
@@ -61,6 +62,20 @@ def _check_player(player: str) -> str:
             "invalid_player", f"player_id {echo(player)} must be 1-100 letters, digits, - or _"
         )
     return player
+
+
+_COUPON_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}")
+
+
+def _check_coupon(coupon_id: str) -> str:
+    """The wallet's id shape, checked here so that a bad id is never logged or sent on."""
+    if coupon_id and not _COUPON_ID.fullmatch(coupon_id):
+        raise InvalidInput(
+            "invalid_coupon",
+            f"coupon_id {echo(coupon_id)} must be 1-200 letters, digits or ._:/@+- starting "
+            "with a letter or digit (or empty: pay the entry in money)",
+        )
+    return coupon_id
 
 
 class Director:
@@ -119,24 +134,22 @@ class Director:
         this entry fills it. `bot`: the bots service registers a bot (rule 59), which the
         poker core refuses unless the tournament takes bots."""
         _check_player(player)
-        if coupon_id:
-            raise NotAllowed(
-                "coupons_unsupported",
-                "coupons cannot pay an entry: the wallet holds no coupons yet (rule 48)",
-            )
+        _check_coupon(coupon_id)
         async with self._lock(tournament_id):
             record = await self._load(tournament_id)
             terms = record.settings.poker
             entry_id = record.next_entry_id(player)
             if bot and (terms is None or record.status is not Status.REGISTERING):
                 raise NotAllowed("bots_not_allowed", "this tournament does not take bots")
+            if coupon_id:
+                self._check_coupon_accepted(record)
             if terms is not None and record.status is Status.RUNNING:
                 await self.poker.enter(record, player, entry_id)
                 full = False
             else:
                 self._check_before_start(record, "register")
                 self._check_room(record, player, bot)
-                saved = await self._enter(record, player, entry_id, bot)
+                saved = await self._enter(record, player, entry_id, bot, coupon_id)
                 full = len(saved.players()) >= saved.settings.max_players
         if terms is not None and terms.starts_when_full and full:
             await self.start_or_cancel(tournament_id)
@@ -144,9 +157,33 @@ class Director:
             await self.rounds.advance(tournament_id)  # the hands the entry lets deal
         return entry_id
 
+    @staticmethod
+    def _check_coupon_accepted(record: TournamentRecord) -> None:
+        """Rule 48: a coupon pays an entry where the tournament says so, and only a
+        registration before the start (a late entry or a re-entry pays money)."""
+        if not record.settings.coupons_accepted:
+            raise NotAllowed(
+                "coupons_not_accepted",
+                "this tournament does not take coupons: register without one to pay in money",
+            )
+        if record.status is not Status.REGISTERING:
+            raise NotAllowed(
+                "coupon_after_start",
+                "a coupon pays a registration before the start only: register without one "
+                "to enter now",
+            )
+
     async def _enter(
-        self, record: TournamentRecord, player: str, entry_id: str, bot: bool
+        self,
+        record: TournamentRecord,
+        player: str,
+        entry_id: str,
+        bot: bool,
+        coupon_id: str = "",
     ) -> TournamentRecord:
+        """Pay the entry (money, or `coupon_id`: the player's coupon, redeemed by the
+        wallet, whose prize fund pays the buy-in into the pool, the fee waived) and
+        record it."""
         settings = record.settings
         await self._wallet.enter(
             entry_id=entry_id,
@@ -157,6 +194,7 @@ class Director:
             buy_in=settings.buy_in,
             fee=settings.fee,
             prize_pool=await self._spin_pool(record),
+            coupon_id=coupon_id,
         )
         entries = (*record.entries, Entry(player, entry_id, bot=bot))
         return await self._save(replace(record, entries=entries), Registered(player, entry_id, bot))

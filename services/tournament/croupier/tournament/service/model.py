@@ -18,7 +18,7 @@ from enum import Enum
 
 from croupier.game.limits import MAX_CLOCK_SECONDS, OutOfBounds, check_amount, check_int, echo
 from croupier.tournament.core.actions import Action, Rebuy
-from croupier.tournament.core.errors import InvalidInput, NotAllowed
+from croupier.tournament.core.errors import InvalidInput
 from croupier.tournament.core.options import Level, Options, RebuyPolicy
 from croupier.tournament.core.payouts import PayoutBracket, check_covers, check_payouts
 from croupier.tournament.core.poker_config import PokerConfig
@@ -111,11 +111,6 @@ class Settings:
             check_payouts(self.payouts)
             check_covers(self.payouts, self.min_players, self.max_players)
             self.options().check_players(self.max_players)
-        if self.coupons_accepted:
-            raise NotAllowed(
-                "coupons_unsupported",
-                "the wallet holds no coupons yet: a tournament cannot accept them (rule 48)",
-            )
 
     def _check_shape(self) -> None:
         if self.game not in GAMES:

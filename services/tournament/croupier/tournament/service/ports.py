@@ -77,11 +77,14 @@ class Wallet(Protocol):
         fee: int,
         rebuy: bool = False,
         prize_pool: int | None = None,
+        coupon_id: str = "",
     ) -> None:
         """Buy-in (or a rebuy's price) → the prize pool, fee → the house (refusals are
         `RuleBroken`). `prize_pool`: the entry completes a Spin whose pool must then hold
         its prizes; the house's prize fund adds or takes the difference, or the entry is
-        refused (the fund short)."""
+        refused (the fund short). `coupon_id`: the player's coupon pays a first entry
+        instead (rule 48): the game's prize fund pays the buy-in, the fee is waived, and
+        refunding the entry gives the coupon back."""
         ...
 
     async def prize_fund(self, *, game: str, currency: str) -> int:
