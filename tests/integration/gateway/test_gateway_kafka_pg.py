@@ -9,14 +9,17 @@ import random
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 import grpc
 import jwt
 import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
 from prometheus_client import CollectorRegistry
 
+from croupier.common.v1 import common_pb2
 from croupier.game import ClockSettings
 from croupier.gateway.v1 import gateway_pb2 as pb
 from croupier.kit.auth import MAX_CLOCK_SKEW_SECONDS
@@ -167,3 +170,26 @@ async def test_the_balance_is_the_callers_own_account(platform: Platform) -> Non
     )
     assert code is grpc.StatusCode.NOT_FOUND
     assert "you have no account in CHIP" in details
+
+
+async def test_my_coupons_are_the_callers_own(platform: Platform) -> None:
+    """Rule 48's "My coupons": the token's player's coupons, nobody else's."""
+    expires = Timestamp()
+    expires.FromDatetime(datetime.now(UTC) + timedelta(days=7))
+    async with service_stub(platform.gateway.address, wallet_pb2_grpc.WalletStub) as wallet:
+        await wallet.IssueCoupon(
+            wallet_pb2.IssueCouponRequest(
+                coupon_id="welcome-p0",
+                player_id="p0",
+                game=common_pb2.GAME_POKER,
+                value=common_pb2.Money(amount_minor=500, currency="USD"),
+                expires_at=expires,
+            )
+        )
+    stub, now = platform.gateway.stub, time.time()
+    mine = await stub.ListCoupons(pb.ListCouponsRequest(), metadata=bearer("p0", now=now))
+    assert [(c.coupon_id, c.status) for c in mine.coupons] == [
+        ("welcome-p0", wallet_pb2.COUPON_STATUS_HELD)
+    ]
+    theirs = await stub.ListCoupons(pb.ListCouponsRequest(), metadata=bearer("p1", now=now))
+    assert list(theirs.coupons) == []

@@ -14,6 +14,7 @@ import pytest
 from google.protobuf.message import Message
 
 from croupier.backgammon.v1 import backgammon_pb2
+from croupier.common.v1 import common_pb2
 from croupier.gateway.v1 import gateway_pb2 as pb
 from croupier.lobby.v1 import lobby_pb2
 from croupier.poker.v1 import poker_pb2
@@ -113,6 +114,48 @@ async def test_the_listing_streams_a_table_opened_after_the_watch_began(
         stream.cancel()
 
 
+async def test_the_waiting_list_is_the_tokens_player_own(platform: LobbyPlatform) -> None:
+    stub = platform.gateway.stub
+    join = pb.JoinWaitingListRequest(options=POKER, stack=100)
+    assert (await stub.JoinWaitingList(join, metadata=as_("ana"))).position == 1
+    assert (await stub.JoinWaitingList(join, metadata=as_("bob"))).position == 2
+    code, _ = await status_of(stub.JoinWaitingList(join, metadata=as_("bob")))
+    assert code is grpc.StatusCode.ALREADY_EXISTS  # bob is on it already
+    leave = pb.LeaveWaitingListRequest(options=POKER)
+    await stub.LeaveWaitingList(leave, metadata=as_("ana"))
+    code, _ = await status_of(stub.LeaveWaitingList(leave, metadata=as_("ana")))
+    assert code is grpc.StatusCode.NOT_FOUND  # ana left; bob's place is untouched
+    code, _ = await status_of(stub.JoinWaitingList(join, metadata=as_("bob")))
+    assert code is grpc.StatusCode.ALREADY_EXISTS
+
+
+async def test_ratings_are_the_callers_or_a_named_players(platform: LobbyPlatform) -> None:
+    stub = platform.gateway.stub
+    mine = await stub.GetRating(
+        pb.GetRatingRequest(game=common_pb2.GAME_BACKGAMMON), metadata=as_("ana")
+    )
+    assert (mine.rating, mine.experience) == (1500.0, 0)  # FIBS's start
+    other = await stub.GetRating(
+        pb.GetRatingRequest(player_id="bob", game=common_pb2.GAME_POKER), metadata=as_("ana")
+    )
+    assert other.experience == 0
+    code, _ = await status_of(stub.GetRating(pb.GetRatingRequest(), metadata=as_("ana")))
+    assert code is grpc.StatusCode.INVALID_ARGUMENT  # no game named
+
+
+async def test_queues_are_listed_and_an_unknown_one_is_not_found(
+    platform: LobbyPlatform,
+) -> None:
+    stub = platform.gateway.stub
+    listed = await stub.ListQueues(pb.ListQueuesRequest(), metadata=as_("ana"))
+    direct = await platform.lobby.queues.listed()
+    assert [q.queue_id for q in listed.queues] == [q.template.queue_id for q in direct]
+    code, _ = await status_of(
+        stub.JoinQueue(pb.JoinQueueRequest(queue_id="no-such-queue"), metadata=as_("ana"))
+    )
+    assert code is grpc.StatusCode.NOT_FOUND
+
+
 @pytest.mark.parametrize(
     ("method", "malformed"),
     [
@@ -121,8 +164,18 @@ async def test_the_listing_streams_a_table_opened_after_the_watch_began(
         ("InvitePlayers", pb.InvitePlayersRequest(table_id="t", invited=["x"] * 51)),
         ("GetTicket", pb.GetTicketRequest(ticket_id="t\n1")),
         ("ListTables", pb.ListTablesRequest(page={"page_size": 501})),
+        ("JoinQueue", pb.JoinQueueRequest(queue_id="q" * 129)),
+        ("GetRating", pb.GetRatingRequest(player_id="b\x00b", game=common_pb2.GAME_POKER)),
     ],
-    ids=["no-table", "no-request-key", "too-many-invited", "control-character", "page-size"],
+    ids=[
+        "no-table",
+        "no-request-key",
+        "too-many-invited",
+        "control-character",
+        "page-size",
+        "long-queue-id",
+        "control-in-player",
+    ],
 )
 async def test_a_malformed_lobby_request_is_invalid_argument_over_grpc_and_connect(
     platform: LobbyPlatform, method: str, malformed: Message

@@ -6,6 +6,7 @@ a Spin there, the fourth fills a new one, leaving refunds, and refusals are clea
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -13,10 +14,11 @@ import asyncpg  # type: ignore[import-untyped]
 import grpc
 
 from croupier.common.v1 import common_pb2
+from croupier.gateway.v1 import gateway_pb2 as gw
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.lobby.adapters.director_grpc import GrpcDirector, load_templates
 from croupier.lobby.adapters.host_local import LocalTableHost
-from croupier.lobby.bootstrap import build_lobby, open_database
+from croupier.lobby.bootstrap import Wired, build_lobby, open_database
 from croupier.lobby.entrypoints.table_events import TABLE_EVENTS_TOPIC
 from croupier.lobby.entrypoints.tournament_events import TOURNAMENT_EVENTS_TOPIC
 from croupier.lobby.v1 import lobby_pb2 as pb
@@ -32,7 +34,9 @@ from tests.integration.tournament.platform import (
     kafka_tables,
     serve,
 )
+from tests.support.gateway import bearer, served_gateway
 from tests.support.infra import start_group_at_end
+from tests.support.table import status_of
 from tests.unit.tournament.hosted import hosted_tables
 from tests.unit.tournament.poker_hosted import play_hand
 
@@ -45,14 +49,14 @@ SECONDS_PER_HAND = 15
 
 
 @asynccontextmanager
-async def lobby_on(
+async def lobby_built(
     platform: Platform,
     postgres_dsn: str,
     schema: str,
     host: TableHost,
     bus: KafkaBus | None = None,
     group: str = "lobby-queues",
-) -> AsyncIterator[lobby_pb2_grpc.LobbyStub]:
+) -> AsyncIterator[Wired]:
     """The lobby over `schema`, its queues filled on the platform's director; with a bus,
     following the table and tournament events as consumer `group`."""
     assert platform.host is not None
@@ -69,13 +73,9 @@ async def lobby_on(
         director=director,
         queues=load_templates(),
     )
-    server = serve(wired.service())
-    await server.start()
     try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-            yield lobby_pb2_grpc.LobbyStub(channel)
+        yield wired
     finally:
-        await server.stop()
         await wired.stop()
         await director.close()
         await pool.close()
@@ -84,6 +84,26 @@ async def lobby_on(
             await connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
         finally:
             await connection.close()
+
+
+@asynccontextmanager
+async def lobby_on(
+    platform: Platform,
+    postgres_dsn: str,
+    schema: str,
+    host: TableHost,
+    bus: KafkaBus | None = None,
+    group: str = "lobby-queues",
+) -> AsyncIterator[lobby_pb2_grpc.LobbyStub]:
+    """`lobby_built`'s lobby served on its own port."""
+    async with lobby_built(platform, postgres_dsn, schema, host, bus, group) as wired:
+        server = serve(wired.service())
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+                yield lobby_pb2_grpc.LobbyStub(channel)
+        finally:
+            await server.stop()
 
 
 async def test_a_spin_queue_of_three_starts_a_spin_on_the_director(
@@ -138,6 +158,44 @@ async def test_a_spin_queue_of_three_starts_a_spin_on_the_director(
             lobby.JoinQueue(pb.JoinQueueRequest(player_id="f", queue_id="bad queue!"))
         ) == ("INVALID_ARGUMENT", "invalid_queue_id")
         assert await platform.balance("f") == DEPOSIT  # nothing taken by a refusal
+
+
+async def test_the_gateway_queues_the_tokens_player_only(
+    platform: Platform, postgres_dsn: str, unique: Callable[[str], str]
+) -> None:
+    """Through the gateway (issue #20): ListQueues, JoinQueue and LeaveQueue act for the
+    token's player, the only one the requests can name."""
+    await platform.start_director()
+    assert platform.wired is not None
+    director = platform.wired.director
+    async with (
+        hosted_tables("gateway-queues") as hosted,
+        lobby_built(platform, postgres_dsn, unique("lobby"), hosted.host) as wired,
+        served_gateway(beside=[wired.service()], clock=time.time) as gateway,
+    ):
+        listed = await gateway.stub.ListQueues(gw.ListQueuesRequest(), metadata=_as("a"))
+        assert SPIN in {q.queue_id for q in listed.queues}
+        joined = await gateway.stub.JoinQueue(gw.JoinQueueRequest(queue_id=SPIN), metadata=_as("a"))
+        assert (joined.waiting, joined.players) == (1, 3)
+        assert (await director.get(joined.tournament_id)).players() == ("a",)
+        assert await platform.balance("a") == DEPOSIT - ENTRY
+        # b cannot take a out: leaving is b's own, and b is in no tournament of the queue.
+        code, _ = await status_of(
+            gateway.stub.LeaveQueue(gw.LeaveQueueRequest(queue_id=SPIN), metadata=_as("b"))
+        )
+        assert code is grpc.StatusCode.NOT_FOUND
+        assert (await director.get(joined.tournament_id)).players() == ("a",)
+        await gateway.stub.LeaveQueue(gw.LeaveQueueRequest(queue_id=SPIN), metadata=_as("a"))
+        assert (await director.get(joined.tournament_id)).players() == ()
+        assert await platform.balance("a") == DEPOSIT
+        code, _ = await status_of(
+            gateway.stub.JoinQueue(gw.JoinQueueRequest(queue_id=""), metadata=_as("a"))
+        )
+        assert code is grpc.StatusCode.INVALID_ARGUMENT
+
+
+def _as(player: str) -> tuple[tuple[str, str]]:
+    return bearer(player, now=time.time())
 
 
 async def test_a_finished_spin_rates_its_players_at_poker_by_their_places(

@@ -43,6 +43,10 @@ class MemoryWallet:
         )
         return wallet_pb2.GetStatementResponse(lines=[line])
 
+    async def coupons(self, player: str) -> wallet_pb2.ListCouponsResponse:
+        self.calls.append(("coupons", player))
+        return wallet_pb2.ListCouponsResponse()
+
 
 @dataclass
 class MemoryTournaments:

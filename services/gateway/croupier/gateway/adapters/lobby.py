@@ -8,6 +8,7 @@ from typing import TypeVar
 
 from google.protobuf.message import Message
 
+from croupier.common.v1.common_pb2 import Game
 from croupier.kit.channels import Target
 from croupier.kit.remote import Remote
 from croupier.kit.service_auth import ServiceCredential
@@ -75,3 +76,33 @@ class GrpcLobby(Remote):
         request = pb.CancelTicketRequest(player_id=player, ticket_id=ticket_id)
         response: pb.CancelTicketResponse = await self.call("CancelTicket", request)
         return response.ticket
+
+    async def join_waiting_list(
+        self, player: str, request: pb.JoinWaitingListRequest
+    ) -> pb.JoinWaitingListResponse:
+        response: pb.JoinWaitingListResponse = await self.call(
+            "JoinWaitingList", _for(player, request)
+        )
+        return response
+
+    async def leave_waiting_list(self, player: str, request: pb.LeaveWaitingListRequest) -> None:
+        await self.call("LeaveWaitingList", _for(player, request))
+
+    async def list_queues(self, player: str) -> pb.ListQueuesResponse:
+        response: pb.ListQueuesResponse = await self.call(
+            "ListQueues", pb.ListQueuesRequest(player_id=player)
+        )
+        return response
+
+    async def join_queue(self, player: str, queue_id: str) -> pb.JoinQueueResponse:
+        request = pb.JoinQueueRequest(player_id=player, queue_id=queue_id)
+        response: pb.JoinQueueResponse = await self.call("JoinQueue", request)
+        return response
+
+    async def leave_queue(self, player: str, queue_id: str) -> None:
+        await self.call("LeaveQueue", pb.LeaveQueueRequest(player_id=player, queue_id=queue_id))
+
+    async def rating(self, player: str, game: Game.ValueType) -> pb.GetRatingResponse:
+        request = pb.GetRatingRequest(player_id=player, game=game)
+        response: pb.GetRatingResponse = await self.call("GetRating", request)
+        return response

@@ -57,3 +57,8 @@ class GrpcWallet(Remote):
             return response
 
         return await self._players_account(player, currency, read)
+
+    async def coupons(self, player: str) -> wallet_pb2.ListCouponsResponse:
+        request = wallet_pb2.ListCouponsRequest(player_id=player)
+        response: wallet_pb2.ListCouponsResponse = await self.call("ListCoupons", request)
+        return response

@@ -77,6 +77,12 @@ class GatewayService:
         answer = await self._wallet.statement(caller.player, currency, page_size, page_token)
         return pb.GetStatementResponse(lines=answer.lines, next_page_token=answer.next_page_token)
 
+    async def ListCoupons(
+        self, request: pb.ListCouponsRequest, caller: Identity
+    ) -> pb.ListCouponsResponse:
+        answer = await self._wallet.coupons(caller.player)
+        return pb.ListCouponsResponse(coupons=answer.coupons)
+
     # ---- lobby -----------------------------------------------------------------------
 
     async def ListTables(
@@ -161,6 +167,48 @@ class GatewayService:
         ticket_id = check_id(request.ticket_id, "ticket_id")
         ticket = await self._lobby.cancel_ticket(caller.player, ticket_id)
         return pb.CancelTicketResponse(ticket=ticket)
+
+    async def JoinWaitingList(
+        self, request: pb.JoinWaitingListRequest, caller: Identity
+    ) -> pb.JoinWaitingListResponse:
+        forwarded = lobby_pb2.JoinWaitingListRequest(options=request.options, stack=request.stack)
+        answer = await self._lobby.join_waiting_list(caller.player, forwarded)
+        return pb.JoinWaitingListResponse(position=answer.position)
+
+    async def LeaveWaitingList(
+        self, request: pb.LeaveWaitingListRequest, caller: Identity
+    ) -> pb.LeaveWaitingListResponse:
+        forwarded = lobby_pb2.LeaveWaitingListRequest(options=request.options)
+        await self._lobby.leave_waiting_list(caller.player, forwarded)
+        return pb.LeaveWaitingListResponse()
+
+    async def ListQueues(
+        self, request: pb.ListQueuesRequest, caller: Identity
+    ) -> pb.ListQueuesResponse:
+        answer = await self._lobby.list_queues(caller.player)
+        return pb.ListQueuesResponse(queues=answer.queues)
+
+    async def JoinQueue(
+        self, request: pb.JoinQueueRequest, caller: Identity
+    ) -> pb.JoinQueueResponse:
+        queue_id = check_id(request.queue_id, "queue_id")
+        answer = await self._lobby.join_queue(caller.player, queue_id)
+        return pb.JoinQueueResponse(
+            tournament_id=answer.tournament_id, waiting=answer.waiting, players=answer.players
+        )
+
+    async def LeaveQueue(
+        self, request: pb.LeaveQueueRequest, caller: Identity
+    ) -> pb.LeaveQueueResponse:
+        await self._lobby.leave_queue(caller.player, check_id(request.queue_id, "queue_id"))
+        return pb.LeaveQueueResponse()
+
+    async def GetRating(
+        self, request: pb.GetRatingRequest, caller: Identity
+    ) -> pb.GetRatingResponse:
+        player = check_optional_id(request.player_id, "player_id") or caller.player
+        answer = await self._lobby.rating(player, request.game)
+        return pb.GetRatingResponse(rating=answer.rating, experience=answer.experience)
 
     # ---- tables ----------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Protocol, TypeAlias
 
+from croupier.common.v1 import common_pb2
 from croupier.lobby.v1 import lobby_pb2
 from croupier.table.v1 import table_pb2
 from croupier.tournament.v1 import tournament_pb2
@@ -62,6 +63,26 @@ class Lobby(Protocol):
 
     async def cancel_ticket(self, player: str, ticket_id: str) -> lobby_pb2.Ticket: ...
 
+    async def join_waiting_list(
+        self, player: str, request: lobby_pb2.JoinWaitingListRequest
+    ) -> lobby_pb2.JoinWaitingListResponse: ...
+
+    async def leave_waiting_list(
+        self, player: str, request: lobby_pb2.LeaveWaitingListRequest
+    ) -> None: ...
+
+    async def list_queues(self, player: str) -> lobby_pb2.ListQueuesResponse: ...
+
+    async def join_queue(self, player: str, queue_id: str) -> lobby_pb2.JoinQueueResponse: ...
+
+    async def leave_queue(self, player: str, queue_id: str) -> None: ...
+
+    async def rating(
+        self, player: str, game: common_pb2.Game.ValueType
+    ) -> lobby_pb2.GetRatingResponse:
+        """`player`'s rating at `game` (public: any player's may be read)."""
+        ...
+
 
 class Tables(Protocol):
     """The table host (`croupier.table.v1.TableEngine`) for one player."""
@@ -103,6 +124,8 @@ class Wallet(Protocol):
     async def statement(
         self, player: str, currency: str, page_size: int, page_token: str
     ) -> wallet_pb2.GetStatementResponse: ...
+
+    async def coupons(self, player: str) -> wallet_pb2.ListCouponsResponse: ...
 
 
 class Tournaments(Protocol):
