@@ -14,7 +14,10 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from croupier.common.v1 import common_pb2
 from croupier.tournament import codec
+from croupier.tournament.core.coupon_prizes import CouponPrize
+from croupier.tournament.core.ranking import Place
 from croupier.tournament.core.seating import initial_seating
+from croupier.tournament.service.coupon_awards import award_coupons
 from croupier.tournament.v1 import tournament_pb2 as pb
 from croupier.tournament.v1 import tournament_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2
@@ -152,6 +155,29 @@ async def test_rule_48_a_coupon_pays_the_entry_through_the_wallet(platform: Plat
     await stub.Unregister(pb.UnregisterRequest(tournament_id=tid, player_id="a"))
     assert await _coupons(platform, "a") == {"cp-a": wallet_pb2.COUPON_STATUS_HELD}
     assert await platform.balance("a") == DEPOSIT
+
+
+async def test_rule_48_coupon_prizes_are_issued_by_the_wallet_once(platform: Platform) -> None:
+    """Coupon prizes through the real wallet: issued as coupons (not money), and issued
+    again by a restarted director, later, they are not issued twice."""
+    stub = await platform.start_director()
+    prizes = (CouponPrize(1, BUY_IN + FEE, 30), CouponPrize(2, BUY_IN, 7))
+    tid = await _create(stub, coupon_prizes=prizes)
+    assert platform.wired is not None and platform.wallet_client is not None
+    record = await platform.wired.director.get(tid)
+    places = [Place(1, ("a",)), Place(2, ("b",)), Place(3, ("c",))]
+    ended = datetime.now(UTC)
+    for now in (ended, ended + timedelta(hours=1)):
+        assert await award_coupons(platform.wallet_client, record, places, now) == 2
+    assert await _coupons(platform, "a") == {f"{tid}:place-1": wallet_pb2.COUPON_STATUS_HELD}
+    assert await _coupons(platform, "b") == {f"{tid}:place-2": wallet_pb2.COUPON_STATUS_HELD}
+    assert await _coupons(platform, "c") == {}
+    assert [await platform.balance(p) for p in "abc"] == [DEPOSIT] * 3  # not money
+    lobby = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    assert [(c.place, c.value_minor) for c in lobby.settings.coupon_prizes] == [
+        (1, BUY_IN + FEE),
+        (2, BUY_IN),
+    ]
 
 
 async def test_rule_1_below_the_minimum_at_the_start_cancels_with_full_refunds(

@@ -19,6 +19,7 @@ from croupier.game.fairness import commitment
 from croupier.poker.core.seating import PokerTable
 from croupier.tournament.adapters.memory import InMemoryRepository, InMemoryWallet
 from croupier.tournament.core.blinds import BlindStructure, Level
+from croupier.tournament.core.coupon_prizes import CouponPrize
 from croupier.tournament.core.payouts import PayoutBracket
 from croupier.tournament.core.spin import PUBLISHED_TABLE, fund_needed, prizes, verify_draw
 from croupier.tournament.service import events
@@ -182,6 +183,17 @@ async def test_rule_52_a_naiko_sit_and_go_starts_when_full_and_plays_to_its_priz
         assert setup.wallet.balances[player] == FUNDS - BUY_IN - FEE + paid.get(player, 0)
     busted = [e.player for e in setup.events(tid) if isinstance(e, events.PlayerEliminated)]
     assert sorted(busted) == sorted(p for p in PLAYERS[:6] if p != finished[0].winner)
+
+
+async def test_rule_48_a_sit_and_go_winner_gets_its_coupon_prize(setup: Setup) -> None:
+    settings = replace(poker_settings(), coupon_prizes=(CouponPrize(1, 2 * BUY_IN, 30),))
+    tid, _ = await setup.director.create("sng-coupon", settings)
+    for player in PLAYERS[:6]:
+        await setup.director.register(tid, player)
+    await setup.play_to_the_end(tid, 6 * STACK)
+    (finished,) = [e for e in setup.events(tid) if isinstance(e, events.Finished)]
+    assert setup.wallet.issued == {f"{tid}:place-1": (finished.winner, 2 * BUY_IN)}
+    assert sum(dict(finished.prizes).values()) == 6 * BUY_IN  # the money as without it
 
 
 async def test_rule_53_a_spin_starts_with_its_third_entry_and_reveals_its_draw(

@@ -21,9 +21,12 @@ from croupier.game import RuleBroken
 from croupier.rummy.tools.bots import gin_bot_action
 from croupier.tournament.adapters.memory import InMemoryRepository, InMemoryWallet
 from croupier.tournament.core.actions import StartRound
+from croupier.tournament.core.coupon_prizes import CouponPrize
 from croupier.tournament.core.options import Level
 from croupier.tournament.core.payouts import PayoutBracket
+from croupier.tournament.core.ranking import ranking
 from croupier.tournament.core.state import Tournament
+from croupier.tournament.service.coupon_awards import award_coupons
 from croupier.tournament.service.director import Director
 from croupier.tournament.service.events import (
     Finished,
@@ -370,6 +373,23 @@ async def test_rules_2_47_a_tournament_played_to_the_end_pays_its_pool_in_one_ba
     assert len(hosted) == len(set(hosted)) == state.starts  # one table per round
     offers = [e for e in announced if isinstance(e, PlayerEliminated) and e.offer_until]
     assert offers  # the eliminated who could rebuy were told until when (rule 17)
+
+
+async def test_rule_48_places_win_their_coupon_prizes_apart_from_the_money(game: Game) -> None:
+    prizes = (CouponPrize(1, 1_100, 30), CouponPrize(2, 550, 7))
+    await game.start("abcd", **_gin(coupon_prizes=prizes))
+    await _play_to_the_end(game)
+    assert game.record.status is Status.FINISHED
+    places = ranking(game.state)
+    first, second = places[0].players[0], [p for e in places for p in e.players][1]
+    assert game.wallet.issued == {
+        f"{game.tid}:place-1": (first, 1_100),
+        f"{game.tid}:place-2": (second, 550),
+    }
+    assert game.wallet.pool(game.tid) == 0  # the coupons took nothing from the pool
+    # Issued again (a director restarted before it recorded the end): nothing more.
+    assert await award_coupons(game.wallet, game.record, places, game.clock.now) == 2
+    assert len(game.wallet.issued) == 2 and len(game.wallet.coupons) == 2
 
 
 async def test_rule_42_tables_close_and_the_final_table_forms_when_all_fit(game: Game) -> None:

@@ -11,6 +11,7 @@ from datetime import UTC
 from croupier.common.v1 import common_pb2
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.envelope import make_envelope
+from croupier.tournament.core.coupon_prizes import CouponPrize
 from croupier.tournament.core.errors import InvalidInput
 from croupier.tournament.core.options import Level
 from croupier.tournament.core.payouts import PayoutBracket
@@ -123,6 +124,10 @@ def settings_from_proto(message: pb.TournamentSettings) -> Settings:
         if message.HasField("winner_risk_limit")
         else True,
         poker=poker_terms_from_proto(message.poker) if message.HasField("poker") else None,
+        coupon_prizes=tuple(
+            CouponPrize(prize.place, prize.value_minor, prize.valid_days)
+            for prize in message.coupon_prizes
+        ),
     )
 
 
@@ -154,6 +159,10 @@ def settings_to_proto(settings: Settings) -> pb.TournamentSettings:
         coupons_accepted=settings.coupons_accepted,
         turn_seconds=settings.turn_seconds,
         winner_risk_limit=settings.winner_risk_limit,
+        coupon_prizes=[
+            pb.CouponPrize(place=c.place, value_minor=c.value, valid_days=c.valid_days)
+            for c in settings.coupon_prizes
+        ],
     )
     message.start_time.FromDatetime(settings.start_time)
     if settings.poker is not None:

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from croupier.game import RuleBroken
+from croupier.game import Duplicate, RuleBroken
 from croupier.tournament.service.events import Recorded
 from croupier.tournament.service.model import Status, TournamentRecord
 from croupier.tournament.service.ports import Conflict
@@ -74,6 +74,8 @@ class InMemoryWallet:
     """entry_id → (tournament, its fund, what the fund added to the pool: < 0 took)."""
     coupons: dict[str, tuple[str, int]] = field(default_factory=dict)
     """Coupons held: coupon_id → (player, the entry price it pays at most)."""
+    issued: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """Every coupon issued (prizes), by id: (player, value)."""
     redeemed: dict[str, tuple[str, tuple[str, int], tuple[str, str], int]] = field(
         default_factory=dict
     )
@@ -98,6 +100,24 @@ class InMemoryWallet:
             if tournament == tournament_id
         )
         return paid_in + added - paid_out
+
+    async def issue_coupon(
+        self,
+        *,
+        coupon_id: str,
+        player: str,
+        game: str,
+        currency: str,
+        value: int,
+        expires_at: datetime,
+    ) -> None:
+        issued = (player, value)
+        if coupon_id in self.issued:  # sent again: nothing more
+            if self.issued[coupon_id] != issued:
+                raise Duplicate(f"coupon {coupon_id} was issued with other terms")
+            return
+        self.issued[coupon_id] = issued
+        self.coupons[coupon_id] = issued
 
     async def prize_fund(self, *, game: str, currency: str) -> int:
         return self.prize_funds.get((game, currency), 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 
 from croupier.tournament.codec import GAME_ENUMS, money
 from croupier.wallet.client import WalletClient, WalletUnavailable
@@ -42,6 +43,27 @@ class GrpcWallet(WalletClient):
             coupon_id=coupon_id,
         )
         await self.call("EnterTournament", request, "rebuy" if rebuy else "entry")
+
+    async def issue_coupon(
+        self,
+        *,
+        coupon_id: str,
+        player: str,
+        game: str,
+        currency: str,
+        value: int,
+        expires_at: datetime,
+    ) -> None:
+        from croupier.wallet.v1 import wallet_pb2
+
+        request = wallet_pb2.IssueCouponRequest(
+            coupon_id=coupon_id,
+            player_id=player,
+            game=GAME_ENUMS[game],
+            value=money(value, currency),
+        )
+        request.expires_at.FromDatetime(expires_at)
+        await self.call("IssueCoupon", request, "coupon prize")
 
     async def prize_fund(self, *, game: str, currency: str) -> int:
         from croupier.wallet.v1 import wallet_pb2

@@ -18,6 +18,7 @@ from enum import Enum
 
 from croupier.game.limits import MAX_CLOCK_SECONDS, OutOfBounds, check_amount, check_int, echo
 from croupier.tournament.core.actions import Action, Rebuy
+from croupier.tournament.core.coupon_prizes import CouponPrize, check_coupon_prizes
 from croupier.tournament.core.errors import InvalidInput
 from croupier.tournament.core.options import Level, Options, RebuyPolicy
 from croupier.tournament.core.payouts import PayoutBracket, check_covers, check_payouts
@@ -98,6 +99,8 @@ class Settings:
     winner_risk_limit: bool
     poker: PokerTerms | None = None
     """Poker's terms (game "poker"); None for rummy."""
+    coupon_prizes: tuple[CouponPrize, ...] = ()
+    """Coupons won by places, apart from the money (rule 48, OQ 29)."""
 
     def check(self) -> None:
         """Refuse settings out of shape (`InvalidInput`) or that cannot be honoured."""
@@ -128,6 +131,7 @@ class Settings:
         check_amount(self.buy_in, "buy_in")
         check_amount(self.fee, "fee")
         check_int(self.turn_seconds, "turn_seconds", 1, MAX_CLOCK_SECONDS)
+        check_coupon_prizes(self.coupon_prizes, self.max_players)
         if self.poker is not None:
             self._check_poker_shape()
         else:

@@ -38,6 +38,7 @@ from croupier.tournament.core.poker_decisions import (
 from croupier.tournament.core.poker_entries import entry_refusal
 from croupier.tournament.core.poker_tournament import PokerTournament, Step, tick
 from croupier.tournament.service import events
+from croupier.tournament.service.coupon_awards import award_coupons
 from croupier.tournament.service.model import Entry, SeatAt, Status, TournamentRecord
 from croupier.tournament.service.poker_model import (
     HandDone,
@@ -343,6 +344,7 @@ class PokerPlay:
             currency=settings.currency,
             prizes=prizes,
         )
+        await award_coupons(self._wallet, record, finished.places, self._store.clock())
         winner = finished.places[0].players[0]
         saved = await self._store.save(
             replace(record, status=Status.FINISHED, hands=()),

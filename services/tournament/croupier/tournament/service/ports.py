@@ -87,6 +87,20 @@ class Wallet(Protocol):
         refunding the entry gives the coupon back."""
         ...
 
+    async def issue_coupon(
+        self,
+        *,
+        coupon_id: str,
+        player: str,
+        game: str,
+        currency: str,
+        value: int,
+        expires_at: datetime,
+    ) -> None:
+        """Give `player` a coupon (rule 48: a prize); the same id again issues nothing
+        more (its terms differing too: `Duplicate`)."""
+        ...
+
     async def prize_fund(self, *, game: str, currency: str) -> int:
         """What the house's prize fund for `game` holds now (0 if never funded)."""
         ...

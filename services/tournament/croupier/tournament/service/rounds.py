@@ -21,7 +21,9 @@ from croupier.game.limits import echo
 from croupier.tournament.adapters import metrics
 from croupier.tournament.core.actions import Rebuy
 from croupier.tournament.core.errors import NotAllowed, Refused
+from croupier.tournament.core.ranking import ranking
 from croupier.tournament.core.state import Tournament, entrant, rebuy_refusal
+from croupier.tournament.service.coupon_awards import award_coupons
 from croupier.tournament.service.events import Finished, RoundHosted
 from croupier.tournament.service.model import (
     HostedRound,
@@ -283,6 +285,7 @@ class Rounds:
             currency=settings.currency,
             prizes={player: amount for player, amount in won.items() if amount},
         )
+        await award_coupons(self._wallet, record, ranking(state), self._store.clock())
         (winner,) = (p.name for p in state.entrants.values() if p.out is None)
         paid = tuple(sorted((player, amount) for player, amount in won.items() if amount))
         await self._store.save(
