@@ -56,6 +56,17 @@ def test_gin_has_no_high_ace_and_no_jokers() -> None:
     assert classify_meld([parse_card(c) for c in ["5h", "X1", "7h"]], GIN) is None
 
 
+def test_a_joker_played_as_the_ace_above_a_king_makes_an_ace_high_run() -> None:
+    # Laid off as the ace after Th-Kh, the joker is the run's top: written back with what
+    # it stands for (as every view shows the meld), the meld is the same run again.
+    written = entries("Th", "Jh", "X1=Qh", "Kh", "X4=Ah")
+    meld = build_meld(written, R51)
+    assert (meld.kind, meld.low) == ("run", 10)
+    assert card_names(meld.stands_for) == ["Th", "Jh", "Qh", "Kh", "Ah"]
+    low = build_meld(entries("X1=Ah", "2h", "3h"), R51)  # and the ace below a two
+    assert card_names(low.stands_for) == ["Ah", "2h", "3h"]
+
+
 def test_joker_positions_follow_as_or_the_written_order() -> None:
     assert card_names(build_meld(entries("5h", "X1", "7h"), R51).stands_for) == ["5h", "6h", "7h"]
     written_first = build_meld(entries("X1", "5h", "6h"), R51)

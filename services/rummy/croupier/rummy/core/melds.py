@@ -138,13 +138,16 @@ def _build_set(entries: Sequence[MeldEntry], rules: MeldRules, owner: str) -> Ta
 
 
 def _run_windows(entries: Sequence[MeldEntry], rules: MeldRules) -> list[tuple[int, bool]]:
-    """Feasible (low, ace_high) windows for a run, the default (jokers above) first."""
-    naturals = [card for card, _ in entries if not is_joker(card)]
-    has_ace = any(rank_of(card) == 1 for card in naturals)
+    """Feasible (low, ace_high) windows for a run, the default (jokers above) first.
+    A joker written with the card it stands for counts as that card: a joker played as
+    the ace above a king makes the run ace-high as a natural ace would."""
+    shown = [played_as if is_joker(card) else card for card, played_as in entries]
+    placed = [card for card in shown if card is not None]
+    has_ace = any(rank_of(card) == 1 for card in placed)
     length = len(entries)
     options: list[tuple[int, bool]] = []
     for ace_high in (False, True) if (rules.ace_high and has_ace) else (False,):
-        positions = [14 if ace_high and rank_of(c) == 1 else rank_of(c) for c in naturals]
+        positions = [14 if ace_high and rank_of(c) == 1 else rank_of(c) for c in placed]
         top = 14 if ace_high or (rules.ace_high and not has_ace) else 13
         bottom = 2 if ace_high else 1
         low_max = min(min(positions), top - length + 1)
