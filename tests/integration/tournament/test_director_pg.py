@@ -6,6 +6,7 @@ the real wallet service (its own schema, served on its own port): registration (
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime, timedelta
 
 import grpc
@@ -13,6 +14,8 @@ import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from croupier.common.v1 import common_pb2
+from croupier.gateway.adapters.tournaments import GrpcTournaments
+from croupier.gateway.v1 import gateway_pb2 as gw
 from croupier.tournament import codec
 from croupier.tournament.core.coupon_prizes import CouponPrize
 from croupier.tournament.core.ranking import Place
@@ -23,6 +26,8 @@ from croupier.tournament.v1 import tournament_pb2_grpc
 from croupier.wallet.v1 import wallet_pb2
 from tests.integration.tournament.conftest import fund_prizes
 from tests.integration.tournament.platform import DEPOSIT, Platform
+from tests.support.gateway import bearer, served_gateway
+from tests.support.table import status_of
 from tests.unit.tournament.director_sample import (
     BUY_IN,
     FEE,
@@ -123,8 +128,7 @@ async def test_rule_48_a_coupon_pays_the_entry_through_the_wallet(platform: Plat
     stub = await platform.start_director()
     await fund_prizes(platform.wallet, "rummy")
     tid = await _create(stub, coupons_accepted=True)
-    expires = Timestamp()
-    expires.FromDatetime(datetime.now(UTC) + timedelta(days=30))
+    expires = _in_days(30)
     for coupon_id, player, value in (("cp-a", "a", BUY_IN + FEE), ("cp-small", "b", BUY_IN)):
         await platform.wallet.IssueCoupon(
             wallet_pb2.IssueCouponRequest(
@@ -294,3 +298,69 @@ async def test_a_new_director_over_the_same_database_resumes_the_tournament(
     assert await platform.outbox_events() == announced
     for player in "abcd":
         assert await platform.balance(player) == DEPOSIT - BUY_IN - FEE
+
+
+async def test_the_gateway_lists_tournaments_and_registers_the_tokens_player(
+    platform: Platform,
+) -> None:
+    """Issue #20 through the real director on PostgreSQL: ListTournaments pages in start
+    order; RegisterTournament registers the token's player, paying with his coupon."""
+    stub = await platform.start_director()
+    await fund_prizes(platform.wallet, "rummy")
+    later = await _create(stub, "later", start_time=START.replace(hour=21))
+    soon = await _create(stub, "soon", coupons_accepted=True)
+    assert platform.host is not None
+    director = GrpcTournaments(f"127.0.0.1:{platform.host.port}")
+    try:
+        async with served_gateway(beside=[], tournaments=director, clock=time.time) as gateway:
+            first = await gateway.stub.ListTournaments(
+                gw.ListTournamentsRequest(page={"page_size": 1}), metadata=_as("a")
+            )
+            assert [t.tournament_id for t in first.tournaments] == [soon]
+            second = await gateway.stub.ListTournaments(
+                gw.ListTournamentsRequest(page={"page_token": first.next_page_token}),
+                metadata=_as("a"),
+            )
+            assert [t.tournament_id for t in second.tournaments] == [later]
+            assert second.next_page_token == ""
+            await platform.wallet.IssueCoupon(
+                wallet_pb2.IssueCouponRequest(
+                    coupon_id="cp-b",
+                    player_id="b",
+                    game=common_pb2.GAME_RUMMY,
+                    value=common_pb2.Money(amount_minor=BUY_IN + FEE, currency="USD"),
+                    expires_at=_in_days(30),
+                )
+            )
+            registered = await gateway.stub.RegisterTournament(
+                gw.RegisterTournamentRequest(tournament_id=soon, coupon_id="cp-b"),
+                metadata=_as("b"),
+            )
+            assert registered.registered == 1
+            listed = await gateway.stub.ListTournaments(
+                gw.ListTournamentsRequest(), metadata=_as("a")
+            )
+            assert [(t.tournament_id, t.registered) for t in listed.tournaments] == [
+                (soon, 1),
+                (later, 0),
+            ]
+            assert await platform.balance("b") == DEPOSIT  # the coupon paid
+            assert await _coupons(platform, "b") == {"cp-b": wallet_pb2.COUPON_STATUS_REDEEMED}
+            code, _ = await status_of(
+                gateway.stub.ListTournaments(
+                    gw.ListTournamentsRequest(page={"page_token": "forged"}), metadata=_as("a")
+                )
+            )
+            assert code is grpc.StatusCode.INVALID_ARGUMENT
+    finally:
+        await director.close()
+
+
+def _as(player: str) -> tuple[tuple[str, str]]:
+    return bearer(player, now=time.time())
+
+
+def _in_days(days: int) -> Timestamp:
+    at = Timestamp()
+    at.FromDatetime(datetime.now(UTC) + timedelta(days=days))
+    return at

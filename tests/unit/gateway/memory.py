@@ -59,6 +59,13 @@ class MemoryTournaments:
         if tournament_id != "t1":
             raise Unknown(f"no tournament {tournament_id[:64]!r}")
 
+    async def listed(
+        self, request: tournament_pb2.ListTournamentsRequest
+    ) -> tournament_pb2.ListTournamentsResponse:
+        self.calls.append(("listed", request.page_token))
+        summary = tournament_pb2.TournamentSummary(tournament_id="t1")
+        return tournament_pb2.ListTournamentsResponse(tournaments=[summary])
+
     async def lobby(self, tournament_id: str) -> tournament_pb2.GetLobbyViewResponse:
         self.calls.append(("lobby", tournament_id))
         self._known(tournament_id)

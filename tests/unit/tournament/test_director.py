@@ -355,3 +355,40 @@ async def test_rule_7_a_given_seed_is_the_tournament_s_and_must_be_32_bytes(setu
     assert not setup.repository.records
     tid, _ = await setup.director.create("given", sample_settings(), fixed_seed(9))
     assert (await setup.director.get(tid)).seating_seed == fixed_seed(9)
+
+
+async def test_the_list_shows_registering_and_running_soonest_first_in_pages(
+    setup: Setup,
+) -> None:
+    later = await setup.create("later", start_time=START.replace(hour=20))
+    soon = await setup.create("soon")
+    cancelled = await setup.create("cancelled", start_time=START.replace(hour=19))
+    await setup.director.cancel(cancelled, "no room")
+    for player in "abc":
+        await setup.director.register(soon, player)
+    page, token = await setup.director.listed(frozenset(), 1, "")
+    assert [r.tournament_id for r in page] == [soon] and token
+    page, token = await setup.director.listed(frozenset(), 1, token)
+    assert [r.tournament_id for r in page] == [later] and token == ""
+    setup.clock.now = START
+    assert await setup.director.start_due() == [soon]
+    running, _ = await setup.director.listed(frozenset({Status.RUNNING}), 0, "")
+    assert [r.tournament_id for r in running] == [soon]
+    ended, _ = await setup.director.listed(frozenset({Status.CANCELLED}), 0, "")
+    assert [r.tournament_id for r in ended] == [cancelled]
+
+
+@pytest.mark.parametrize(
+    ("page_size", "token", "reason"),
+    [
+        (501, "", "invalid_page_size"),
+        (1, "not-a-token", "invalid_page_token"),
+        (1, "bm8gem9uZXxpZA==", "invalid_page_token"),
+        (1, "x" * 600, "invalid_page_token"),
+    ],
+)
+async def test_a_bad_page_request_is_invalid_argument(
+    setup: Setup, page_size: int, token: str, reason: str
+) -> None:
+    error = await refused(setup.director.listed(frozenset(), page_size, token))
+    assert (status_name(error), error.reason) == ("invalid_argument", reason)

@@ -23,6 +23,10 @@ class GrpcTournaments(Remote):
         response: pb.GetLobbyViewResponse = await self.call("GetLobbyView", request)
         return response
 
+    async def listed(self, request: pb.ListTournamentsRequest) -> pb.ListTournamentsResponse:
+        response: pb.ListTournamentsResponse = await self.call("ListTournaments", request)
+        return response
+
     async def register(
         self, tournament_id: str, player: str, coupon_id: str
     ) -> pb.RegisterResponse:

@@ -33,6 +33,7 @@ from croupier.gateway.v1 import gateway_pb2 as pb
 from croupier.kit.auth import Identity
 from croupier.lobby.v1 import lobby_pb2
 from croupier.table.v1 import table_pb2
+from croupier.tournament.v1 import tournament_pb2
 
 __all__ = ["GatewayService"]
 
@@ -281,6 +282,18 @@ class GatewayService:
             raise  # he sits there: something else was not found (a target, a hand)
 
     # ---- tournaments -----------------------------------------------------------------
+
+    async def ListTournaments(
+        self, request: pb.ListTournamentsRequest, caller: Identity
+    ) -> pb.ListTournamentsResponse:
+        page_size, page_token = check_page(request.page.page_size, request.page.page_token)
+        forwarded = tournament_pb2.ListTournamentsRequest(
+            statuses=request.statuses, page_size=page_size, page_token=page_token
+        )
+        answer = await self._tournaments.listed(forwarded)
+        return pb.ListTournamentsResponse(
+            tournaments=answer.tournaments, next_page_token=answer.next_page_token
+        )
 
     async def GetTournament(
         self, request: pb.GetTournamentRequest, caller: Identity

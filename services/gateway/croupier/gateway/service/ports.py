@@ -133,6 +133,10 @@ class Tournaments(Protocol):
 
     async def lobby(self, tournament_id: str) -> tournament_pb2.GetLobbyViewResponse: ...
 
+    async def listed(
+        self, request: tournament_pb2.ListTournamentsRequest
+    ) -> tournament_pb2.ListTournamentsResponse: ...
+
     async def register(
         self, tournament_id: str, player: str, coupon_id: str
     ) -> tournament_pb2.RegisterResponse: ...

@@ -54,6 +54,17 @@ class InMemoryRepository:
     async def running(self) -> list[str]:
         return [t for t, record in self.records.items() if record.status is Status.RUNNING]
 
+    async def listed(
+        self, statuses: frozenset[Status], after: tuple[datetime, str] | None, limit: int
+    ) -> list[TournamentRecord]:
+        ordered = sorted(
+            (r for r in self.records.values() if r.status in statuses),
+            key=lambda r: (r.settings.start_time, r.tournament_id),
+        )
+        return [
+            r for r in ordered if after is None or (r.settings.start_time, r.tournament_id) > after
+        ][:limit]
+
 
 @dataclass
 class InMemoryWallet:

@@ -183,6 +183,22 @@ class PostgresRepository:
         )
         return [row["tournament_id"] for row in rows]
 
+    async def listed(
+        self, statuses: frozenset[Status], after: tuple[datetime, str] | None, limit: int
+    ) -> list[TournamentRecord]:
+        start, last = after if after is not None else (None, "")
+        rows = await self._pool.fetch(
+            f"SELECT {_COLUMNS} FROM tournaments WHERE status = ANY($1::text[])"
+            " AND ($2::timestamptz IS NULL"
+            ' OR (start_time, tournament_id COLLATE "C") > ($2, $3::text COLLATE "C"))'
+            ' ORDER BY start_time, tournament_id COLLATE "C" LIMIT $4',
+            sorted(status.value for status in statuses),
+            start,
+            last,
+            limit,
+        )
+        return [_record(row) for row in rows]
+
     async def events_after(self, tournament_id: str, sequence: int) -> list[Recorded]:
         rows = await self._pool.fetch(
             "SELECT event FROM tournament_events WHERE tournament_id = $1 AND sequence > $2"

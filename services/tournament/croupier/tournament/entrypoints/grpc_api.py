@@ -10,6 +10,7 @@ from croupier.game.limits import echo
 from croupier.tournament import codec
 from croupier.tournament.core.errors import InvalidInput
 from croupier.tournament.service.director import Director
+from croupier.tournament.service.model import Status
 from croupier.tournament.service.views import StandingLine, lobby_view, standings
 from croupier.tournament.v1 import tournament_pb2 as pb
 from croupier.tournament.v1 import tournament_pb2_grpc
@@ -29,6 +30,17 @@ def _id(value: str, what: str) -> str:
             "invalid_id", f"{what} must have 1-{_MAX_ID} characters, got {echo(value)}"
         )
     return value
+
+
+_STATUS_BY_ENUM: dict[int, Status] = {value: status for status, value in codec.STATUSES.items()}
+
+
+def _status(value: int) -> Status:
+    status = _STATUS_BY_ENUM.get(value)
+    if status is None:
+        known = ", ".join(pb.TournamentStatus.Name(v) for v in codec.STATUSES.values())
+        raise InvalidInput("invalid_status", f"statuses hold {value}: name one of {known}")
+    return status
 
 
 def _standing(line: StandingLine, currency: str) -> pb.Standing:
@@ -104,6 +116,26 @@ class TournamentDirectorService(tournament_pb2_grpc.TournamentDirectorServicer):
             seating_seed=record.seating_seed.hex() if record.seats else "",
             seed_commitment=view.seed_commitment,
             spin_multiplier=view.spin_multiplier,
+        )
+
+    async def ListTournaments(
+        self, request: pb.ListTournamentsRequest, context: Context
+    ) -> pb.ListTournamentsResponse:
+        statuses = frozenset(_status(value) for value in request.statuses)
+        records, next_token = await self._director.listed(
+            statuses, request.page_size, request.page_token
+        )
+        return pb.ListTournamentsResponse(
+            tournaments=[
+                pb.TournamentSummary(
+                    tournament_id=record.tournament_id,
+                    settings=codec.settings_to_proto(record.settings),
+                    status=codec.STATUSES[record.status],
+                    registered=len(record.players()),
+                )
+                for record in records
+            ],
+            next_page_token=next_token,
         )
 
     async def GetStandings(

@@ -35,6 +35,7 @@ from croupier.tournament.service.events import (
     Unregistered,
     Voided,
 )
+from croupier.tournament.service.listing import list_page
 from croupier.tournament.service.model import (
     Entry,
     SeatAt,
@@ -241,6 +242,12 @@ class Director:
                 "tournament_full",
                 f"the tournament is full ({record.settings.max_players} players)",
             )
+
+    async def listed(
+        self, statuses: frozenset[Status], page_size: int, page_token: str
+    ) -> tuple[list[TournamentRecord], str]:
+        """A page of the tournaments in `statuses` (`service.listing`)."""
+        return await list_page(self._repository, statuses, page_size, page_token)
 
     async def unregister(self, tournament_id: str, player: str) -> None:
         """Rule 5: before the start, with the buy-in and fee refunded; refused after."""

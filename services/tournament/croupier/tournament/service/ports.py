@@ -10,7 +10,7 @@ from typing import Protocol
 
 from croupier.kit.errors import Unavailable
 from croupier.tournament.service.events import Recorded
-from croupier.tournament.service.model import TournamentRecord
+from croupier.tournament.service.model import Status, TournamentRecord
 
 __all__ = [
     "Clock",
@@ -55,6 +55,13 @@ class Repository(Protocol):
 
     async def events_after(self, tournament_id: str, sequence: int) -> list[Recorded]:
         """The tournament's events numbered above `sequence`, in order."""
+        ...
+
+    async def listed(
+        self, statuses: frozenset[Status], after: tuple[datetime, str] | None, limit: int
+    ) -> list[TournamentRecord]:
+        """Up to `limit` tournaments in `statuses`, by start time then id, those after
+        `after` (a (start time, id) already listed) only."""
         ...
 
     async def running(self) -> list[str]:
