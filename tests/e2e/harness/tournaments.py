@@ -23,6 +23,7 @@ from croupier.kit.auth import KeySet
 from croupier.kit.channels import ServiceChannel
 from croupier.kit.service_auth import ServiceCredential
 from croupier.poker.tools.bots import hand_of
+from croupier.rummy.tools.view_bot import bot_action
 from croupier.table.v1 import table_pb2
 from croupier.tournament import codec
 from croupier.tournament.core.options import Level
@@ -32,7 +33,6 @@ from croupier.tournament.service.poker_model import PokerTerms
 from croupier.tournament.v1 import tournament_pb2, tournament_pb2_grpc
 from tests.e2e.harness.client import TRANSIENT, GatewayClient, Refused
 from tests.support.games import GAMES
-from tests.support.rummy import bot_action
 from tests.unit.tournament.director_sample import BUY_IN, FEE, sample_settings
 from tests.unit.tournament.poker_hosted import pushing_action
 

@@ -29,6 +29,7 @@ from prometheus_client import CollectorRegistry
 from croupier.game import ClockSettings
 from croupier.kit.bus import make_envelope
 from croupier.kit.bus.kafka import KafkaBus
+from croupier.rummy.tools.view_bot import bot_action
 from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.core import history
 from croupier.table.games import load_engines
@@ -45,7 +46,6 @@ from tests.support.rummy import (
     PLAYERS,
     TABLES,
     Table,
-    bot_action,
     check_settlements,
     log_entries,
     open_table,

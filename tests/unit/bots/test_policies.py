@@ -7,7 +7,7 @@ import hashlib
 import random
 from typing import Any
 
-from croupier.bots.service.policies import buy_in_of, policy_for, stack_for
+from croupier.bots.service.policies import RUMMY_SHAKE_AFTER, buy_in_of, policy_for, stack_for
 from croupier.game import Act, SeatPlayer, StartHand
 from croupier.joker.engine import ENGINE as JOKER
 
@@ -72,5 +72,68 @@ def test_a_bot_buys_in_for_the_most_a_poker_table_takes_else_100_big_blinds() ->
     assert stack_for("joker", {}) == 0
 
 
-def test_the_bots_do_not_play_rummy_from_a_seat_view_yet() -> None:
-    assert policy_for("rummy", "me", random.Random(1), {}) is None
+RUMMY_TABLES = [
+    ("gin", 2),
+    ("oklahoma_gin", 2),
+    ("rummy", 3),
+    ("rummy51", 4),
+    ("rummy40", 3),
+    ("rummy500", 2),
+]
+
+
+def play_rummy_rounds(variant: str, players: int, rounds: int, label: str) -> int:
+    """Rummy bots alone at a table, each deciding from its own view, until `rounds`
+    rounds ended (or fewer players than a round needs are left); the rounds ended."""
+    from croupier.rummy.engine import ENGINE as RUMMY
+
+    options = {"variant": variant, "players": players, "round_fee": 10, "chip_ratio": 1}
+    names = [f"{label}{n}" for n in range(players)]
+    state = RUMMY.open(options)
+    for number, player in enumerate(names):
+        state, _ = RUMMY.apply(state, SeatPlayer(player, number, stack_for("rummy", options)))
+    policies = {p: policy_for("rummy", p, random.Random(p), options) for p in names}
+    started = actions = 0
+    while True:
+        turns = RUMMY.turns(state)
+        if not turns:
+            if started == rounds or not RUMMY.can_start_hand(state):
+                return started
+            started += 1
+            state, _ = RUMMY.apply(state, StartHand(seed(f"{label}-{variant}", started)))
+            continue
+        policy = policies[turns[0].player]
+        assert policy is not None
+        action = policy.decide(RUMMY.view(state, turns[0].player))
+        assert action is not None, "a rummy bot had nothing to do on its turn"
+        state, _ = RUMMY.apply(state, Act(turns[0].player, action))  # an illegal one raises
+        actions += 1
+        assert actions < 50_000, "the rounds do not end"
+
+
+def test_rummy_bots_play_rounds_of_every_variant_from_their_own_views() -> None:
+    for variant, players in RUMMY_TABLES:
+        for label in ("p", "q", "r"):
+            assert play_rummy_rounds(variant, players, 4, label) == 4, variant
+
+
+def test_a_rummy_bot_brings_100_round_fees() -> None:
+    assert stack_for("rummy", {"round_fee": "30"}) == 3_000
+
+
+def test_a_rummy_bot_caught_in_a_cycle_discards_at_random() -> None:
+    policy = policy_for("rummy", "me", random.Random(7), {})
+    assert policy is not None
+    hand = ["2c", "5d", "9h", "Kc", "3s", "7d", "Jh", "4c"]
+    view = {
+        "variant": "rummy51",
+        "round_number": 3,
+        "round": {"variant": "rummy51", "phase": "play", "to_act": "me", "hand": hand, "melds": []},
+        "legal": {"actions": ["discard"], "hand": hand},
+    }
+    first = [policy.decide(view) for _ in range(RUMMY_SHAKE_AFTER)]
+    assert len({str(action) for action in first}) == 1  # the bot's one choice, every time
+    shaken = {policy.decide(view)["card"] for _ in range(30)}  # type: ignore[index]
+    assert len(shaken) > 1 and shaken <= set(hand)
+    view["round_number"] = 4  # a new round: the bot plays its own game again
+    assert policy.decide(view) == first[0]

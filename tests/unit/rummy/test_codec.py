@@ -14,6 +14,7 @@ from croupier.rummy.codec import action_from_message, view_message
 from croupier.rummy.core.variant import Family
 from croupier.rummy.core.variants import VARIANTS
 from croupier.rummy.engine import ENGINE
+from croupier.rummy.tools.view_bot import bot_action
 from croupier.rummy.v1 import rummy_pb2
 from croupier.table.entrypoints.grpc_api import ProtoCodec
 from croupier.table.v1 import table_pb2
@@ -22,7 +23,6 @@ from tests.support.rummy import (
     PLAYERS,
     Table,
     as_proto,
-    bot_action,
     open_table,
     running_service,
     scan,

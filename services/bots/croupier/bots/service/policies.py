@@ -8,8 +8,10 @@ nothing to do now (rule 59: same rules, same information as a human).
   joker played with a legal use, and a suit when it leads);
 - backgammon: rolls, plays a legal play at random, takes every double, never doubles, and
   turns down a resignation;
-- rummy: none yet (its bots read the engine's state, not a seat's view): the bots service
-  does not sit at rummy tables.
+- rummy: the view bot (`croupier.rummy.tools.view_bot`): draws, lays down, lays off and
+  discards by its hand's deadwood; past `RUMMY_SHAKE_AFTER` decisions in one round it
+  discards at random, since two such bots can pass the same cards round and round once
+  the discard pile is turned over (a person would change course; the round must end).
 
 Every action comes from the view's `legal` part, so a policy cannot break a rule the view
 does not show; the host refuses anything else all the same.
@@ -23,6 +25,7 @@ from typing import Any, Protocol
 
 from croupier.joker.core.cards import card
 from croupier.poker.tools.bots import make_bot
+from croupier.rummy.tools.view_bot import bot_action as rummy_bot_action
 
 __all__ = ["GAMES_PLAYED", "Policy", "policy_for"]
 
@@ -95,6 +98,34 @@ class BackgammonPolicy:
         return None
 
 
+#: Decisions of one seat in one round after which a rummy bot discards at random.
+RUMMY_SHAKE_AFTER = 300
+
+
+class RummyPolicy:
+    """The rummy view bot, for every variant, shaken out of a cycle (module docstring)."""
+
+    def __init__(self, player: str, rng: random.Random) -> None:
+        self._player = player
+        self._rng = rng
+        self._round: object = None
+        self._decisions = 0
+
+    def decide(self, view: JSON) -> JSON | None:
+        legal: JSON = view.get("legal") or {}
+        seen: JSON = view.get("round") or {}
+        if not legal.get("actions") or seen.get("to_act") != self._player:
+            return None
+        if view.get("round_number") != self._round:
+            self._round, self._decisions = view.get("round_number"), 0
+        self._decisions += 1
+        action = rummy_bot_action(view, self._player)
+        if self._decisions > RUMMY_SHAKE_AFTER and action["action"] == "discard":
+            cards = legal.get("discards") or seen["hand"]
+            return {"action": "discard", "card": self._rng.choice(cards)}
+        return action
+
+
 def _poker(player: str, rng: random.Random, options: JSON) -> Policy:
     return PokerPolicy(player, rng, buy_in_of(options))
 
@@ -104,6 +135,7 @@ _POLICIES: PoliciesByGame = {
     "poker": _poker,
     "joker": lambda player, rng, options: JokerPolicy(rng),
     "backgammon": lambda player, rng, options: BackgammonPolicy(rng),
+    "rummy": lambda player, rng, options: RummyPolicy(player, rng),
 }
 GAMES_PLAYED = frozenset(_POLICIES)
 
@@ -130,6 +162,14 @@ def buy_in_of(options: JSON) -> int:
     return DEFAULT_BUY_IN_BIG_BLINDS * max(big, 1)
 
 
+#: Round fees a bot brings to a rummy table (its losses are paid from the same chips).
+RUMMY_BUY_IN_ROUND_FEES = 100
+
+
 def stack_for(game: str, options: JSON) -> int:
     """The chips a bot brings to a table of `game` (0 where the game has no stacks)."""
-    return buy_in_of(options) if game == "poker" else 0
+    if game == "poker":
+        return buy_in_of(options)
+    if game == "rummy":
+        return RUMMY_BUY_IN_ROUND_FEES * max(int(options.get("round_fee") or 0), 1)
+    return 0
