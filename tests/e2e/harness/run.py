@@ -32,9 +32,8 @@ class Scenario:
     poker_tables: int = 2
     backgammon_tables: int = 2
     joker_tables: int = 1
-    # Rummy 51, 8 players at tables of 4, with rebuys: off until its bot survives every
-    # table the view shows (docs/e2e.md, not yet).
-    rummy_tournaments: int = 0
+    # Rummy 51, 8 players at tables of 4, with rebuys (the bots service's rummy policy).
+    rummy_tournaments: int = 1
     sit_and_gos: int = 1  # Naiko, 6-max
     actions: int = 150  # per table, before its players leave
     faults: int = 4

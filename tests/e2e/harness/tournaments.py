@@ -18,12 +18,12 @@ from typing import Any
 
 import grpc
 
+from croupier.bots.service.policies import Policy, RummyPolicy
 from croupier.gateway.v1 import gateway_pb2 as pb
 from croupier.kit.auth import KeySet
 from croupier.kit.channels import ServiceChannel
 from croupier.kit.service_auth import ServiceCredential
 from croupier.poker.tools.bots import hand_of
-from croupier.rummy.tools.view_bot import bot_action
 from croupier.table.v1 import table_pb2
 from croupier.tournament import codec
 from croupier.tournament.core.options import Level
@@ -42,9 +42,6 @@ START_DELAY_SECONDS = 8
 # few tables ends in a few dozen rounds.
 RUMMY_LEVELS = tuple(Level(10 * 2**n, 2**n) for n in range(1, 9))
 RUMMY_LEVEL_SECONDS = 20
-# After this many actions at a rummy table the bots discard at random: the simple laydown
-# bot can cycle for ever once the discard pile is turned over (tests.unit.tournament.hosted).
-SHAKE_AFTER = 300
 # How long a tournament may take before its players give up (a finding, not a hang).
 PATIENCE_SECONDS = 600.0
 
@@ -152,16 +149,17 @@ async def _view(client: GatewayClient, player: str, table_id: str) -> table_pb2.
     return view
 
 
-def _action(game: str, view: dict[str, Any], player: str, rng: random.Random, count: int) -> Any:
-    """`player`'s action from his own view (None: it is not his turn in it after all)."""
+def _action(
+    game: str, view: dict[str, Any], player: str, rng: random.Random, rummy: dict[str, Policy]
+) -> Any:
+    """`player`'s action from his own view (None: it is not his turn in it after all); at
+    rummy the bots service's policy, one per player at the table (`rummy`)."""
     if GAMES[game].to_act(view) != player:
         return None
     if game == "poker":
         return pushing_action(view, player, rng) if hand_of(view) is not None else None
-    action = bot_action(view, player)
-    if count >= SHAKE_AFTER and action["action"] == "discard":
-        return {"action": "discard", "card": rng.choice(view["round"]["hand"])}
-    return action
+    policy = rummy.setdefault(player, RummyPolicy(player, random.Random(rng.random())))
+    return policy.decide(view)
 
 
 async def _play_table(
@@ -171,6 +169,7 @@ async def _play_table(
     round (or hand) there is over and the table closed."""
     game, players = outcome.plan.game, set(outcome.registered)
     watcher, count = outcome.registered[0], 0
+    rummy: dict[str, Policy] = {}
     outcome.tables += 1
     while True:
         view = await _view(client, watcher, table_id)
@@ -181,7 +180,7 @@ async def _play_table(
             await asyncio.sleep(0.1)
             continue
         own = json.loads((await _view(client, actor, table_id)).view_json)
-        action = _action(game, own, actor, rng, count)
+        action = _action(game, own, actor, rng, rummy)
         if action is None:
             continue
         command_id = f"{table_id}-{count}"

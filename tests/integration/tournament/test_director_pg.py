@@ -364,3 +364,48 @@ def _in_days(days: int) -> Timestamp:
     at = Timestamp()
     at.FromDatetime(datetime.now(UTC) + timedelta(days=days))
     return at
+
+
+async def test_rebuys_and_unregistering_refused_over_grpc_move_nothing(platform: Platform) -> None:
+    """The rebuy and unregister refusals as a client gets them (the rules' own refusals,
+    past the count, the level and the final table, are `tests/unit/tournament/
+    test_rounds.py`'s, the same kinds through the kit's one status table)."""
+    stub = await platform.start_director()
+    tid = await _create(stub)
+    await _register(stub, tid, "a")
+    for call, code, reason in (
+        (
+            stub.Rebuy(pb.RebuyRequest(tournament_id="t-none", player_id="a", accept=True)),
+            grpc.StatusCode.NOT_FOUND,
+            "unknown_tournament",
+        ),
+        (
+            stub.Unregister(pb.UnregisterRequest(tournament_id="t-none", player_id="a")),
+            grpc.StatusCode.NOT_FOUND,
+            "unknown_tournament",
+        ),
+        (
+            stub.Rebuy(pb.RebuyRequest(tournament_id=tid, player_id="a", accept=True)),
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "no_rebuy_offer",
+        ),
+        (
+            stub.Rebuy(pb.RebuyRequest(tournament_id=tid, player_id="b", accept=True)),
+            grpc.StatusCode.NOT_FOUND,
+            "not_registered",
+        ),
+    ):
+        await _refused(call, code, reason)
+    assert await platform.balance("a") == DEPOSIT - BUY_IN - FEE
+    assert await platform.balance("b") == DEPOSIT
+    for player in "bc":
+        await _register(stub, tid, player)
+    assert platform.wired is not None
+    platform.clock.now = START
+    await platform.wired.director.start_due()
+    await _refused(
+        stub.Unregister(pb.UnregisterRequest(tournament_id=tid, player_id="a")),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "registration_closed",
+    )
+    assert await platform.balance("a") == DEPOSIT - BUY_IN - FEE

@@ -58,9 +58,18 @@ def _check_round(record: TournamentRecord, players: int, stack: int) -> None:
     assert len(seated) == len(set(seated))  # nobody at two tables
     if not record.offers:  # balanced (no round starts while an offer is open)
         still_in = sum(1 for p in state.entrants.values() if p.out is None)
-        tables = {s.table for s in record.seats}
         size = record.settings.table_size
-        assert len(tables) <= -(-still_in // size) + len(state.running)
+        players_at: dict[int, int] = {}
+        for seat in record.seats:
+            players_at[seat.table] = players_at.get(seat.table, 0) + 1
+        table_of = {seat.player: seat.table for seat in record.seats}
+        running = {table_of[r.table[0]] for r in state.running}
+        # As few tables as the players need, or as the running rounds keep (a running
+        # round is never broken): no more, and never a table too few.
+        assert len(players_at) == max(-(-still_in // size), len(running)), players_at
+        # Nobody waits alone at an idle table while another idle table could spare one.
+        idle = [count for table, count in players_at.items() if table not in running]
+        assert not (1 in idle and any(count >= 3 for count in idle)), players_at
 
 
 async def _play_to_the_end(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -500,3 +500,67 @@ async def test_rule_16_a_player_in_a_round_rebuys_and_gets_the_chips_when_it_end
     with pytest.raises(RuleBroken) as refusal:  # now above the starting stack
         await game.director.answer_rebuy(game.tid, player, accept=True)
     assert refusal.value.reason in {"stack_above_start", "rebuy_limit"}
+
+
+async def _until(game: Game, reached: Callable[[], bool]) -> None:
+    """Bots play the first table's rounds, every rebuy offer declined, until `reached()`."""
+    for _ in range(200):
+        if reached() or game.record.status is not Status.RUNNING:
+            return
+        for offer in game.record.offers:
+            await game.director.answer_rebuy(game.tid, offer.player, accept=False)
+        tables = game.tables()
+        if tables:
+            await game.play(tables[0])
+    raise AssertionError("never reached")
+
+
+async def _refused_rebuy(game: Game, player: str) -> tuple[str, str]:
+    """The director's refusal of `player`'s rebuy, checked to have moved nothing."""
+    before = (dict(game.wallet.balances), dict(game.wallet.entries), game.record)
+    with pytest.raises(RuleBroken) as info:
+        await game.director.answer_rebuy(game.tid, player, accept=True)
+    assert (dict(game.wallet.balances), dict(game.wallet.entries), game.record) == before
+    return status_name(info.value), info.value.reason
+
+
+async def test_rule_13_a_rebuy_past_the_count_is_refused_naming_the_count(
+    game: Game,
+) -> None:
+    await game.start("abcd", **_gin())  # one rebuy each
+    out = await _eliminate(game)
+    assert await game.director.answer_rebuy(game.tid, out, accept=True) == 20
+    await _until(game, lambda: game.state.entrants[out].out is not None)
+    assert game.state.entrants[out].out is not None and game.record.status is Status.RUNNING
+    assert await _refused_rebuy(game, out) == ("failed_precondition", "rebuy_limit")
+
+
+async def test_rule_14_a_rebuy_past_the_last_rebuy_level_is_refused(game: Game) -> None:
+    terms = RebuyTerms(max_per_player=2, max_level=1, price=PRICE, fee=REBUY_FEE, window_seconds=25)
+    await game.start("abcd", **_gin(rebuys=terms))
+    game.clock.advance(10_000)  # levels rise on the clock
+    await game.director.rounds.advance_running()
+    assert game.state.level > 1
+    player = next(n for n, e in game.state.entrants.items() if e.out is None)
+    assert await _refused_rebuy(game, player) == ("failed_precondition", "rebuy_level")
+
+
+async def test_rule_15_no_rebuy_once_the_final_table_started(game: Game) -> None:
+    terms = RebuyTerms(
+        max_per_player=9, max_level=99, price=PRICE, fee=REBUY_FEE, window_seconds=25
+    )
+    # Rummy 51 at tables of 4 with a short stack: two tables, then the final one.
+    await game.start(
+        "abcdef", **_gin(rebuys=terms, variant="rummy51", table_size=4, starting_chips=300)
+    )
+    await _until(game, lambda: game.state.final_table_start is not None)
+    assert game.state.final_table_start is not None and game.record.status is Status.RUNNING
+    player = next(n for n, e in game.state.entrants.items() if e.out is None)
+    assert await _refused_rebuy(game, player) == ("failed_precondition", "final_table")
+
+
+async def test_a_rebuy_in_an_unknown_tournament_is_not_found(game: Game) -> None:
+    with pytest.raises(RuleBroken) as info:
+        await game.director.answer_rebuy("t-none", "a", accept=True)
+    assert (status_name(info.value), info.value.reason) == ("not_found", "unknown_tournament")
+    assert game.wallet.balances == dict.fromkeys("abcdefgh", FUNDS)

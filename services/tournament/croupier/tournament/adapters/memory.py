@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from croupier.game import Duplicate, RuleBroken
 from croupier.tournament.service.events import Recorded
 from croupier.tournament.service.model import Status, TournamentRecord
-from croupier.tournament.service.ports import Conflict
+from croupier.tournament.service.ports import Conflict, Unreadable
 
 __all__ = ["InMemoryRepository", "InMemoryWallet"]
 
@@ -53,6 +53,13 @@ class InMemoryRepository:
 
     async def running(self) -> list[str]:
         return [t for t, record in self.records.items() if record.status is Status.RUNNING]
+
+    async def void_unreadable(self, unreadable: Unreadable, event: Recorded) -> None:
+        record = self.records[unreadable.tournament_id]
+        self.records[record.tournament_id] = replace(
+            record, status=Status.VOIDED, events=record.events + 1, version=record.version + 1
+        )
+        self.events[record.tournament_id].append(replace(event, sequence=record.events + 1))
 
     async def listed(
         self, statuses: frozenset[Status], after: tuple[datetime, str] | None, limit: int

@@ -10,8 +10,10 @@ tournament's inputs and hands as one JSON document (`poker_json`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -30,7 +32,7 @@ from croupier.tournament.service.model import (
     Status,
     TournamentRecord,
 )
-from croupier.tournament.service.ports import Conflict
+from croupier.tournament.service.ports import Conflict, Unreadable
 from croupier.tournament.v1 import tournament_pb2
 
 __all__ = ["PostgresRepository", "create_pool"]
@@ -49,6 +51,21 @@ async def create_pool(dsn: str, schema: str, *, min_size: int = 1, max_size: int
         max_size=max_size,
         server_settings={"search_path": schema, "application_name": "croupier-tournament"},
     )
+
+
+def _readable(row: Mapping[str, Any]) -> TournamentRecord:
+    """The row's record; `Unreadable` (with what could be read) when it does not decode."""
+    try:
+        return _record(row)
+    except Exception as exc:  # whatever a bad row raises, it is unreadable
+        game_currency = None
+        with contextlib.suppress(Exception):
+            settings = codec.settings_from_proto(
+                tournament_pb2.TournamentSettings.FromString(row["settings"])
+            )
+            game_currency = (settings.game, settings.currency)
+        why = f"{type(exc).__name__}: {str(exc)[:200]}"
+        raise Unreadable(row["tournament_id"], row["status"], game_currency, why) from exc
 
 
 def _record(row: Mapping[str, Any]) -> TournamentRecord:
@@ -145,7 +162,7 @@ class PostgresRepository:
         row = await self._pool.fetchrow(
             f"SELECT {_COLUMNS} FROM tournaments WHERE tournament_id = $1", tournament_id
         )
-        return None if row is None else _record(row)
+        return None if row is None else _readable(row)
 
     async def save(self, record: TournamentRecord, events: Sequence[Recorded]) -> None:
         async with self._pool.acquire() as connection, connection.transaction():
@@ -183,6 +200,15 @@ class PostgresRepository:
         )
         return [row["tournament_id"] for row in rows]
 
+    async def void_unreadable(self, unreadable: Unreadable, event: Recorded) -> None:
+        async with self._pool.acquire() as connection, connection.transaction():
+            sequence = await connection.fetchval(
+                "UPDATE tournaments SET status = 'voided', events = events + 1,"
+                " version = version + 1 WHERE tournament_id = $1 RETURNING events",
+                unreadable.tournament_id,
+            )
+            await self._add_events(connection, [replace(event, sequence=sequence)])
+
     async def listed(
         self, statuses: frozenset[Status], after: tuple[datetime, str] | None, limit: int
     ) -> list[TournamentRecord]:
@@ -197,7 +223,11 @@ class PostgresRepository:
             last,
             limit,
         )
-        return [_record(row) for row in rows]
+        listed = []
+        for row in rows:
+            with contextlib.suppress(Unreadable):  # voided when next touched: not listed
+                listed.append(_readable(row))
+        return listed
 
     async def events_after(self, tournament_id: str, sequence: int) -> list[Recorded]:
         rows = await self._pool.fetch(

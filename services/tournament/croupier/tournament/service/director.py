@@ -26,6 +26,7 @@ from croupier.tournament.core import spin
 from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound
 from croupier.tournament.core.poker_entries import registration_refusal
 from croupier.tournament.core.seating import check_seed, initial_seating
+from croupier.tournament.service.crash import UNREADABLE_REASON, void_unreadable
 from croupier.tournament.service.events import (
     Cancelled,
     Created,
@@ -47,7 +48,14 @@ from croupier.tournament.service.model import (
 from croupier.tournament.service.plan import RoundResult
 from croupier.tournament.service.poker_model import epoch
 from croupier.tournament.service.poker_play import HandResult, PokerPlay
-from croupier.tournament.service.ports import Clock, Repository, Seeds, TableHost, Wallet
+from croupier.tournament.service.ports import (
+    Clock,
+    Repository,
+    Seeds,
+    TableHost,
+    Unreadable,
+    Wallet,
+)
 from croupier.tournament.service.rounds import Rounds
 from croupier.tournament.service.store import Store
 
@@ -77,6 +85,21 @@ def _check_coupon(coupon_id: str) -> str:
             "with a letter or digit (or empty: pay the entry in money)",
         )
     return coupon_id
+
+
+def _check_coupon_accepted(record: TournamentRecord) -> None:
+    """Rule 48: a coupon pays an entry where the tournament says so, and only a
+    registration before the start (a late entry or a re-entry pays money)."""
+    if not record.settings.coupons_accepted:
+        raise NotAllowed(
+            "coupons_not_accepted",
+            "this tournament does not take coupons: register without one to pay in money",
+        )
+    if record.status is not Status.REGISTERING:
+        raise NotAllowed(
+            "coupon_after_start",
+            "a coupon pays a registration before the start only: register without one to enter now",
+        )
 
 
 class Director:
@@ -143,7 +166,7 @@ class Director:
             if bot and (terms is None or record.status is not Status.REGISTERING):
                 raise NotAllowed("bots_not_allowed", "this tournament does not take bots")
             if coupon_id:
-                self._check_coupon_accepted(record)
+                _check_coupon_accepted(record)
             if terms is not None and record.status is Status.RUNNING:
                 await self.poker.enter(record, player, entry_id)
                 full = False
@@ -157,22 +180,6 @@ class Director:
         if terms is not None:
             await self.rounds.advance(tournament_id)  # the hands the entry lets deal
         return entry_id
-
-    @staticmethod
-    def _check_coupon_accepted(record: TournamentRecord) -> None:
-        """Rule 48: a coupon pays an entry where the tournament says so, and only a
-        registration before the start (a late entry or a re-entry pays money)."""
-        if not record.settings.coupons_accepted:
-            raise NotAllowed(
-                "coupons_not_accepted",
-                "this tournament does not take coupons: register without one to pay in money",
-            )
-        if record.status is not Status.REGISTERING:
-            raise NotAllowed(
-                "coupon_after_start",
-                "a coupon pays a registration before the start only: register without one "
-                "to enter now",
-            )
 
     async def _enter(
         self,
@@ -335,7 +342,12 @@ class Director:
         """Rule 44, OQ 28: void a tournament not over and refund its money; how many refunds."""
         check_text(reason, "reason")
         async with self._lock(tournament_id):
-            record = await self._load(tournament_id)
+            try:
+                record = await self._load(tournament_id)
+            except Unreadable as unreadable:  # voided all the same (service.crash)
+                return await void_unreadable(
+                    self._store, self._wallet, unreadable, reason or UNREADABLE_REASON
+                )
             if record.status not in (Status.REGISTERING, Status.RUNNING):
                 raise NotAllowed(
                     "not_voidable", f"the tournament is {record.status.value}, nothing to void"

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Protocol
 
 from croupier.kit.errors import Unavailable
+from croupier.tournament.core.errors import NotAllowed
 from croupier.tournament.service.events import Recorded
 from croupier.tournament.service.model import Status, TournamentRecord
 
@@ -20,6 +21,7 @@ __all__ = [
     "RoundTable",
     "Seeds",
     "TableHost",
+    "Unreadable",
     "Wallet",
 ]
 
@@ -27,6 +29,27 @@ Clock = Callable[[], datetime]
 """The time now, timezone-aware (tests step it by hand)."""
 Seeds = Callable[[], bytes]
 """A fresh 32-byte seed for a draw (`croupier.kit.seeds.new_seed` in production)."""
+
+
+class Unreadable(NotAllowed):
+    """A stored tournament the director cannot read back (its record does not decode, or
+    its actions do not replay): it cannot continue, so it is voided and its money refunded
+    (rule 44, OQ 28). What could be read is kept: `status` (a plain column), and the game
+    and currency when the settings decode (None otherwise: no automatic refund)."""
+
+    def __init__(
+        self, tournament_id: str, status: str, game_currency: tuple[str, str] | None, why: str
+    ) -> None:
+        super().__init__(
+            "tournament_unreadable",
+            f"tournament {tournament_id} cannot continue (its stored state cannot be read "
+            "back): it is voided and its buy-ins and rebuys refunded",
+        )
+        self.why = why
+        """What failed, for the operator's log (never in the caller's message)."""
+        self.tournament_id = tournament_id
+        self.status = status
+        self.game_currency = game_currency
 
 
 class Conflict(Unavailable):
@@ -55,6 +78,11 @@ class Repository(Protocol):
 
     async def events_after(self, tournament_id: str, sequence: int) -> list[Recorded]:
         """The tournament's events numbered above `sequence`, in order."""
+        ...
+
+    async def void_unreadable(self, unreadable: Unreadable, event: Recorded) -> None:
+        """Mark a tournament whose record cannot be read voided, with `event` (numbered
+        after its last), touching nothing else of it."""
         ...
 
     async def listed(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
+from croupier.game import RuleBroken
 from croupier.game.limits import echo
 from croupier.tournament.adapters import metrics
 from croupier.tournament.core.actions import Rebuy
@@ -24,6 +25,7 @@ from croupier.tournament.core.errors import NotAllowed, Refused
 from croupier.tournament.core.ranking import ranking
 from croupier.tournament.core.state import Tournament, entrant, rebuy_refusal
 from croupier.tournament.service.coupon_awards import award_coupons
+from croupier.tournament.service.crash import void_unreadable
 from croupier.tournament.service.events import Finished, RoundHosted
 from croupier.tournament.service.model import (
     HostedRound,
@@ -43,7 +45,7 @@ from croupier.tournament.service.plan import (
     round_table,
 )
 from croupier.tournament.service.poker_play import PokerPlay
-from croupier.tournament.service.ports import TableHost, Wallet
+from croupier.tournament.service.ports import TableHost, Unreadable, Wallet
 from croupier.tournament.service.store import Store
 
 __all__ = ["Rounds"]
@@ -79,10 +81,19 @@ class Rounds:
         Actions are only appended, each save under the record's next version, so the
         first n actions of a record once loaded are those of every later one."""
         known = self._states.get(record.tournament_id)
-        if known is None or known[0] > len(record.actions):
-            state = _replayed(record)
-        else:
-            state, _ = apply_all(known[1], record.actions[known[0] :])
+        try:
+            if known is None or known[0] > len(record.actions):
+                state = _replayed(record)
+            else:
+                state, _ = apply_all(known[1], record.actions[known[0] :])
+        except RuleBroken as refused:  # saved actions the core refuses: unreadable
+            settings = record.settings
+            raise Unreadable(
+                record.tournament_id,
+                record.status.value,
+                (settings.game, settings.currency),
+                f"its actions do not replay: {refused.message}",
+            ) from refused
         self._states[record.tournament_id] = (len(record.actions), state)
         return state
 
@@ -90,8 +101,17 @@ class Rounds:
         """Advance every running tournament: after a (re)start, its saved rounds' tables
         are driven again; on the scheduler's ticks, what the clock made due (levels,
         rebuy offers running out)."""
+        first_failure: Exception | None = None
         for tournament_id in await self._store.repository.running():
-            await self.advance(tournament_id)
+            try:
+                await self.advance(tournament_id)
+            except Unreadable as unreadable:  # it cannot continue: voided and refunded
+                await void_unreadable(self._store, self._wallet, unreadable)
+            except Exception as failure:  # noqa: BLE001 - the others advance all the same
+                _log.warning("tournament %s did not advance: %r", tournament_id, failure)
+                first_failure = first_failure or failure
+        if first_failure is not None:
+            raise first_failure  # for the caller's retry, once every tournament was tried
 
     async def advance(self, tournament_id: str) -> None:
         """Raise the levels due, close the offers that ran out; then pay the prizes of a
@@ -227,7 +247,9 @@ class Rounds:
             now = self._store.clock()
             offer = next((o for o in record.offers if o.player == player and o.until > now), None)
             if player_state.out is not None and offer is None:
-                raise NotAllowed(
+                # The rule that kept the offer away (the count, the level, the final
+                # table), else the window that ran out.
+                raise rebuy_refusal(state, player) or NotAllowed(
                     "rebuy_window_closed", f"{echo(player)} has no rebuy offer open now"
                 )
             offers = tuple(o for o in record.offers if o is not offer)

@@ -16,7 +16,7 @@ from croupier.game.limits import echo
 from croupier.tournament.core.errors import NotFound
 from croupier.tournament.service.events import Event, Recorded
 from croupier.tournament.service.model import TournamentRecord
-from croupier.tournament.service.ports import Clock, Repository
+from croupier.tournament.service.ports import Clock, Repository, Unreadable
 
 __all__ = ["WATCH_POLL_SECONDS", "Store"]
 
@@ -55,6 +55,12 @@ class Store:
         async with self._saved:
             self._saved.notify_all()
         return saved
+
+    async def void_unreadable(self, unreadable: Unreadable, event: Recorded) -> None:
+        """Mark an unreadable tournament voided with `event` (`service.crash`)."""
+        await self.repository.void_unreadable(unreadable, event)
+        async with self._saved:
+            self._saved.notify_all()
 
     async def watch(self, tournament_id: str, after: int) -> AsyncGenerator[Recorded, None]:
         """The events numbered above `after`, then each new one as it is saved."""
