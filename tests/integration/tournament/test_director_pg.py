@@ -409,3 +409,49 @@ async def test_rebuys_and_unregistering_refused_over_grpc_move_nothing(platform:
         "registration_closed",
     )
     assert await platform.balance("a") == DEPOSIT - BUY_IN - FEE
+
+
+async def test_rule_49_an_operator_disqualifies_a_player_over_grpc(platform: Platform) -> None:
+    stub = await platform.start_director()
+    tid = await _create(stub)
+    for player in "abc":
+        await _register(stub, tid, player)
+    request = pb.DisqualifyPlayerRequest(tournament_id=tid, player_id="b", reason="abuse")
+    await _refused(
+        stub.DisqualifyPlayer(request), grpc.StatusCode.FAILED_PRECONDITION, "not_running"
+    )
+    assert platform.wired is not None
+    platform.clock.now = START
+    await platform.wired.director.start_due()
+    for bad, code, reason in (
+        (
+            pb.DisqualifyPlayerRequest(tournament_id=tid, player_id="b"),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "invalid_text",
+        ),
+        (
+            pb.DisqualifyPlayerRequest(tournament_id=tid, player_id="zed", reason="x"),
+            grpc.StatusCode.NOT_FOUND,
+            "unknown_player",
+        ),
+    ):
+        await _refused(stub.DisqualifyPlayer(bad), code, reason)
+    await stub.DisqualifyPlayer(request)  # while his round runs: out at once
+    lobby = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    assert [s.player_id for s in lobby.ranking][-1] == "b"
+    await _refused(
+        stub.Rebuy(pb.RebuyRequest(tournament_id=tid, player_id="b", accept=True)),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "disqualified",
+    )
+    await _refused(
+        stub.DisqualifyPlayer(request), grpc.StatusCode.FAILED_PRECONDITION, "already_disqualified"
+    )
+    assert [await platform.balance(p) for p in "abc"] == [DEPOSIT - BUY_IN - FEE] * 3
+    last = await platform.pool.fetchval(
+        f'SELECT event FROM "{platform.schema}".tournament_events WHERE tournament_id = $1'
+        " ORDER BY sequence DESC LIMIT 1",
+        tid,
+    )
+    event = pb.TournamentEvent.FromString(last)
+    assert (event.disqualified.player_id, event.disqualified.reason) == ("b", "abuse")

@@ -20,6 +20,7 @@ from croupier.tournament.service.events import (
     BreakStarted,
     Cancelled,
     Created,
+    Disqualified,
     Event,
     Finished,
     HandForHand,
@@ -221,6 +222,8 @@ def event_to_proto(recorded: Recorded) -> pb.TournamentEvent:
             )
         case Voided(reason):
             message.voided.CopyFrom(pb.TournamentVoided(reason=reason))
+        case Disqualified(player, reason):
+            message.disqualified.CopyFrom(pb.PlayerDisqualified(player_id=player, reason=reason))
         case _:
             _round_event_to_proto(recorded.event, message)
     return message
@@ -297,6 +300,8 @@ def event_from_proto(message: pb.TournamentEvent) -> Recorded:
         event = Cancelled(message.cancelled.reason, tuple(message.cancelled.refunded_player_ids))
     elif kind == "voided":
         event = Voided(message.voided.reason)
+    elif kind == "disqualified":
+        event = Disqualified(message.disqualified.player_id, message.disqualified.reason)
     else:
         event = _round_event_from_proto(message, kind)
     return Recorded(

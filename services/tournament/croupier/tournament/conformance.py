@@ -19,6 +19,7 @@ from croupier.kit.scenario import MalformedScenario
 from croupier.tournament.core.actions import (
     Action,
     CancelRound,
+    Disqualify,
     EndRound,
     RaiseLevel,
     Rebuy,
@@ -106,6 +107,8 @@ def action_to_json(action: Action) -> dict[str, Any]:
         return {"action": "round_cancel", "round": action.round_id}
     if isinstance(action, RaiseLevel):
         return {"action": "level"}
+    if isinstance(action, Disqualify):
+        return {"action": "disqualify", "player": action.player}
     return {"action": "rebuy", "player": action.player}
 
 
@@ -135,9 +138,11 @@ def read_action(raw: Mapping[str, Any], where: str) -> Action:
         return RaiseLevel()
     if name == "rebuy":
         return Rebuy(_name(raw.get("player"), f"{where}.player"))
+    if name == "disqualify":
+        return Disqualify(_name(raw.get("player"), f"{where}.player"))
     raise InvalidInput(
         "unknown_action",
-        "unknown action; expected round_start, round_end, round_cancel, level or rebuy",
+        "unknown action; expected round_start, round_end, round_cancel, level, rebuy or disqualify",
     )
 
 

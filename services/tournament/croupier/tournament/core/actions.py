@@ -17,10 +17,12 @@ from croupier.tournament.core.errors import InvalidInput
 __all__ = [
     "Action",
     "CancelRound",
+    "Disqualify",
     "EndRound",
     "Event",
     "FinalTableStarted",
     "LevelRaised",
+    "PlayerDisqualified",
     "PlayerEliminated",
     "RaiseLevel",
     "Rebuy",
@@ -77,7 +79,14 @@ class Rebuy:
     player: str
 
 
-Action = StartRound | EndRound | CancelRound | RaiseLevel | Rebuy
+@dataclass(frozen=True)
+class Disqualify:
+    """An operator disqualifies a player between his rounds (rule 49)."""
+
+    player: str
+
+
+Action = StartRound | EndRound | CancelRound | RaiseLevel | Rebuy | Disqualify
 
 
 def end_round(round_id: str, winner: str, negative_points: Mapping[str, object]) -> EndRound:
@@ -164,6 +173,13 @@ class PlayerEliminated:
 
 
 @dataclass(frozen=True)
+class PlayerDisqualified:
+    """Out by an operator's decision (rule 49): no rebuy, ranked last, no prize."""
+
+    player: str
+
+
+@dataclass(frozen=True)
 class TournamentFinished:
     """One player is left, holding every chip (rule 2)."""
 
@@ -179,5 +195,6 @@ Event = (
     | RebuyAccepted
     | RebuyCredited
     | PlayerEliminated
+    | PlayerDisqualified
     | TournamentFinished
 )

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from croupier.tournament.core.state import Tournament
 
-__all__ = ["Place", "groups", "numbered", "prizes", "ranking", "split_prizes"]
+__all__ = ["Place", "groups", "numbered", "prize_split", "prizes", "ranking", "split_prizes"]
 
 
 @dataclass(frozen=True)
@@ -63,13 +63,28 @@ def numbered(grouped: Sequence[tuple[str, ...]], first: int = 1) -> tuple[Place,
     return tuple(places)
 
 
-def ranking(state: Tournament) -> tuple[Place, ...]:
-    """The live ranking, and the final one once the tournament is over (rules 35-41)."""
-    players = list(state.entrants.values())
+def ranking(state: Tournament, *, disqualified: bool = True) -> tuple[Place, ...]:
+    """The live ranking, and the final one once the tournament is over (rules 35-41);
+    the disqualified last, sharing the last place (rule 49), or left out."""
+    players = [p for p in state.entrants.values() if not p.disqualified]
     still_in = [(p.name, p.chips) for p in players if p.out is None]
     at_final = [(p.name, p.out.round_end) for p in players if p.out and p.out.at_final_table]
     before = [(p.name, p.points) for p in players if p.out and not p.out.at_final_table]
-    return numbered([*groups(still_in), *groups(at_final), *groups(before)])
+    out = tuple(p.name for p in state.entrants.values() if p.disqualified)
+    last = [out] if out and disqualified else []
+    return numbered([*groups(still_in), *groups(at_final), *groups(before), *last])
+
+
+def prize_split(state: Tournament, prizes: Sequence[int]) -> dict[str, int]:
+    """Each player's prize of `prizes` (the payout table's, 1st first) on the final
+    ranking. The disqualified win nothing (rule 49: loss of winnings): the others are
+    placed without them, and a prize no one of them took goes to the winner, so the
+    prizes still add up to the pool."""
+    places = ranking(state, disqualified=False)
+    won = split_prizes(places, prizes)
+    if len(places) < len(ranking(state)) and places:  # someone was disqualified
+        won[places[0].players[0]] += sum(prizes) - sum(won.values())
+    return {name: won.get(name, 0) for name in state.entrants}
 
 
 def split_prizes(places: Sequence[Place], prizes: Sequence[int]) -> dict[str, int]:
@@ -92,5 +107,4 @@ def prizes(state: Tournament) -> Mapping[str, int] | None:
     """Every registered player's prize once the tournament is over, else None (rule 47)."""
     if not state.finished:
         return None
-    won = split_prizes(ranking(state), state.options.prizes)
-    return {name: won[name] for name in state.entrants}
+    return prize_split(state, state.options.prizes)

@@ -14,6 +14,10 @@ leaves the state as it was. Rule numbers: docs/rules/rummy-tournaments.md.
 - `CancelRound`: every fee goes back, no payments and no points (rule 46, OQ 24); pending
   rebuys are credited.
 - `RaiseLevel`: the next level (rule 18), +2 to every player still in (rule 34, OQ 17).
+- `Disqualify`: an operator's decision (rule 49): he is out at once, for good (no
+  rebuy), ranked last and wins nothing; his chips stay with him, out of play. A round he
+  plays goes on at its table and settles as played (his chips moving, still out of
+  play). The last player left wins.
 - `Rebuy`: refused as `state.rebuy_refusal` says; an eliminated player gets the starting
   stack at once and is back in (rule 17), a player in a running round gets it when that
   round ends (rule 16, OQ 3), any other player at once (rule 12).
@@ -29,10 +33,12 @@ from croupier.game.points import LEVEL_BONUS, entry_fees, payments, round_points
 from croupier.tournament.core.actions import (
     Action,
     CancelRound,
+    Disqualify,
     EndRound,
     Event,
     FinalTableStarted,
     LevelRaised,
+    PlayerDisqualified,
     PlayerEliminated,
     RaiseLevel,
     Rebuy,
@@ -71,7 +77,27 @@ def apply(state: Tournament, action: Action) -> tuple[Tournament, tuple[Event, .
         return _cancel(state, action)
     if isinstance(action, RaiseLevel):
         return _raise_level(state)
+    if isinstance(action, Disqualify):
+        return _disqualify(state, action)
     return _rebuy(state, action)
+
+
+def _disqualify(state: Tournament, action: Disqualify) -> tuple[Tournament, tuple[Event, ...]]:
+    name = action.player
+    player = entrant(state, name)
+    if player.disqualified:
+        raise NotAllowed("already_disqualified", f"{echo(name)} was disqualified already")
+    exit_ = player.out or Exit(round_end=state.ends, at_final_table=False, starts_seen=-1)
+    entrants = {**state.entrants, name: dataclasses.replace(player, out=exit_, disqualified=True)}
+    events: list[Event] = [PlayerDisqualified(name)]
+    left = [other for other, p in entrants.items() if p.out is None]
+    if len(left) == 1:
+        events.append(TournamentFinished(left[0]))
+    eliminated = state.eliminated if player.out else (*state.eliminated, name)
+    new = dataclasses.replace(
+        state, entrants=entrants, eliminated=eliminated, finished=len(left) == 1
+    )
+    return new, tuple(events)
 
 
 def _start(state: Tournament, action: StartRound) -> tuple[Tournament, tuple[Event, ...]]:
@@ -157,7 +183,7 @@ def _end(state: Tournament, action: EndRound) -> tuple[Tournament, tuple[Event, 
     events += _credit_pending(state, entrants, running.table)
     at_final = state.final_table_start is not None and running.ordinal >= state.final_table_start
     ends = state.ends + 1
-    out = [name for name in running.table if entrants[name].chips == 0]
+    out = [name for name in running.table if entrants[name].chips == 0 and not entrants[name].out]
     for name in out:
         exit_ = Exit(round_end=ends, at_final_table=at_final, starts_seen=state.starts)
         entrants[name] = dataclasses.replace(entrants[name], out=exit_)

@@ -51,6 +51,9 @@ class Entrant:
     pending: int = 0
     """Rebuys accepted during his running round, credited when it ends (OQ 3)."""
     out: Exit | None = None
+    disqualified: bool = False
+    """Out by an operator's decision (rule 49): ranked last, no prize, no rebuy; his chips
+    stay with him, out of play."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,8 @@ def rebuy_refusal(state: Tournament, name: str) -> Refused | None:
     if state.finished:
         return NotAllowed("tournament_over", "the tournament is over")
     player = entrant(state, name)
+    if player.disqualified:
+        return NotAllowed("disqualified", f"{echo(name)} was disqualified (rule 49)")
     policy = state.options.rebuys
     if policy is None:
         return NotAllowed("no_rebuys", "this tournament has no rebuys")

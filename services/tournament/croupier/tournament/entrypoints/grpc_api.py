@@ -161,3 +161,11 @@ class TournamentDirectorService(tournament_pb2_grpc.TournamentDirectorServicer):
         tournament_id = _id(request.tournament_id, "tournament_id")
         refunds = await self._director.void(tournament_id, request.reason)
         return pb.VoidTournamentResponse(refunds=refunds)
+
+    async def DisqualifyPlayer(
+        self, request: pb.DisqualifyPlayerRequest, context: Context
+    ) -> pb.DisqualifyPlayerResponse:
+        tournament_id = _id(request.tournament_id, "tournament_id")
+        player = _id(request.player_id, "player_id")
+        await self._director.disqualify(tournament_id, player, request.reason)
+        return pb.DisqualifyPlayerResponse()

@@ -27,6 +27,7 @@ from croupier.tournament.core.errors import InvalidInput, NotAllowed, NotFound
 from croupier.tournament.core.poker_entries import registration_refusal
 from croupier.tournament.core.seating import check_seed, initial_seating
 from croupier.tournament.service.crash import UNREADABLE_REASON, void_unreadable
+from croupier.tournament.service.disqualify import disqualify
 from croupier.tournament.service.events import (
     Cancelled,
     Created,
@@ -360,6 +361,10 @@ class Director:
             await self._save(voided, Voided(reason or "voided by an operator"))
             metrics.CRASH_REFUNDS.labels(settings.game).inc()
             return refunds
+
+    async def disqualify(self, tournament_id: str, player: str, reason: str) -> None:
+        """Rule 49, an operator's call (`service.disqualify`)."""
+        await disqualify(self._store, self.rounds, tournament_id, player, reason)
 
     async def answer_rebuy(self, tournament_id: str, player: str, accept: bool) -> int:
         """Rules 11-17: accept or decline a rebuy (`Rounds.rebuy`); the chips credited."""

@@ -22,6 +22,7 @@ __all__ = [
     "BreakStarted",
     "Cancelled",
     "Created",
+    "Disqualified",
     "Event",
     "Finished",
     "HandForHand",
@@ -76,6 +77,14 @@ class Cancelled:
 
 @dataclass(frozen=True)
 class Voided:
+    reason: str
+
+
+@dataclass(frozen=True)
+class Disqualified:
+    """Rule 49: out by an operator's decision."""
+
+    player: str
     reason: str
 
 
@@ -168,6 +177,7 @@ Event = (
     | Started
     | Cancelled
     | Voided
+    | Disqualified
     | RoundStarted
     | RoundHosted
     | RoundEnded

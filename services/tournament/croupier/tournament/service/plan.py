@@ -36,7 +36,7 @@ from croupier.tournament.core.actions import (
     end_round,
 )
 from croupier.tournament.core.payouts import prizes_for
-from croupier.tournament.core.ranking import ranking, split_prizes
+from croupier.tournament.core.ranking import prize_split
 from croupier.tournament.core.seating import Table, apply_moves, rummy_rebalance
 from croupier.tournament.core.standings import apply
 from croupier.tournament.core.state import Tournament, can_rebuy
@@ -176,8 +176,7 @@ def prizes_won(record: TournamentRecord, state: Tournament) -> dict[str, int] | 
     if not state.finished:
         return None
     places = prizes_for(record.settings.payouts, len(record.players()), record.prize_pool())
-    won = split_prizes(ranking(state), places)
-    return {name: won.get(name, 0) for name in state.entrants}
+    return prize_split(state, places)
 
 
 def announcements(

@@ -307,7 +307,8 @@ class Rounds:
             currency=settings.currency,
             prizes={player: amount for player, amount in won.items() if amount},
         )
-        await award_coupons(self._wallet, record, ranking(state), self._store.clock())
+        places = ranking(state, disqualified=False)  # no coupon for the disqualified
+        await award_coupons(self._wallet, record, places, self._store.clock())
         (winner,) = (p.name for p in state.entrants.values() if p.out is None)
         paid = tuple(sorted((player, amount) for player, amount in won.items() if amount))
         await self._store.save(
