@@ -80,3 +80,20 @@ if (SHARED / "check.py").is_file():
             int(part.split()[0]) for part in completed.stdout.split("\n")[-2].split(",")
         )
         assert failed == 0 and passed >= sum(EXAMPLES_PER_GAME.values()), completed.stdout
+
+
+OWN = PUBLIC.parent / "own"
+"""Examples the project wrote itself (tournament: #18), expectations worked out by hand
+in the format of the shared README, replayed by the same checker."""
+
+
+def test_our_own_tournament_examples_pass_our_checker() -> None:
+    completed = subprocess.run(
+        [str(CROUPIER), "conformance", "--check", str(OWN / "tournament")],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert completed.stdout.splitlines()[-1:] == ["3 passed, 0 failed"], completed.stdout
+    assert completed.returncode == 0
