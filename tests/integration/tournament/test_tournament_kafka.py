@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from croupier.kit.bus.kafka import KafkaBus
 from croupier.tournament import codec
 from croupier.tournament.core.options import Level
@@ -180,3 +182,26 @@ async def test_a_40_player_rummy_51_tournament_with_rebuys_plays_to_the_end(
     )
     players = [f"r{number:02d}" for number in range(1, 41)]
     await _run(platform, kafka_bootstrap, settings, players, rebuys=10)
+
+
+@pytest.mark.parametrize(
+    ("variant", "table_size"), [("oklahoma_gin", 2), ("rummy", 4), ("rummy40", 4), ("rummy500", 4)]
+)
+async def test_every_other_rummy_variant_plays_a_tournament_to_the_end(
+    platform: Platform, kafka_bootstrap: str, variant: str, table_size: int
+) -> None:
+    """The intro's every variant: 8 players of Oklahoma gin, Rummy, Rummy 40 and Rummy 500
+    (Gin and Rummy 51 above), with rebuys, on the real host, wallet, Kafka and PostgreSQL."""
+    settings = sample_settings(
+        variant=variant,
+        min_players=2,
+        max_players=8,
+        table_size=table_size,
+        starting_chips=60,
+        level_seconds=LEVEL_SECONDS,
+        levels=RISING,
+        rebuys=REBUY_TERMS,
+        payouts=(PayoutBracket(2, 3, (10_000,)), PayoutBracket(4, 8, (6_000, 4_000))),
+    )
+    players = [f"{variant[:3]}{number}" for number in range(1, 9)]
+    await _run(platform, kafka_bootstrap, settings, players, rebuys=2)
