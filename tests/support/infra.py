@@ -78,21 +78,29 @@ async def postgres_schema(postgres_dsn: str) -> AsyncIterator[str]:
 
 async def start_group_at_end(kafka_bootstrap: str, topic: str, group: str) -> None:
     """Commit `group`'s position at the end of `topic`: the broker is shared, and a new
-    group would otherwise read every table event other tests ever published first."""
+    group would otherwise read every table event other tests ever published first (a
+    topic not made yet has no history to skip). The partitions come from the admin
+    client: a consumer's `topics()` leaves `partitions_for_topic` empty."""
     from aiokafka import AIOKafkaConsumer, TopicPartition
+    from aiokafka.admin import AIOKafkaAdminClient
 
+    admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+    await admin.start()
+    try:
+        (description,) = await admin.describe_topics([topic])
+    finally:
+        await admin.close()
+    partitions = [TopicPartition(topic, p["partition"]) for p in description["partitions"]]
+    if not partitions:
+        return
     consumer = AIOKafkaConsumer(
         bootstrap_servers=kafka_bootstrap, group_id=group, enable_auto_commit=False
     )
     await consumer.start()
     try:
-        await consumer.topics()  # fetches the metadata naming the partitions
-        partitions = [
-            TopicPartition(topic, number)
-            for number in sorted(consumer.partitions_for_topic(topic) or ())
-        ]
-        if partitions:
-            consumer.assign(partitions)
-            await consumer.commit(dict(await consumer.end_offsets(partitions)))
+        consumer.assign(partitions)
+        await consumer.commit(dict(await consumer.end_offsets(partitions)))
+        committed = [await consumer.committed(partition) for partition in partitions]
+        assert None not in committed, f"{group} was not placed at the end of {topic}"
     finally:
         await consumer.stop()
