@@ -217,6 +217,25 @@ async def test_two_players_asking_for_the_same_backgammon_stake_are_matched_on_t
     assert "lobby.ticket_changed" in {envelope.type for envelope in seen}
 
 
+async def test_a_ticket_is_seated_at_a_compatible_open_table(platform: Platform) -> None:
+    lobby = await platform.start_lobby()
+    opened = await lobby.OpenTable(
+        pb.OpenTableRequest(player_id="ann", request_key="g", options=backgammon(100))
+    )
+    eve = await find(lobby, "eve", 100, 200)
+    platform.clock.now += timedelta(seconds=1)
+    assert platform.wired is not None
+    assert await platform.wired.matchmaking.process() == [opened.table.table_id]
+    request = pb.GetTicketRequest(player_id="eve", ticket_id=eve.ticket_id)
+    seated = (await lobby.GetTicket(request)).ticket
+    assert (seated.status, seated.table_id) == (pb.TICKET_STATUS_SEATED, opened.table.table_id)
+    assert seated.stake.amount_minor == 100
+    view = await platform.host.GetView(
+        table_pb2.GetViewRequest(table_id=opened.table.table_id, player_id="ann")
+    )
+    assert set(view.view.seated) == {"ann", "eve"}
+
+
 async def lobby_events(kafka_bootstrap: str, subject: str) -> list[Envelope]:
     """The envelopes about `subject` on croupier.lobby.events (waits for the first)."""
     from aiokafka import AIOKafkaConsumer

@@ -136,8 +136,9 @@ async def test_a_killed_lobby_loses_no_open_game_or_ticket_and_seats_nobody_twic
         process, port = await served_lobby(env)
         try:
             async with service_stub(f"127.0.0.1:{port}", lobby_pb2_grpc.LobbyStub) as lobby:
+                # At a stake out of cid's range: he waits for a match, not for ann's seat.
                 opened = await lobby.OpenTable(
-                    pb.OpenTableRequest(player_id="ann", request_key="g", options=backgammon(100))
+                    pb.OpenTableRequest(player_id="ann", request_key="g", options=backgammon(300))
                 )
                 queued = await lobby.FindGame(
                     pb.FindGameRequest(
@@ -216,8 +217,10 @@ async def test_a_lobby_killed_while_the_host_seats_a_match_finishes_that_seat_on
         process, port = await served_lobby(env)
         try:
             async with service_stub(f"127.0.0.1:{port}", lobby_pb2_grpc.LobbyStub) as lobby:
+                # ann's open game is at a stake none of the tickets takes: eve and fay are
+                # matched with each other (a ticket in range would sit at ann's table).
                 opened = await lobby.OpenTable(
-                    pb.OpenTableRequest(player_id="ann", request_key="g", options=backgammon(100))
+                    pb.OpenTableRequest(player_id="ann", request_key="g", options=backgammon(300))
                 )
                 gus = (await lobby.FindGame(find("gus", 5_000, 5_000))).ticket
                 eve = (await lobby.FindGame(find("eve", 100, 200))).ticket

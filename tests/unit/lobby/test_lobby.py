@@ -13,6 +13,7 @@ import pytest
 from croupier.game import Duplicate, Malformed, NotYours, RuleBroken, Unknown
 from croupier.kit.errors import status_of
 from croupier.lobby.adapters.host_local import LocalTableHost
+from croupier.lobby.core.ratings import RatingRange
 from croupier.lobby.core.seats import LobbyTable
 from croupier.lobby.core.terms import terms_of
 from croupier.lobby.entrypoints.table_events import TABLE_EVENTS_TOPIC, TableEvents
@@ -277,3 +278,43 @@ async def test_a_retried_open_seats_an_opener_a_dead_lobby_never_seated() -> Non
         )
         assert record.table.table_id == table_id and record.table.players() == ("ann",)
         assert list(setup.host.view(table_id, "ann").seated) == ["ann"]
+
+
+async def test_a_ticket_is_seated_at_a_compatible_open_table_before_matching() -> None:
+    async with lobby() as setup:
+        opened = await setup.tables.open(
+            player="ann", request_key="g", game="backgammon", options={**BACKGAMMON, "stake": 100}
+        )
+        table_id = opened.table.table_id
+        eve = await find(setup, "eve", 100, 200)  # ann's 100 is in her range
+        fay = await find(setup, "fay", 150, 150)  # no table at 150: she waits
+        own = await find(setup, "ann", 100, 100)  # not at her own table
+        setup.clock.step(1)
+        assert await setup.matchmaking.process() == [table_id]
+        seated = await setup.matchmaking.get(eve.ticket.ticket_id, "eve")
+        assert (seated.status, seated.table_id, seated.stake) == (
+            TicketStatus.SEATED,
+            table_id,
+            100,
+        )
+        assert set(setup.host.view(table_id, "ann").seated) == {"ann", "eve"}
+        for player, ticket in (("fay", fay), ("ann", own)):
+            waiting = await setup.matchmaking.get(ticket.ticket.ticket_id, player)
+            assert waiting.status is TicketStatus.WAITING
+        # The table is full now: the next pass leaves the others waiting still.
+        assert await setup.matchmaking.process() == []
+
+
+async def test_a_ticket_with_a_rating_range_waits_for_a_match_not_an_open_table() -> None:
+    async with lobby() as setup:
+        await setup.tables.open(
+            player="ann", request_key="g", game="backgammon", options={**BACKGAMMON, "stake": 100}
+        )
+        ranged = await setup.matchmaking.find(
+            player="eve", request_key="eve-1", game="backgammon", options=BACKGAMMON,
+            min_stake=100, max_stake=100, rating_range=RatingRange(1400, 1600),
+        )  # fmt: skip
+        setup.clock.step(1)
+        assert await setup.matchmaking.process() == []
+        waiting = await setup.matchmaking.get(ranged.ticket.ticket_id, "eve")
+        assert waiting.status is TicketStatus.WAITING

@@ -1,9 +1,16 @@
 """Matchmaking tickets: find a game ("a game like this at a stake in this range"), look at
-or cancel a ticket, and `process()` (called on the service's interval, by hand in tests):
-the core's matches are saved first (tickets MATCHED), then each match gets a table on the
-host and its players are seated there through `Tables.join`, so a lobby that dies in
-between places the match on its next pass, and a player already seated is not seated
-twice."""
+or cancel a ticket, and `process()` (called on the service's interval, by hand in tests).
+
+A pass first seats waiting tickets at compatible open tables: a public table of the same
+game and options (its `shape`) and currency, at a stake in the ticket's range, with a
+seat free (the free-seat index: the lowest such stake first, then the fullest table).
+A ticket with a rating range waits for a match instead (the players at a table are not
+rated against it). Then the core matches the others with each other. Both kinds are
+saved first (tickets MATCHED, an open table's match named `OPEN_TABLE` + its id), then
+each match's table is opened (or, for an open table, read) and its players are seated
+through `Tables.join`, so a lobby that dies in between places the match on its next pass,
+and a player already seated is not seated twice. A seat at an open table taken meanwhile
+puts the ticket back to waiting."""
 
 from __future__ import annotations
 
@@ -28,6 +35,9 @@ from croupier.lobby.service.tables import Tables
 __all__ = ["Matchmaking"]
 
 DEFAULT_SETTINGS = MatchmakerSettings()
+OPEN_TABLE = "table:"
+"""The match id prefix of a ticket placed at an open table (the table id follows)."""
+_TAKEN = frozenset({"table_full", "table_closed"})
 _ID_NAMESPACE = uuid.UUID("1b0bb7c4-5a3e-4f6e-8d2a-10bb1e5ca7e5")
 
 
@@ -138,9 +148,12 @@ class Matchmaking:
         async with self._processing:
             now = self._clock()
             waiting = await self._repository.tickets(TicketStatus.WAITING)
-            by_id = {record.ticket.ticket_id: record for record in waiting}
-            processed = process([r.ticket for r in waiting], now, self._settings)
-            changed = [
+            at_tables, claimed = await self._at_open_tables(waiting)
+            placed = {record.ticket.ticket_id for record in at_tables}
+            rest = [record for record in waiting if record.ticket.ticket_id not in placed]
+            by_id = {record.ticket.ticket_id: record for record in rest}
+            processed = process([r.ticket for r in rest], now, self._settings)
+            changed = [*at_tables] + [
                 self._next(by_id[t.ticket_id], status=TicketStatus.EXPIRED)
                 for t in processed.expired
             ]
@@ -154,18 +167,70 @@ class Matchmaking:
                     )
                     for t in match.tickets
                 ]
-            await self._repository.save_tickets(changed)
+            try:
+                await self._repository.save_tickets(changed)
+            finally:
+                for table_id in claimed:  # the holds `_place` saves count from now
+                    self._tables.release_claim(table_id)
             groups: dict[str, list[TicketRecord]] = {}
             for record in await self._repository.tickets(TicketStatus.MATCHED):
                 groups.setdefault(record.match_id, []).append(record)
             return [await self._place(match_id, group) for match_id, group in groups.items()]
 
+    async def _at_open_tables(
+        self, waiting: Sequence[TicketRecord]
+    ) -> tuple[list[TicketRecord], list[str]]:
+        """The waiting tickets given a seat at an open table (MATCHED to it), oldest
+        first, and the tables whose seats were claimed for them (module docstring)."""
+        await self._tables.catch_up()
+        stakes: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        for key in self._tables.lists_with_seats():
+            shape, currency, stake = json.loads(key)
+            stakes.setdefault((shape, currency), []).append((stake, key))
+        matched: list[TicketRecord] = []
+        claimed: list[str] = []
+        for record in sorted(waiting, key=lambda r: r.ticket.created):
+            ticket = record.ticket
+            if ticket.rating_range is not None:
+                continue
+            lists = sorted(stakes.get((ticket.shape, ticket.currency), []))
+            for stake, key in lists:
+                if not ticket.min_stake <= stake <= ticket.max_stake:
+                    continue
+                table_id = await self._free_seat(key, ticket.player)
+                if table_id is not None:
+                    claimed.append(table_id)
+                    matched.append(
+                        self._next(
+                            record,
+                            status=TicketStatus.MATCHED,
+                            match_id=OPEN_TABLE + table_id,
+                            stake=stake,
+                        )
+                    )
+                    break
+        return matched, claimed
+
+    async def _free_seat(self, key: str, player: str) -> str | None:
+        """A table of list `key` with a seat claimed for `player`, not one he sits at."""
+        passed: set[str] = set()
+        while (table_id := self._tables.claim_seat(key, passed)) is not None:
+            if not (await self._tables.get(table_id)).table.has(player):
+                return table_id
+            self._tables.release_claim(table_id)
+            passed.add(table_id)
+        return None
+
     async def _place(self, match_id: str, group: Sequence[TicketRecord]) -> str:
-        """Open the match's table (once: keyed by the match) and seat its players."""
+        """Open the match's table (once: keyed by the match), or read the open table it
+        was given, and seat its players."""
         first = group[0]
         game = first.ticket.game
-        options = with_stake(game, json.loads(first.options_json), first.stake)
-        record = await self._tables.open_matched(match_id, game, options)
+        if match_id.startswith(OPEN_TABLE):
+            record = await self._tables.get(match_id.removeprefix(OPEN_TABLE))
+        else:
+            options = with_stake(game, json.loads(first.options_json), first.stake)
+            record = await self._tables.open_matched(match_id, game, options)
         table_id = record.table.table_id
         for ticket in group:
             player = ticket.ticket.player
@@ -182,8 +247,14 @@ class Matchmaking:
                     ticket, status=TicketStatus.SEATED, table_id=table_id, seat=seat
                 )
             except RuleBroken as refused:
-                placed = self._next(
-                    ticket, status=TicketStatus.FAILED, table_id=table_id, failure=refused.reason
-                )
+                if match_id.startswith(OPEN_TABLE) and refused.reason in _TAKEN:
+                    placed = self._next(ticket, status=TicketStatus.WAITING, match_id="", stake=0)
+                else:
+                    placed = self._next(
+                        ticket,
+                        status=TicketStatus.FAILED,
+                        table_id=table_id,
+                        failure=refused.reason,
+                    )
             await self._repository.save_tickets([placed])
         return table_id
