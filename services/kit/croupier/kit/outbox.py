@@ -42,6 +42,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+from collections.abc import Sequence
 from types import TracebackType
 from typing import Any
 
@@ -109,6 +110,24 @@ class Outbox:
         )
         await connection.execute("SELECT pg_notify($1, '')", self.channel)
         return row_id
+
+    async def add_many(self, connection: Any, topic: str, envelopes: Sequence[Envelope]) -> None:
+        """`add` for many envelopes in one statement (their rows in the given order)."""
+        if not envelopes:
+            return
+        if not connection.is_in_transaction():
+            raise OutboxError(
+                "Outbox.add_many must run inside the transaction that makes the state change"
+            )
+        await connection.execute(
+            f"INSERT INTO {self.table} (topic, key, envelope)"
+            " SELECT $1, key, envelope FROM unnest($2::text[], $3::bytea[])"
+            " WITH ORDINALITY AS u(key, envelope, n) ORDER BY n",
+            topic,
+            [envelope.subject for envelope in envelopes],
+            [envelope.SerializeToString() for envelope in envelopes],
+        )
+        await connection.execute("SELECT pg_notify($1, '')", self.channel)
 
     async def unpublished(self, connection: Any) -> int:
         """How many committed rows still wait for the relay (for tests)."""

@@ -195,20 +195,27 @@ class PostgresRepository:
         return None if row is None else _ticket(row)
 
     async def save_tickets(self, records: Sequence[TicketRecord]) -> None:
+        # One statement for the whole pass (a matchmaker pass may save tens of thousands).
+        if not records:
+            return
         async with self._pool.acquire() as connection, connection.transaction():
-            for record in records:
-                updated = await connection.fetchval(
-                    "UPDATE lobby_tickets SET status = $2, record = $3, version = $4"
-                    " WHERE ticket_id = $1 AND version = $5 RETURNING true",
-                    record.ticket.ticket_id,
-                    record.status.value,
-                    rows.ticket_to_json(record),
-                    record.version,
-                    record.version - 1,
-                )
-                if not updated:
-                    raise Conflict("the ticket changed meanwhile; retry")
-                await self._outbox.add(connection, codec.EVENTS_TOPIC, codec.ticket_changed(record))
+            updated = await connection.fetch(
+                "UPDATE lobby_tickets AS t SET status = u.status, record = u.record::jsonb,"
+                " version = u.version"
+                " FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])"
+                " AS u(ticket_id, status, record, version)"
+                " WHERE t.ticket_id = u.ticket_id AND t.version = u.version - 1"
+                " RETURNING t.ticket_id",
+                [record.ticket.ticket_id for record in records],
+                [record.status.value for record in records],
+                [rows.ticket_to_json(record) for record in records],
+                [record.version for record in records],
+            )
+            if len(updated) != len(records):
+                raise Conflict("a ticket changed meanwhile; retry")
+            await self._outbox.add_many(
+                connection, codec.EVENTS_TOPIC, [codec.ticket_changed(r) for r in records]
+            )
 
     async def tickets(self, *statuses: TicketStatus) -> list[TicketRecord]:
         found = await self._pool.fetch(
