@@ -4,12 +4,13 @@ an attempt succeeds, and stopping either."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 
 import pytest
 
-from croupier.kit.tasks import Periodic, cancel, keep_trying
+from croupier.kit.tasks import Periodic, cancel, keep_trying, stop_within
 
 _log = logging.getLogger("tests.kit.tasks")
 
@@ -94,3 +95,29 @@ async def test_cancelling_keep_trying_stops_the_retries() -> None:
 
 async def test_cancel_accepts_no_task() -> None:
     await cancel(None)
+
+
+async def test_a_part_that_never_stops_is_abandoned_after_its_time_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    released = asyncio.Event()
+
+    async def never_stops() -> None:
+        while not released.is_set():  # swallows every cancellation, as a hung client may
+            with contextlib.suppress(asyncio.CancelledError):
+                await released.wait()
+
+    started = asyncio.get_running_loop().time()
+    with caplog.at_level(logging.ERROR):
+        await stop_within(never_stops(), "the consumer", _log, seconds=0.05)
+    assert asyncio.get_running_loop().time() - started < 1
+    assert "the consumer did not stop within 0 s: abandoned" in caplog.text
+    released.set()  # the abandoned part ends (the test stops what it started)
+    await asyncio.sleep(0.01)
+    stopped: list[str] = []
+
+    async def stops() -> None:
+        stopped.append("yes")
+
+    await stop_within(stops(), "a quick part", _log, seconds=1)
+    assert stopped == ["yes"]

@@ -13,6 +13,7 @@ import pytest
 from croupier.game import Duplicate, Malformed, NotYours, RuleBroken, Unknown
 from croupier.kit.errors import status_of
 from croupier.lobby.adapters.host_local import LocalTableHost
+from croupier.lobby.codec import listing
 from croupier.lobby.core.ratings import RatingRange
 from croupier.lobby.core.seats import LobbyTable
 from croupier.lobby.core.terms import terms_of
@@ -20,9 +21,11 @@ from croupier.lobby.entrypoints.table_events import TABLE_EVENTS_TOPIC, TableEve
 from croupier.lobby.service.listing import TableFilter
 from croupier.lobby.service.records import TableRecord, TicketRecord, TicketStatus
 from croupier.lobby.service.tables import NO_CLOCK
+from tests.support.games import GAMES
 from tests.unit.lobby.lobby_setup import HOLD, Lobby, lobby
 
 BACKGAMMON = {"mode": "single"}
+POKER = GAMES["poker"]
 
 
 async def find(
@@ -318,3 +321,32 @@ async def test_a_ticket_with_a_rating_range_waits_for_a_match_not_an_open_table(
         assert await setup.matchmaking.process() == []
         waiting = await setup.matchmaking.get(ranged.ticket.ticket_id, "eve")
         assert waiting.status is TicketStatus.WAITING
+
+
+async def test_a_poker_tables_listing_shows_the_average_pot_of_its_last_hands() -> None:
+    async with lobby() as setup:
+        await setup.bus.subscribe(
+            TABLE_EVENTS_TOPIC,
+            group="lobby",
+            handler=TableEvents(setup.tables, setup.ratings).handle,
+        )
+        options = {"variant": "nlhe", "small_blind": 1, "big_blind": 2, "seats": 2}
+        opened = await setup.tables.open(
+            player="ann", request_key="k", game="poker", options=options, stack=100
+        )
+        table_id = opened.table.table_id
+        assert opened.table.average_pot() == 0  # no hand ended yet
+        await setup.tables.join(table_id, "bob", 100)
+        for hand in range(1, 4):  # whoever acts first folds: a pot of the blinds each hand
+            for _ in range(200):
+                public = dict(setup.host.view(table_id, "").view)
+                player = POKER.to_act(public)
+                if player is not None:
+                    break
+                await asyncio.sleep(0.01)
+            assert player is not None
+            await setup.host.act(table_id, player, f"fold-{hand}", {"action": "fold"})
+            await _until(setup, lambda t, n=hand: len(t.table.recent_pots) == n, table_id)
+        record = await setup.tables.get(table_id)
+        assert len(record.table.recent_pots) == 3 and 0 < record.table.average_pot() <= 4
+        assert listing(record).average_pot.amount_minor == record.table.average_pot()

@@ -10,12 +10,14 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-__all__ = ["Periodic", "cancel", "keep_trying"]
+__all__ = ["STOP_SECONDS", "Periodic", "cancel", "keep_trying", "stop_within"]
 
 _T = TypeVar("_T")
 
 #: Pause between two failed attempts of `keep_trying`.
 RETRY_SECONDS = 1.0
+#: The longest `stop_within` waits for one part to stop.
+STOP_SECONDS = 15.0
 
 
 async def cancel(task: asyncio.Task[Any] | None) -> None:
@@ -25,6 +27,23 @@ async def cancel(task: asyncio.Task[Any] | None) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+async def stop_within(
+    stop: Awaitable[Any], what: str, log: logging.Logger, seconds: float = STOP_SECONDS
+) -> None:
+    """Await `stop` (a part stopping) for at most `seconds`: a Kafka client stopped while
+    its group join hangs on a loaded broker has been seen never to return, and a service's
+    shutdown must end (the part is abandoned, logged as an error)."""
+    # Not `wait_for`: after its timeout it waits for the cancelled part to end, which a
+    # part that swallows the cancellation never does.
+    task = asyncio.ensure_future(stop)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if task in done:
+        task.result()  # its failure, if any, is the caller's
+        return
+    task.cancel()
+    log.error("%s did not stop within %.0f s: abandoned", what, seconds)
 
 
 async def keep_trying(

@@ -22,7 +22,7 @@ from croupier.kit.migrations import migrate_database
 from croupier.kit.server import Service, StopHook
 from croupier.kit.service_auth import credential_from_environment
 from croupier.kit.settings import choice, env, load, positive_float, positive_int, sql_identifier
-from croupier.kit.tasks import Periodic, cancel, keep_trying
+from croupier.kit.tasks import Periodic, cancel, keep_trying, stop_within
 from croupier.kit.wiring import bus_from_settings, start_relaying
 from croupier.lobby.adapters.director_grpc import GrpcDirector, load_templates
 from croupier.lobby.adapters.host_grpc import GrpcTableHost
@@ -136,10 +136,10 @@ class Wired:
         if self.ticker is not None:
             await self.ticker.stop()
         connecting, self.connecting = self.connecting, None
-        await cancel(connecting)
+        await stop_within(cancel(connecting), "lobby: connecting to Kafka", _log)
         hooks, self.stop_hooks = self.stop_hooks, []
         for hook in hooks:
-            await hook()
+            await stop_within(hook(), f"lobby: {getattr(hook, '__qualname__', hook)}", _log)
 
     def connect_in_background(
         self, pool: Any, schema: str, bus: EventBus, consumer_group: str = CONSUMER_GROUP

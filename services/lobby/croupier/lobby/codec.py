@@ -112,6 +112,7 @@ def listing(record: TableRecord) -> pb.TableListing:
         options=_options_to_proto(terms.game, table.options_json),
         bots=sorted(table.bots),
         bots_wanted=table.bots_wanted,
+        average_pot=money(table.average_pot(), terms.currency),
     )
 
 

@@ -45,6 +45,7 @@ def table_to_json(table: LobbyTable) -> str:
             "clock_seconds": list(table.clock_seconds),
             "bots": sorted(table.bots),
             "bots_wanted": table.bots_wanted,
+            "recent_pots": list(table.recent_pots),
         }
     )
 
@@ -69,6 +70,7 @@ def table_from_json(text: str) -> LobbyTable:
         clock_seconds=tuple(raw["clock_seconds"]),
         bots=frozenset(raw.get("bots", ())),
         bots_wanted=raw.get("bots_wanted", 0),
+        recent_pots=tuple(raw.get("recent_pots", ())),  # rows before average pots: none
     )
 
 

@@ -23,7 +23,10 @@ from croupier.game.limits import OutOfBounds, echo
 from croupier.lobby.core.errors import AlreadyThere, NotAllowed, NotInvited
 from croupier.lobby.core.terms import Terms
 
-__all__ = ["Hold", "LobbyTable"]
+__all__ = ["RECENT_POTS", "Hold", "LobbyTable"]
+
+RECENT_POTS = 20
+"""Hands the listing's average pot counts."""
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,18 @@ class LobbyTable:
     """The seated players who are bots."""
     bots_wanted: int = 0
     """Seats the owner asked bots for that no bot has taken yet."""
+    recent_pots: tuple[int, ...] = ()
+    """Poker: the pots of the last `RECENT_POTS` hands, oldest first (the average pot)."""
 
     # ---- reading ----------------------------------------------------------------------
+
+    def average_pot(self) -> int:
+        """The average of the recent pots, rounded down (0 before any hand ended)."""
+        return sum(self.recent_pots) // len(self.recent_pots) if self.recent_pots else 0
+
+    def with_pot(self, pot: int) -> LobbyTable:
+        """A hand ended with `pot` in its pots (every side pot included)."""
+        return replace(self, recent_pots=(*self.recent_pots, pot)[-RECENT_POTS:])
 
     def taken(self) -> frozenset[int]:
         return frozenset(seat for seat, _ in self.seated) | {hold.seat for hold in self.holds}

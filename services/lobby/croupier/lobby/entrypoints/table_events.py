@@ -1,4 +1,5 @@
-"""`croupier.table.events` → the listing (a seat taken or freed, a table closed) and the
+"""`croupier.table.events` → the listing (a seat taken or freed, a table closed, a poker
+hand's pots for the average pot) and the
 ratings (a game or match ended, rated once per envelope id). Translation only; events of
 tables the lobby did not open are ignored by the service."""
 
@@ -24,7 +25,7 @@ class TableEvents:
 
     async def handle(self, envelope: Envelope) -> None:
         kind = envelope.type.removeprefix("table.")
-        if kind not in ("player_seated", "player_left", "table_closed", *RESULTS):
+        if kind not in ("player_seated", "player_left", "table_closed", "hand_end", *RESULTS):
             return
         event = table_pb2.ActionTaken()
         envelope.payload.Unpack(event)
@@ -32,10 +33,8 @@ class TableEvents:
         if kind in RESULTS:
             await self._ratings.result(envelope.id, event.table_id, kind, data)
             return
-        player = str(data.get("player", ""))
-        if kind == "player_seated":
-            await self._tables.seen_seated(event.table_id, player)
-        elif kind == "player_left":
-            await self._tables.seen_left(event.table_id, player)
-        else:
-            await self._tables.closed(event.table_id)
+        if kind == "hand_end":  # poker: the hand's pots, side pots included
+            pot = sum(int(p["amount"]) for p in data.get("pots") or [])
+            await self._tables.seen(event.table_id, kind, pot=pot)
+            return
+        await self._tables.seen(event.table_id, kind, str(data.get("player", "")))

@@ -131,7 +131,7 @@ class Tables:
             except Exception:
                 # The opener could not sit (his buy-in was refused): nobody waits at it.
                 await self._host.close_table(table_id)
-                await self.closed(table_id)
+                await self.seen(table_id, "table_closed")
                 raise
         return await self.get(table_id)
 
@@ -306,7 +306,10 @@ class Tables:
 
     # --- what the host and the time change -------------------------------------------
 
-    async def _apply(self, table_id: str, change: str, player: str = "") -> None:
+    async def seen(self, table_id: str, change: str, player: str = "", pot: int = 0) -> None:
+        """What the host's events say happened at a table the lobby opened (others are
+        ignored): "player_seated", "player_left", "table_closed", or (poker) "hand_end"
+        with the hand's `pot` (the average pot)."""
         async with self._lock(table_id):
             record = await self._repository.table(table_id)
             if record is None:
@@ -318,16 +321,9 @@ class Tables:
                 table = table.left(player)
             elif change == "table_closed":
                 table = table.close()
+            elif change == "hand_end":
+                table = table.with_pot(pot)
             await self._save(record, table)
-
-    async def seen_seated(self, table_id: str, player: str) -> None:
-        await self._apply(table_id, "player_seated", player)
-
-    async def seen_left(self, table_id: str, player: str) -> None:
-        await self._apply(table_id, "player_left", player)
-
-    async def closed(self, table_id: str) -> None:
-        await self._apply(table_id, "table_closed")
 
     async def expire_holds(self) -> list[str]:
         """Release the holds whose time is up (their player was never seated); the players."""
