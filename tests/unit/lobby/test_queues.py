@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
+from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game import Duplicate
 from croupier.lobby.adapters.director_grpc import load_templates
 from croupier.lobby.adapters.memory import InMemoryRepository
 from croupier.lobby.core.errors import InvalidInput, NotAllowed, NotFound
 from croupier.lobby.core.policy import AccountLimits
+from croupier.lobby.entrypoints.tournament_events import TournamentEvents
 from croupier.lobby.service.ports import QueueTemplate
 from croupier.lobby.service.queues import TournamentQueues
 from croupier.lobby.service.ratings import Ratings
@@ -182,3 +184,29 @@ async def test_a_finished_tournament_rates_its_entrants_once_by_place() -> None:
     assert {r.experience for r in rated.values()} == {1}
     assert (await ratings.of("w", "rummy")).experience == 0  # per game
     assert not await ratings.tournament_places("finished-2", "poker", [("w", 1)])
+
+
+async def test_the_listed_count_follows_the_directors_events_not_each_listing() -> None:
+    """A registration made elsewhere (the gateway's RegisterTournament) reaches the queue's
+    count through `croupier.tournament.events`; listing asks the director nothing."""
+    director, repository = Director(), InMemoryRepository()
+    queues = _queues(repository, director)
+    ratings = Ratings(repository)
+    events = TournamentEvents(director, ratings, queues)  # type: ignore[arg-type]
+    (joined,) = [await queues.join("a", "duo")]
+    director.players[joined.tournament_id].append("b")  # registered on the director itself
+    (state,) = await queues.listed()
+    assert state.waiting == 1  # not counted again until told
+    registered = Envelope(
+        id="e1", type="tournament.registered", subject=joined.tournament_id, sequence=3
+    )
+    await events.handle(registered)
+    (state,) = await queues.listed()
+    assert state.waiting == 2
+    other = Envelope(id="e2", type="tournament.registered", subject="t-elsewhere", sequence=1)
+    await events.handle(other)  # a tournament no queue fills: nothing asked, nothing changed
+    (state,) = await queues.listed()
+    assert state.waiting == 2
+    await queues.leave("a", "duo")
+    (state,) = await queues.listed()
+    assert state.waiting == 1

@@ -226,7 +226,7 @@ def build_lobby(
         waiting,
         queued,
         ticker,
-        tournament_events=TournamentEvents(director, ratings) if director else None,
+        tournament_events=TournamentEvents(director, ratings, queued) if director else None,
     )
     if bus is not None:
         wired.connect_in_background(pool, schema, bus, consumer_group)

@@ -28,6 +28,8 @@ class InMemoryRepository:
         self.rated: set[str] = set()
         self.waiting_entries: dict[tuple[str, str], WaitingEntry] = {}
         self.queues: dict[str, tuple[int, str]] = {}
+        self.queue_counts: dict[str, int] = {}
+        """Per tournament a queue fills: its players as last counted."""
         self._changes = 0
 
     def _changed(self, record: TableRecord) -> TableRecord:
@@ -137,6 +139,17 @@ class InMemoryRepository:
         if stored < sequence or (stored == sequence and not known):
             self.queues[queue_id] = (sequence, tournament_id)
         return self.queues[queue_id]
+
+    async def queue_waiting(self, queue_id: str) -> int:
+        _, tournament_id = self.queues.get(queue_id, (0, ""))
+        return self.queue_counts.get(tournament_id, 0)
+
+    async def fills(self, tournament_id: str) -> bool:
+        return any(t == tournament_id for _, t in self.queues.values())
+
+    async def set_queue_waiting(self, tournament_id: str, waiting: int) -> None:
+        if await self.fills(tournament_id):
+            self.queue_counts[tournament_id] = waiting
 
     async def limits(self, player: str) -> AccountLimits:
         return self.account_limits.get(player, AccountLimits())

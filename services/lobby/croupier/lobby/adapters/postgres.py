@@ -322,7 +322,8 @@ class PostgresRepository:
         row = await self._pool.fetchrow(
             "INSERT INTO tournament_queues AS q (queue_id, sequence, tournament_id)"
             " VALUES ($1, $2, $3) ON CONFLICT (queue_id) DO UPDATE"
-            " SET sequence = EXCLUDED.sequence, tournament_id = EXCLUDED.tournament_id"
+            " SET sequence = EXCLUDED.sequence, tournament_id = EXCLUDED.tournament_id,"
+            " waiting = 0"
             " WHERE q.sequence < EXCLUDED.sequence"
             " OR (q.sequence = EXCLUDED.sequence AND q.tournament_id = '')"
             " RETURNING sequence, tournament_id",
@@ -332,6 +333,25 @@ class PostgresRepository:
         )
         return (
             (row["sequence"], row["tournament_id"]) if row else await self.queue_position(queue_id)
+        )
+
+    async def queue_waiting(self, queue_id: str) -> int:
+        waiting = await self._pool.fetchval(
+            "SELECT waiting FROM tournament_queues WHERE queue_id = $1", queue_id
+        )
+        return int(waiting or 0)
+
+    async def fills(self, tournament_id: str) -> bool:
+        found = await self._pool.fetchval(
+            "SELECT true FROM tournament_queues WHERE tournament_id = $1", tournament_id
+        )
+        return bool(found)
+
+    async def set_queue_waiting(self, tournament_id: str, waiting: int) -> None:
+        await self._pool.execute(
+            "UPDATE tournament_queues SET waiting = $2 WHERE tournament_id = $1",
+            tournament_id,
+            waiting,
         )
 
     # ---- account limits -----------------------------------------------------------------

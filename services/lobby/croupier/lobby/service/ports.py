@@ -215,6 +215,19 @@ class Repository(Protocol):
         sequence, or the same one whose tournament is known already); the position stored."""
         ...
 
+    async def queue_waiting(self, queue_id: str) -> int:
+        """The players in the queue's filling tournament, as last counted (0 when it moves
+        on to a new one)."""
+        ...
+
+    async def fills(self, tournament_id: str) -> bool:
+        """Whether `tournament_id` is a queue's filling tournament."""
+        ...
+
+    async def set_queue_waiting(self, tournament_id: str, waiting: int) -> None:
+        """Count `waiting` players in the queue filling `tournament_id` (none: no change)."""
+        ...
+
     async def limits(self, player: str) -> AccountLimits: ...
 
     async def set_limits(self, player: str, limits: AccountLimits) -> None: ...

@@ -4,8 +4,10 @@
 A queue has one tournament filling at a time, its `sequence`-th. Joining registers the
 player there through the director (which takes buy-in and fee through the wallet and
 starts a Sit & Go or Spin the moment it is full), then the queue moves on to the next
-one. The director holds the truth about who is registered; the lobby keeps only the
-queue's position (sequence and tournament id) in its store, so:
+one. The director holds the truth about who is registered; the lobby keeps the queue's
+position (sequence and tournament id) and the count of its players (what `ListQueues`
+shows, counted again on each join, leave and event about that tournament) in its store,
+so:
 
 - the tournament of a position is created with the request key `lobby-queue:<id>:<n>`:
   two lobby replicas (or a retry after a crash) creating the same one get the same id;
@@ -87,8 +89,8 @@ class TournamentQueues:
         states = []
         for template in self._templates.values():
             _, tournament_id = await self._repository.queue_position(template.queue_id)
-            waiting = await self._the_director().registered(tournament_id) if tournament_id else 0
-            states.append(QueueState(template, tournament_id, waiting))
+            waiting = await self._repository.queue_waiting(template.queue_id)
+            states.append(QueueState(template, tournament_id, waiting if tournament_id else 0))
         return states
 
     async def join(self, player: str, queue_id: str) -> Joined:
@@ -115,6 +117,7 @@ class TournamentQueues:
                     queue_id, sequence + 1, ""
                 )
                 continue
+            await self._repository.set_queue_waiting(tournament_id, waiting)
             if waiting >= template.players:  # it started: the next join fills a new one
                 await self._repository.move_queue(queue_id, sequence + 1, "")
             return Joined(tournament_id, waiting, template.players)
@@ -128,3 +131,12 @@ class TournamentQueues:
         if not tournament_id:
             raise NotFound("not_queued", f"{echo(player)} is not in queue {echo(queue_id)}")
         await self._the_director().unregister(tournament_id, player)
+        await self.recount(tournament_id)
+
+    async def recount(self, tournament_id: str) -> None:
+        """Count the players of `tournament_id` again, if a queue is filling it: after a
+        leave, and on the director's events about it (registrations made elsewhere, a
+        start, a cancel: `entrypoints.tournament_events`)."""
+        if self._director is not None and await self._repository.fills(tournament_id):
+            waiting = await self._director.registered(tournament_id)
+            await self._repository.set_queue_waiting(tournament_id, waiting)
