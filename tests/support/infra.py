@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
@@ -76,12 +77,9 @@ async def postgres_schema(postgres_dsn: str) -> AsyncIterator[str]:
         await connection.close()
 
 
-async def start_group_at_end(kafka_bootstrap: str, topic: str, group: str) -> None:
-    """Commit `group`'s position at the end of `topic`: the broker is shared, and a new
-    group would otherwise read every table event other tests ever published first (a
-    topic not made yet has no history to skip). The partitions come from the admin
-    client: a consumer's `topics()` leaves `partitions_for_topic` empty."""
-    from aiokafka import AIOKafkaConsumer, TopicPartition
+async def topic_partitions(kafka_bootstrap: str, topic: str) -> list[Any]:
+    """`topic`'s partitions (aiokafka `TopicPartition`s) as the broker describes them."""
+    from aiokafka import TopicPartition
     from aiokafka.admin import AIOKafkaAdminClient
 
     admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
@@ -90,7 +88,17 @@ async def start_group_at_end(kafka_bootstrap: str, topic: str, group: str) -> No
         (description,) = await admin.describe_topics([topic])
     finally:
         await admin.close()
-    partitions = [TopicPartition(topic, p["partition"]) for p in description["partitions"]]
+    return [TopicPartition(topic, p["partition"]) for p in description["partitions"]]
+
+
+async def start_group_at_end(kafka_bootstrap: str, topic: str, group: str) -> None:
+    """Commit `group`'s position at the end of `topic`: the broker is shared, and a new
+    group would otherwise read every table event other tests ever published first (a
+    topic not made yet has no history to skip). The partitions come from the admin
+    client: a consumer's `topics()` leaves `partitions_for_topic` empty."""
+    from aiokafka import AIOKafkaConsumer
+
+    partitions = await topic_partitions(kafka_bootstrap, topic)
     if not partitions:
         return
     consumer = AIOKafkaConsumer(

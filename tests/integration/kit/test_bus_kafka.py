@@ -9,8 +9,7 @@ from collections.abc import Callable
 
 import asyncpg  # type: ignore[import-untyped]
 import pytest
-from aiokafka import AIOKafkaConsumer, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka import AIOKafkaConsumer
 from google.protobuf import wrappers_pb2
 
 from croupier.kit.bus import (
@@ -23,6 +22,7 @@ from croupier.kit.bus import (
     make_envelope,
 )
 from croupier.kit.bus.kafka import KafkaUnreachable
+from tests.support.infra import topic_partitions
 
 
 def envelope(subject: str, sequence: int, amount: int = 0) -> Envelope:
@@ -43,19 +43,9 @@ async def until(condition: Callable[[], bool], within: float = 60.0) -> None:
             await asyncio.sleep(0.02)
 
 
-async def partitions_of(bootstrap: str, topic: str) -> list[TopicPartition]:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        (description,) = await admin.describe_topics([topic])
-    finally:
-        await admin.close()
-    return [TopicPartition(topic, p["partition"]) for p in description["partitions"]]
-
-
 async def read_all(bootstrap: str, topic: str) -> list[object]:
     """Every record of `topic` from the beginning to its current end (no consumer group)."""
-    partitions = await partitions_of(bootstrap, topic)
+    partitions = await topic_partitions(bootstrap, topic)
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest"
     )
@@ -77,7 +67,7 @@ async def read_all(bootstrap: str, topic: str) -> list[object]:
 
 async def committed_total(bootstrap: str, topic: str, group: str) -> int:
     """The sum over partitions of `group`'s committed offsets (messages it has finished)."""
-    partitions = await partitions_of(bootstrap, topic)
+    partitions = await topic_partitions(bootstrap, topic)
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False
     )

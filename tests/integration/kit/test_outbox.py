@@ -7,8 +7,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 
 import asyncpg  # type: ignore[import-untyped]
 import pytest
-from aiokafka import AIOKafkaConsumer, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka import AIOKafkaConsumer
 from google.protobuf import wrappers_pb2
 
 from croupier.kit.bus import (
@@ -20,6 +19,7 @@ from croupier.kit.bus import (
     make_envelope,
 )
 from croupier.kit.outbox import Outbox, OutboxError, OutboxRelay
+from tests.support.infra import topic_partitions
 
 
 def envelope(subject: str, sequence: int) -> Envelope:
@@ -53,13 +53,7 @@ async def outbox(pool: asyncpg.Pool, postgres_schema: str) -> Outbox:
 
 async def topic_contents(bootstrap: str, topic: str) -> list[Envelope]:
     """Every envelope on `topic`, from the beginning to its current end, partition by partition."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        (description,) = await admin.describe_topics([topic])
-    finally:
-        await admin.close()
-    partitions = [TopicPartition(topic, p["partition"]) for p in description["partitions"]]
+    partitions = await topic_partitions(bootstrap, topic)
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest"
     )

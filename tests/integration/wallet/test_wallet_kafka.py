@@ -11,8 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import asyncpg  # type: ignore[import-untyped]
-from aiokafka import AIOKafkaConsumer, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka import AIOKafkaConsumer
 from google.protobuf import wrappers_pb2
 from prometheus_client import CollectorRegistry
 
@@ -24,6 +23,7 @@ from croupier.wallet.adapters.audit import audit_ledger
 from croupier.wallet.bootstrap import Wallet, build_wallet
 from croupier.wallet.core.model import AccountKind, TransferKind, TransferSpec
 from croupier.wallet.v1 import wallet_pb2
+from tests.support.infra import topic_partitions
 
 CHILD = Path(__file__).with_name("wallet_consumer_child.py")
 PLAYERS = ("p0", "p1", "p2")
@@ -70,13 +70,7 @@ async def until(condition: Callable[[], object], within: float = 40.0) -> None:
 
 
 async def read_topic(bootstrap: str, topic: str) -> list[object]:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        (description,) = await admin.describe_topics([topic])
-    finally:
-        await admin.close()
-    partitions = [TopicPartition(topic, p["partition"]) for p in description["partitions"]]
+    partitions = await topic_partitions(bootstrap, topic)
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest"
     )

@@ -10,6 +10,7 @@ from typing import Any
 from croupier.bots.service.policies import RUMMY_SHAKE_AFTER, buy_in_of, policy_for, stack_for
 from croupier.game import Act, SeatPlayer, StartHand
 from croupier.joker.engine import ENGINE as JOKER
+from tests.support.rummy import TABLES as RUMMY_TABLES
 
 JSON = dict[str, Any]
 
@@ -72,16 +73,6 @@ def test_a_bot_buys_in_for_the_most_a_poker_table_takes_else_100_big_blinds() ->
     assert stack_for("joker", {}) == 0
 
 
-RUMMY_TABLES = [
-    ("gin", 2),
-    ("oklahoma_gin", 2),
-    ("rummy", 3),
-    ("rummy51", 4),
-    ("rummy40", 3),
-    ("rummy500", 2),
-]
-
-
 def play_rummy_rounds(variant: str, players: int, rounds: int, label: str) -> int:
     """Rummy bots alone at a table, each deciding from its own view, until `rounds`
     rounds ended (or fewer players than a round needs are left); the rounds ended."""
@@ -112,7 +103,7 @@ def play_rummy_rounds(variant: str, players: int, rounds: int, label: str) -> in
 
 
 def test_rummy_bots_play_rounds_of_every_variant_from_their_own_views() -> None:
-    for variant, players in RUMMY_TABLES:
+    for variant, players in RUMMY_TABLES:  # tests.support.rummy.TABLES
         for label in ("p", "q", "r"):
             assert play_rummy_rounds(variant, players, 4, label) == 4, variant
 
