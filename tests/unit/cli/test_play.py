@@ -42,11 +42,15 @@ def play(platform: tuple[Path, str], *args: str, typed: str) -> subprocess.Compl
 
 
 def test_a_poker_hand_is_played_to_its_end_against_a_bot(platform: tuple[Path, str]) -> None:
-    # Choice 2 is always check or call (fold comes first): the hand goes to its end.
-    done = play(platform, "poker", "--player", "ana", "--hands", "1", typed="2\n" * 40)
+    # Choice 2 is always check or call (fold comes first): the hand goes to its end. Three
+    # seats: the table its bots keep open is not one the quick-seat test's 2-seat tickets
+    # would be seated at (a quick seat takes a compatible open table's free seat first).
+    done = play(
+        platform, "poker", "--player", "ana", "--hands", "1", "--seats", "3", typed="2\n" * 60
+    )
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "Opened poker table" in out and "1 bot(s) asked to sit" in out
+    assert "Opened poker table" in out and "2 bot(s) asked to sit" in out
     first_hand = out[out.index("Hand 1 - preflop") :]
     own_line = next(line for line in first_hand.splitlines() if "ana (you)" in line)
     assert (
