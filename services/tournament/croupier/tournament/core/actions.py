@@ -81,7 +81,7 @@ class Rebuy:
 
 @dataclass(frozen=True)
 class Disqualify:
-    """An operator disqualifies a player between his rounds (rule 49)."""
+    """An operator disqualifies a player (rule 49), in a round of his or between them."""
 
     player: str
 

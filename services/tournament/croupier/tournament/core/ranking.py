@@ -82,7 +82,7 @@ def prize_split(state: Tournament, prizes: Sequence[int]) -> dict[str, int]:
     prizes still add up to the pool."""
     places = ranking(state, disqualified=False)
     won = split_prizes(places, prizes)
-    if len(places) < len(ranking(state)) and places:  # someone was disqualified
+    if places and any(p.disqualified for p in state.entrants.values()):
         won[places[0].players[0]] += sum(prizes) - sum(won.values())
     return {name: won.get(name, 0) for name in state.entrants}
 
