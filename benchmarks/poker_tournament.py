@@ -252,13 +252,16 @@ def main() -> None:
     print(f"| peer: same hands, no director | | {cpu_without:.2f} | {hands / cpu_without:,.0f} | |")
     rate = balancer.calls / balancer.seconds if balancer.seconds else 0.0
     print(f"\nbalancing decisions/s: {rate:,.0f} ({balancer.seconds:.2f} s in the balancer)")
-    print(f"goal: director share at most 15 %: {'met' if share <= 0.15 else 'NOT met'}")
-    through_the_director(args.players)
+    # Not the issue's goal, which is the whole director's against the table host (below):
+    # the bare engine here has no host, log or bus, so the core's share is larger.
+    through_the_director(args.players, args.repeat)
 
 
-def through_the_director(players: int) -> None:
+def through_the_director(players: int, repeat: int) -> None:
     """The second table: the whole director, each hand on the table host in process
-    (`_poker_director`), against the same hands on the host alone."""
+    (`_poker_director`), against the same hands on the host alone; each side the least
+    of `repeat` runs, taken in turn (the work is the same each time: the least is its
+    cost without another process's preemption on the shared machine)."""
     terms = _poker_director.settings(players, TABLE_SIZE, STACK, structure(players), payouts())
     # A small tournament first, through both paths: what runs once (imports, caches) is
     # paid by neither measured run.
@@ -267,22 +270,28 @@ def through_the_director(players: int) -> None:
     )
     first = asyncio.run(_poker_director.with_director(WARM_UP_PLAYERS, warm_up, HAND_SECONDS))
     asyncio.run(_poker_director.host_alone(first["hands"]))
-    wall = time.perf_counter()
-    cpu = time.process_time()
-    run = asyncio.run(_poker_director.with_director(players, terms, HAND_SECONDS))
-    cpu_with = time.process_time() - cpu
-    wall_with = time.perf_counter() - wall
-    wall = time.perf_counter()
-    cpu = time.process_time()
-    ended = asyncio.run(_poker_director.host_alone(run["hands"]))
-    cpu_without = time.process_time() - cpu
-    wall_without = time.perf_counter() - wall
-    assert ended == run["results"], "the host alone did not play the same hands"
+    with_runs: list[tuple[float, float]] = []
+    alone_runs: list[tuple[float, float]] = []
+    for _ in range(max(1, repeat)):
+        wall = time.perf_counter()
+        cpu = time.process_time()
+        run = asyncio.run(_poker_director.with_director(players, terms, HAND_SECONDS))
+        with_runs.append((time.process_time() - cpu, time.perf_counter() - wall))
+        wall = time.perf_counter()
+        cpu = time.process_time()
+        ended = asyncio.run(_poker_director.host_alone(run["hands"]))
+        alone_runs.append((time.process_time() - cpu, time.perf_counter() - wall))
+        assert ended == run["results"], "the host alone did not play the same hands"
+    (cpu_with, wall_with), (cpu_without, wall_without) = min(with_runs), min(alone_runs)
     hands = len(run["hands"])
     share = (cpu_with - cpu_without) / cpu_with
+    each = ", ".join(
+        f"{(w - a) / w:.1%}" for (w, _), (a, _) in zip(with_runs, alone_runs, strict=True)
+    )
     print(
         f"\nThrough the director's service, each hand a table of the host in process: "
-        f"{hands:,} hands, {run['decisions']:,} bot decisions"
+        f"{hands:,} hands, {run['decisions']:,} bot decisions; least of {len(with_runs)} runs "
+        f"(the director's share in each pair of runs: {each})"
     )
     print("| run | wall s | CPU s | hands/s | director share |")
     print("|---|---:|---:|---:|---:|")

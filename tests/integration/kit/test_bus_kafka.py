@@ -14,6 +14,7 @@ from google.protobuf import wrappers_pb2
 
 from croupier.kit.bus import (
     DLQ_REASON_HEADER,
+    TYPE_HEADER,
     Envelope,
     InMemoryDeduplicator,
     KafkaBus,
@@ -156,6 +157,42 @@ async def test_undecodable_message_goes_to_the_dlq_and_the_partition_moves_on(
     assert headers["croupier-dlq-position"] == b"partition 0 offset 1"
     # The dead-lettered message was committed like the others: a restart will not see it again.
     assert await committed_total(kafka_bootstrap, topic, group) == 4
+
+
+async def test_a_subscription_for_some_types_is_handed_only_those_and_commits_the_rest(
+    kafka_bootstrap: str, unique: Callable[[str], str]
+) -> None:
+    topic, group = unique("bus"), unique("group")
+    received: list[int] = []
+
+    async def handler(item: Envelope) -> None:
+        received.append(item.sequence)
+
+    def typed(kind: str, sequence: int) -> Envelope:
+        return make_envelope(
+            type=kind,
+            source="tests",
+            subject="s",
+            sequence=sequence,
+            payload=wrappers_pb2.Int64Value(),
+        )
+
+    async with KafkaBus(bootstrap_servers=kafka_bootstrap) as bus:
+        await bus.create_topics([topic], partitions=1)
+        await bus.publish_many(
+            [(topic, typed("t.wanted" if n % 3 == 0 else "t.other", n)) for n in range(1, 10)]
+        )
+        # Typed as one not taken: passed over undecoded, so not dead-lettered either.
+        await bus.publish_raw(
+            topic, key=b"s", value=b"\xff not an envelope", headers=[(TYPE_HEADER, b"t.other")]
+        )
+        await bus.publish(topic, typed("t.wanted", 10))
+        await bus.subscribe(topic, group=group, handler=handler, types={"t.wanted"})
+        await until(lambda: len(received) >= 4)
+        await asyncio.sleep(0.3)
+    assert received == [3, 6, 9, 10]
+    # Every message is finished, those passed over too: a restart reads none again.
+    assert await committed_total(kafka_bootstrap, topic, group) == 11
 
 
 class FlakyDeduplicator(InMemoryDeduplicator):

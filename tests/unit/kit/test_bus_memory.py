@@ -11,6 +11,7 @@ from google.protobuf import wrappers_pb2
 
 from croupier.kit.bus import (
     DLQ_REASON_HEADER,
+    TYPE_HEADER,
     Envelope,
     EnvelopeDecodeError,
     InMemoryBus,
@@ -250,3 +251,38 @@ async def test_a_failing_deduplicator_delays_delivery_but_loses_nothing() -> Non
         )
         await until(lambda: len(received) == 2)
     assert received == [1, 2]
+
+
+async def test_a_subscription_for_some_types_gets_those_and_passes_the_rest_undecoded() -> None:
+    def typed(kind: str, sequence: int) -> Envelope:
+        return make_envelope(
+            type=kind, source="tests", subject="s", sequence=sequence, payload=envelope("s", 1)
+        )
+
+    wanted, other, headless = typed("t.wanted", 1), typed("t.other", 2), typed("t.other", 3)
+    received: list[int] = []
+    everything: list[int] = []
+    async with InMemoryBus() as bus:
+        await bus.publish(TOPIC, wanted)
+        await bus.publish(TOPIC, other)
+        # Bytes that are no envelope, typed as one not taken: passed over, not dead-lettered.
+        await bus.publish_raw(
+            TOPIC, key=b"s", value=b"\xff not an envelope", headers=[(TYPE_HEADER, b"t.other")]
+        )
+        # A message without the type header is decoded and handed over: the handler decides.
+        await bus.publish_raw(TOPIC, key=b"s", value=headless.SerializeToString())
+        await bus.subscribe(
+            TOPIC,
+            group="some",
+            handler=lambda e: _append_int(received, e.sequence),
+            types=["t.wanted"],
+        )
+        await bus.subscribe(
+            TOPIC, group="all", handler=lambda e: _append_int(everything, e.sequence)
+        )
+        await until(lambda: len(everything) == 3 and len(received) == 2)
+        await asyncio.sleep(0.01)
+        dead = bus.messages(dead_letter_topic(TOPIC))
+    assert received == [1, 3]
+    assert everything == [1, 2, 3]
+    assert len(dead) == 1  # the "all" group's: it decodes every message

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -26,6 +26,7 @@ __all__ = [
     "Delivery",
     "RawMessage",
     "dead_letter_headers",
+    "header_of",
 ]
 
 _log = logging.getLogger(__name__)
@@ -49,6 +50,15 @@ class RawMessage:
     value: bytes | None
     position: str
     """Where it came from, for the dead-letter headers ("partition 2 offset 17")."""
+    headers: Sequence[tuple[str, bytes]] = ()
+
+    def header(self, name: str) -> bytes | None:
+        return header_of(self.headers, name)
+
+
+def header_of(headers: Iterable[tuple[str, bytes]], name: str) -> bytes | None:
+    """The first of `headers` called `name`, if any."""
+    return next((value for key, value in headers if key == name), None)
 
 
 DeadLetter = Callable[[RawMessage, str], Awaitable[None]]
@@ -75,9 +85,11 @@ class Delivery:
         dead_letter: DeadLetter,
         deduplicator: Deduplicator | None,
         max_attempts: int | None,
+        types: Iterable[str] | None = None,
     ) -> None:
         if max_attempts is not None and max_attempts < 1:
             raise ValueError("max_attempts must be at least 1 (or None: retry for ever)")
+        self._types = None if types is None else frozenset(t.encode() for t in types)
         self._group = group
         self._handler = handler
         self._dead_letter = dead_letter
@@ -87,8 +99,14 @@ class Delivery:
     async def deliver(self, message: RawMessage) -> None:
         """Return once the message is dealt with: handled, skipped as a duplicate, or dead-lettered.
 
-        Only then may the transport save its position past this message.
+        Only then may the transport save its position past this message. A message whose
+        type header names a type the subscription does not take is passed over undecoded
+        (a message without the header is decoded and handled: the handler decides).
         """
+        if self._types is not None:
+            named = message.header(TYPE_HEADER)
+            if named is not None and named not in self._types:
+                return
         try:
             envelope = decode_envelope(message.value)
         except EnvelopeDecodeError as error:
@@ -147,6 +165,7 @@ def delivery_for(
     handler: Handler,
     deduplicator: Deduplicator | None,
     max_attempts: int | None,
+    types: Iterable[str] | None = None,
 ) -> Delivery:
     """The delivery rules of one subscription, dead-lettering through `bus` (both adapters)."""
 
@@ -165,4 +184,5 @@ def delivery_for(
         dead_letter=dead_letter,
         deduplicator=deduplicator,
         max_attempts=max_attempts,
+        types=types,
     )

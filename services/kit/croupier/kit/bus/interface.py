@@ -14,7 +14,7 @@ embedded dev mode and unit tests). Both give the same guarantees:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Protocol
 
 from croupier.events.v1.envelope_pb2 import Envelope
@@ -65,11 +65,15 @@ class EventBus(Protocol):
         handler: Handler,
         deduplicator: Deduplicator | None = None,
         max_attempts: int | None = None,
+        types: Iterable[str] | None = None,
     ) -> Subscription:
         """Deliver every message of `topic` to `handler`, once per `group`.
 
         A new group starts from the earliest message. `deduplicator` (keyed by `group`) skips
         envelope ids already handled. A handler that raises is retried with backoff; after
         `max_attempts` failures (never, if None) the message goes to the dead-letter topic.
+        `types`: the envelope types the handler wants; the others are passed over without
+        being decoded (a consumer of a busy topic that wants few of its types pays little
+        for the rest).
         """
         ...

@@ -201,6 +201,7 @@ class _KafkaSubscription:
                             key=record.key,
                             value=record.value,
                             position=f"partition {record.partition} offset {record.offset}",
+                            headers=record.headers,
                         )
                     )
                 except Exception:  # noqa: BLE001 - e.g. the deduplicator's database is down
@@ -371,6 +372,7 @@ class KafkaBus:
         handler: Handler,
         deduplicator: Deduplicator | None = None,
         max_attempts: int | None = None,
+        types: Iterable[str] | None = None,
     ) -> _KafkaSubscription:
         self._require_started()
 
@@ -380,6 +382,7 @@ class KafkaBus:
             handler=handler,
             deduplicator=deduplicator,
             max_attempts=max_attempts,
+            types=types,
         )
         consumer = AIOKafkaConsumer(
             **self._consumer_options,

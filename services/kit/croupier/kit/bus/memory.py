@@ -12,13 +12,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.kit.bus.dedup import Deduplicator
-from croupier.kit.bus.delivery import TYPE_HEADER, Delivery, RawMessage, delivery_for
+from croupier.kit.bus.delivery import (
+    TYPE_HEADER,
+    Delivery,
+    RawMessage,
+    delivery_for,
+    header_of,
+)
 from croupier.kit.bus.interface import Handler
 
 __all__ = ["InMemoryBus", "StoredMessage"]
@@ -35,7 +41,7 @@ class StoredMessage:
     headers: tuple[tuple[str, bytes], ...] = ()
 
     def header(self, name: str) -> bytes | None:
-        return next((value for key, value in self.headers if key == name), None)
+        return header_of(self.headers, name)
 
 
 @dataclass(slots=True)
@@ -147,6 +153,7 @@ class InMemoryBus:
         handler: Handler,
         deduplicator: Deduplicator | None = None,
         max_attempts: int | None = None,
+        types: Iterable[str] | None = None,
     ) -> _MemorySubscription:
         self._require_running()
         state = self._groups.get((topic, group))
@@ -159,6 +166,7 @@ class InMemoryBus:
             handler=handler,
             deduplicator=deduplicator,
             max_attempts=max_attempts,
+            types=types,
         )
         subscription = _MemorySubscription(self, state, delivery)
         async with state.lock:
@@ -189,6 +197,7 @@ class InMemoryBus:
                             key=stored.key,
                             value=stored.value,
                             position=f"offset {group.position}",
+                            headers=stored.headers,
                         )
                     )
                 except Exception:  # noqa: BLE001 - e.g. the deduplicator failed: retry, never skip

@@ -173,9 +173,10 @@ class Director:
                 full = False
             else:
                 self._check_before_start(record, "register")
-                self._check_room(record, player, bot)
-                saved = await self._enter(record, player, entry_id, bot, coupon_id)
-                full = len(saved.players()) >= saved.settings.max_players
+                registered = record.players()  # read once: 2,000 entries make it dear
+                self._check_room(record, registered, player, bot)
+                await self._enter(record, player, entry_id, bot, coupon_id)
+                full = len(registered) + 1 >= record.settings.max_players
         if terms is not None and terms.starts_when_full and full:
             await self.start_or_cancel(tournament_id)
         if terms is not None:
@@ -189,7 +190,7 @@ class Director:
         entry_id: str,
         bot: bool,
         coupon_id: str = "",
-    ) -> TournamentRecord:
+    ) -> None:
         """Pay the entry (money, or `coupon_id`: the player's coupon, redeemed by the
         wallet, whose prize fund pays the buy-in into the pool, the fee waived) and
         record it."""
@@ -206,7 +207,7 @@ class Director:
             coupon_id=coupon_id,
         )
         entries = (*record.entries, Entry(player, entry_id, bot=bot))
-        return await self._save(replace(record, entries=entries), Registered(player, entry_id, bot))
+        await self._save(replace(record, entries=entries), Registered(player, entry_id, bot))
 
     async def _spin_pool(self, record: TournamentRecord) -> int | None:
         """For the entry that fills a Spin: its prizes (rule 53, drawn from the seed the
@@ -219,7 +220,7 @@ class Director:
             return None
         if len(record.players()) + 1 < settings.max_players:
             return None
-        config = settings.poker_config()
+        config = settings.poker_config
         needed = spin.fund_needed(config.spin_table, config.buy_in)
         if (
             needed
@@ -234,18 +235,22 @@ class Director:
         row = spin.draw_multiplier(config.spin_table, record.seating_seed)
         return sum(spin.prizes(row, config.buy_in))
 
-    def _check_room(self, record: TournamentRecord, player: str, bot: bool) -> None:
+    def _check_room(
+        self, record: TournamentRecord, registered: tuple[str, ...], player: str, bot: bool
+    ) -> None:
+        """`player` may join the `registered` players (refused: already there, full, a
+        bot where bots may not play)."""
         terms = record.settings.poker
         if terms is not None:  # the poker core's rules (full, registered, bots: rule 59)
-            config = record.settings.poker_config()
+            config = record.settings.poker_config
             now = epoch(self._clock())
-            refusal = registration_refusal(config, record.players(), player, now, bot=bot)
+            refusal = registration_refusal(config, registered, player, now, bot=bot)
             if refusal is not None:
                 raise refusal
             return
-        if record.entry_of(player) is not None:
+        if player in registered:
             raise Duplicate(f"{echo(player)} is already registered", "already_registered")
-        if len(record.players()) >= record.settings.max_players:
+        if len(registered) >= record.settings.max_players:
             raise NotAllowed(
                 "tournament_full",
                 f"the tournament is full ({record.settings.max_players} players)",

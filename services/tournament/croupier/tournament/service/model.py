@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import Enum
+from functools import cached_property
 
 from croupier.game.limits import MAX_CLOCK_SECONDS, OutOfBounds, check_amount, check_int, echo
 from croupier.tournament.core.actions import Action, Rebuy
@@ -109,7 +110,7 @@ class Settings:
         except OutOfBounds as exc:
             raise InvalidInput("invalid_settings", exc.message) from None
         if self.poker is not None:
-            self.poker_config()  # the poker core's own checks: structure, kind, payouts
+            _ = self.poker_config  # the poker core's own checks: structure, kind, payouts
         else:
             check_payouts(self.payouts)
             check_covers(self.payouts, self.min_players, self.max_players)
@@ -163,9 +164,12 @@ class Settings:
             check_amount(self.rebuys.fee, "rebuy fee")
             check_int(self.rebuys.window_seconds, "rebuy window_seconds", *REBUY_WINDOW_SECONDS)
 
+    @cached_property
     def poker_config(self) -> PokerConfig:
         """The poker core's terms (refused by its checks when they cannot be played); the
-        pool's part of an entry is the buy-in, the fee is the house's (rule 55)."""
+        pool's part of an entry is the buy-in, the fee is the house's (rule 55). Built and
+        checked once per settings: a registration reads it, and checking a big payout
+        table for each of 2,000 registrations was most of their cost."""
         terms = self.poker
         assert terms is not None, "a poker tournament's settings"
         return PokerConfig(
@@ -258,7 +262,7 @@ class TournamentRecord:
     def players(self) -> tuple[str, ...]:
         """Registered players (entries not refunded), in registration order; a poker
         player who re-entered is listed once."""
-        return tuple(dict.fromkeys(e.player for e in self.entries if not e.refunded))
+        return tuple(dict.fromkeys([e.player for e in self.entries if not e.refunded]))
 
     def bots(self) -> frozenset[str]:
         """The players registered as bots (rule 59)."""
@@ -274,7 +278,7 @@ class TournamentRecord:
 
     def next_entry_id(self, player: str) -> str:
         """A fresh wallet key: a player who unregistered and registers again pays anew."""
-        earlier = sum(1 for entry in self.entries if entry.player == player)
+        earlier = [entry.player for entry in self.entries].count(player)
         return f"{self.tournament_id}:{player}:entry-{earlier + 1}"
 
     def with_refunds(self, players: frozenset[str]) -> tuple[Entry, ...]:

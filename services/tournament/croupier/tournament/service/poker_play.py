@@ -21,6 +21,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from itertools import accumulate
+from operator import attrgetter
 
 from croupier.game.fairness import commitment
 from croupier.tournament.adapters import metrics
@@ -54,7 +56,7 @@ from croupier.tournament.service.poker_model import (
 from croupier.tournament.service.ports import HandTable, TableHost, Wallet
 from croupier.tournament.service.store import Store
 
-__all__ = ["HandResult", "PokerPlay", "poker_state"]
+__all__ = ["HandResult", "PokerPlay", "all_seats", "poker_state", "seats_after"]
 
 _log = logging.getLogger(__name__)
 
@@ -69,7 +71,7 @@ class HandResult:
 
 def poker_state(record: TournamentRecord) -> PokerTournament | None:
     """The poker core's state from the record's inputs (None before the start)."""
-    return replay(record.settings.poker_config(), record.seating_seed, record.poker_inputs)
+    return replay(record.settings.poker_config, record.seating_seed, record.poker_inputs)
 
 
 def _dead_small_blind(deal: Deal) -> bool:
@@ -91,31 +93,40 @@ def _host_order(deal: Deal) -> tuple[str, ...]:
     return tuple(deal.players[(big - offset + i) % count] for i in range(count))
 
 
-def _seats(
-    record: TournamentRecord, before: PokerTournament | None, after: PokerTournament
+def seats_after(
+    seats: tuple[SeatAt, ...], before: PokerTournament | None, after: PokerTournament
 ) -> tuple[SeatAt, ...]:
-    """The record's seats after a step from `before`: a hand moves nobody at most tables,
-    so their seats are the record's as they were (thousands of seats are not rebuilt
-    after every hand); all rebuilt when the record's do not follow `before`'s tables."""
+    """A record's `seats` (`before`'s) after a step to `after`: a hand moves nobody at
+    most tables, so their seats are kept as they were (thousands of seats are not
+    rebuilt after every hand; a table the step left alone is the same object); all
+    rebuilt when `seats` do not follow `before`'s tables."""
     if before is None or len(before.tables) != len(after.tables):
-        return _all_seats(after)
-    if len(record.seats) != sum(len(table.seats) for table in before.tables):
-        return _all_seats(after)
-    seats: list[SeatAt] = []
-    start = 0
-    changed = False
-    for old, new in zip(before.tables, after.tables, strict=True):
-        end = start + len(old.seats)
-        if old.seats is new.seats or old.seats == new.seats:
-            seats.extend(record.seats[start:end])
-        else:
-            seats.extend(SeatAt(new.number, seat, player) for seat, player in new.seats)
-            changed = True
-        start = end
-    return tuple(seats) if changed else record.seats
+        return all_seats(after)
+    # Where each of `before`'s tables ends in the record's seats (C loops, not Python's:
+    # this runs after every hand, over every table the tournament ever had).
+    ends = list(accumulate(map(len, map(attrgetter("seats"), before.tables)), initial=0))
+    if len(seats) != ends[-1]:
+        return all_seats(after)
+    changed = [
+        number
+        for number, (old, new) in enumerate(zip(before.tables, after.tables, strict=True))
+        if old is not new and old.seats != new.seats
+    ]
+    if not changed:
+        return seats
+    kept: list[SeatAt] = []
+    kept_from = 0
+    for number in changed:
+        kept.extend(seats[kept_from : ends[number]])
+        table = after.tables[number]
+        kept.extend(SeatAt(table.number, seat, player) for seat, player in table.seats)
+        kept_from = ends[number + 1]
+    kept.extend(seats[kept_from:])
+    return tuple(kept)
 
 
-def _all_seats(state: PokerTournament) -> tuple[SeatAt, ...]:
+def all_seats(state: PokerTournament) -> tuple[SeatAt, ...]:
+    """Every seat of `state`'s tables, table by table (the record's `seats`)."""
     return tuple(
         SeatAt(table.number, seat, player) for table in state.tables for seat, player in table.seats
     )
@@ -161,7 +172,7 @@ def carry_out(
     changed = replace(
         record,
         poker_inputs=(*record.poker_inputs, given),
-        seats=_seats(record, before, state),
+        seats=seats_after(record.seats, before, state),
         hands=tuple(hands),
     )
     return changed, announced, finished
@@ -195,7 +206,7 @@ class PokerPlay:
         """The start (rules 7, 52-54): the core's seating, a Spin's draw, the first deals.
         The caller saves the record (with `Started` first) under the tournament's lock."""
         given = Start(players, epoch(self._store.clock()))
-        step = apply_input(record.settings.poker_config(), record.seating_seed, None, given)
+        step = apply_input(record.settings.poker_config, record.seating_seed, None, given)
         changed, announced, _ = carry_out(record, given, step)
         return changed, announced
 
