@@ -138,8 +138,8 @@ def chips_conserved(escrows: dict[str, int], outcomes: list[TableOutcome]) -> Fi
 
 
 def money_conserved(balances: dict[str, int], deposited: int) -> Finding:
-    """The players' cash, what the tables still hold and the house's commission add up
-    to what the cashier deposited."""
+    """The players' cash, what the tables and pools still hold, the house's commission
+    and its prize fund add up to what the cashier paid in (deposits and the fund)."""
     total = sum(balances.values())
     return Finding(
         "money conserved (players + tables + commission = deposits)",
@@ -247,6 +247,7 @@ async def run_checks(
     outcomes: list[TableOutcome],
     tournaments: list[TournamentOutcome],
     deposits: dict[str, int],
+    prize_fund: int = 0,
 ) -> list[Finding]:
     await wallet_settled(dsn, schema, outcomes)
     transfers, escrows, pools, held = await _ledger_rows(dsn, schema)
@@ -256,7 +257,7 @@ async def run_checks(
         exactly_once(transfers, outcomes, set(deposits)),
         chips_conserved(escrows, outcomes),
         tournaments_paid_once(transfers, pools, tournaments),
-        money_conserved(held, sum(deposits.values())),
+        money_conserved(held, sum(deposits.values()) + prize_fund),
         no_seat_twice(events),
         no_acknowledged_action_lost(history, events),
         nothing_dead_lettered(events),

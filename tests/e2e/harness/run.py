@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 
 from tests.e2e.harness import scenarios, tournaments
-from tests.e2e.harness.cashier import deposit
+from tests.e2e.harness.cashier import deposit, fund_prizes
 from tests.e2e.harness.checks import Finding, run_checks
 from tests.e2e.harness.client import GatewayClient
 from tests.e2e.harness.events import read_all
@@ -35,6 +35,8 @@ class Scenario:
     # Rummy 51, 8 players at tables of 4, with rebuys (the bots service's rummy policy).
     rummy_tournaments: int = 1
     sit_and_gos: int = 1  # Naiko, 6-max
+    nlhe_tournaments: int = 1  # scheduled, 27 players at tables of 9
+    spins: int = 1  # NLHE, 3 players, its prizes topped up by the prize fund
     actions: int = 150  # per table, before its players leave
     faults: int = 4
     fault_window: float = 40.0  # seconds over which the faults are spread
@@ -65,6 +67,14 @@ class Scenario:
         plans += [
             tournaments.naiko_sit_and_go(f"sng{i}", tuple(f"sg{i}p{j}" for j in range(6)))
             for i in range(self.sit_and_gos)
+        ]
+        plans += [
+            tournaments.nlhe_tournament(f"mtt{i}", tuple(f"mt{i}p{j}" for j in range(27)))
+            for i in range(self.nlhe_tournaments)
+        ]
+        plans += [
+            tournaments.spin(f"spin{i}", tuple(f"sp{i}p{j}" for j in range(3)))
+            for i in range(self.spins)
         ]
         return plans
 
@@ -107,7 +117,11 @@ async def run(seed: int, folder: Path, postgres_dsn: str, scenario: Scenario) ->
         tables, cups = scenario.tables(), scenario.tournaments()
         players = [p for t in tables for p in t.players] + [p for c in cups for p in c.players]
         deposits = dict.fromkeys(players, DEPOSIT)
-        await deposit(platform.services["wallet"].address, platform.service_keys, deposits, "USD")
+        wallet = platform.services["wallet"].address
+        await deposit(wallet, platform.service_keys, deposits, "USD")
+        fund = tournaments.spin_fund_needed(cups)
+        if fund:
+            await fund_prizes(wallet, platform.service_keys, fund, "USD")
         director = platform.services["tournament"].address
         cup_ids = [await tournaments.create(director, platform.service_keys, c) for c in cups]
         client = GatewayClient(platform.gateway, history, platform.token)
@@ -135,6 +149,7 @@ async def run(seed: int, folder: Path, postgres_dsn: str, scenario: Scenario) ->
             outcomes=list(outcomes),
             tournaments=list(cup_outcomes),
             deposits=deposits,
+            prize_fund=fund,
         )
         summary = {
             "tables": ", ".join(f"{o.plan.name} {o.actions} actions" for o in outcomes),

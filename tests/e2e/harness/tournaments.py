@@ -28,6 +28,7 @@ from croupier.table.v1 import table_pb2
 from croupier.tournament import codec
 from croupier.tournament.core.options import Level
 from croupier.tournament.core.payouts import PayoutBracket
+from croupier.tournament.core.spin import PUBLISHED_TABLE, fund_needed
 from croupier.tournament.service.model import RebuyTerms, Settings
 from croupier.tournament.service.poker_model import PokerTerms
 from croupier.tournament.v1 import tournament_pb2, tournament_pb2_grpc
@@ -78,21 +79,64 @@ def rummy51_tournament(name: str, players: tuple[str, ...], rebuys: int) -> Tour
 def naiko_sit_and_go(name: str, players: tuple[str, ...]) -> TournamentPlan:
     """A 6-max Naiko Sit & Go on the hyper-turbo blinds: it starts when its last seat is
     taken (rule 52)."""
-    settings = replace(
-        sample_settings(),
-        name=name,
-        game="poker",
+    settings = _poker(
+        name,
+        players,
+        PokerTerms("sit_and_go", preset="hyper"),
         variant="naiko",
-        min_players=len(players),
-        max_players=len(players),
-        starting_chips=500,
-        table_size=len(players),
-        levels=(),
-        rebuys=None,
-        poker=PokerTerms("sit_and_go", preset="hyper"),
         payouts=(PayoutBracket(len(players), len(players), (6_500, 3_500)),),
     )
     return TournamentPlan(name, "poker", settings, players, 0)
+
+
+def _poker(name: str, players: tuple[str, ...], terms: PokerTerms, **changes: Any) -> Settings:
+    """Poker tournament settings on the hyper blinds, a table of all `players` unless
+    `table_size` says otherwise."""
+    fields: dict[str, Any] = {
+        "name": name,
+        "game": "poker",
+        "min_players": len(players),
+        "max_players": len(players),
+        "starting_chips": 500,
+        "table_size": len(players),
+        "levels": (),
+        "rebuys": None,
+        "poker": terms,
+        **changes,
+    }
+    return replace(sample_settings(), **fields)
+
+
+def nlhe_tournament(name: str, players: tuple[str, ...]) -> TournamentPlan:
+    """A scheduled NLHE tournament at tables of 9 (rule 54): seated by draw at its start,
+    balanced and broken by the TDA rules as players bust, hand for hand on the bubble."""
+    settings = _poker(
+        name,
+        players,
+        PokerTerms("scheduled", preset="hyper"),
+        variant="nlhe",
+        min_players=2,
+        table_size=9,
+        payouts=(PayoutBracket(2, 3, (10_000,)), PayoutBracket(4, 27, (5_000, 3_000, 2_000))),
+    )
+    return TournamentPlan(name, "poker", settings, players, 0)
+
+
+def spin(name: str, players: tuple[str, ...]) -> TournamentPlan:
+    """A 3-player NLHE Spin (rule 53): its third entry starts it, its prizes the multiplier
+    drawn from the committed seed times the buy-in (the house's prize fund tops the pool
+    up: `spin_fund_needed`)."""
+    settings = _poker(name, players, PokerTerms("spin", preset="hyper"), variant="nlhe")
+    return TournamentPlan(name, "poker", settings, players, 0)
+
+
+def spin_fund_needed(plans: list[TournamentPlan]) -> int:
+    """What the house's poker prize fund must hold for each Spin of `plans` to start."""
+    return sum(
+        fund_needed(PUBLISHED_TABLE, plan.settings.buy_in)
+        for plan in plans
+        if plan.settings.poker is not None and plan.settings.poker.kind == "spin"
+    )
 
 
 @dataclass
@@ -112,8 +156,10 @@ class TournamentOutcome:
 
 async def create(director: str, keys: KeySet, plan: TournamentPlan) -> str:
     """The operator's CreateTournament (a scheduled one starts START_DELAY_SECONDS from
-    now, a Sit & Go when full: its start time, an hour away, only cancels it unfilled)."""
-    delay = 3600 if plan.settings.poker is not None else START_DELAY_SECONDS
+    now, a Sit & Go or Spin when full: its start time, an hour away, only cancels it
+    unfilled)."""
+    terms = plan.settings.poker
+    delay = 3600 if terms is not None and terms.starts_when_full else START_DELAY_SECONDS
     settings = replace(plan.settings, start_time=datetime.now(UTC) + timedelta(seconds=delay))
     channel = ServiceChannel(director, ServiceCredential(keys, "e2e-operator"))
     try:
