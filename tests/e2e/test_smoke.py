@@ -17,6 +17,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 TINY = Scenario(
     poker_tables=1,
     backgammon_tables=0,
+    backgammon_series=0,
     joker_tables=1,
     rummy_tournaments=0,
     sit_and_gos=0,

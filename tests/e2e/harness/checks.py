@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 
+from croupier.table.core.log_entry import LogEntry, applicable
 from tests.e2e.harness.events import RecordedEvents
 from tests.e2e.harness.history import History
 from tests.e2e.harness.processes import CROUPIER
@@ -149,11 +150,16 @@ def money_conserved(balances: dict[str, int], deposited: int) -> Finding:
 
 
 def no_seat_twice(events: RecordedEvents) -> Finding:
-    """In every table's log, a player is seated only when not already seated there, and
-    no seat number is given to two players at once."""
+    """In every table's log as a replay reads it, a player is seated only when not
+    already seated there, and no seat number is given to two players at once. A replay
+    applies each command once (`log_entry.applicable`): an append retried while the
+    broker was away may be stored twice, and its second copy is not a second seating."""
+    logs: dict[str, list[LogEntry]] = defaultdict(list)
+    for entry in events.commands:  # each table's log in its order (one partition)
+        logs[entry.table_id].append(entry)
     seated: dict[str, dict[str, int]] = {}
     wrong: list[str] = []
-    for entry in sorted(events.commands, key=lambda e: (e.table_id, e.index)):
+    for entry in (e for log in logs.values() for e in applicable(log)):
         table = seated.setdefault(entry.table_id, {})
         if entry.kind == "seat":
             seat = int(entry.body.get("seat", -1))

@@ -31,9 +31,11 @@ DEPOSIT = 5_000  # minor units of USD per player
 class Scenario:
     poker_tables: int = 2
     backgammon_tables: int = 2
+    backgammon_series: int = 1  # to 5 points
     joker_tables: int = 1
-    # Rummy 51, 8 players at tables of 4, with rebuys (the bots service's rummy policy).
+    # Rummy 51 at tables of 4, with rebuys (the bots service's rummy policy).
     rummy_tournaments: int = 1
+    rummy_players: int = 40
     sit_and_gos: int = 1  # Naiko, 6-max
     nlhe_tournaments: int = 1  # scheduled, 27 players at tables of 9
     spins: int = 1  # NLHE, 3 players, its prizes topped up by the prize fund
@@ -54,6 +56,10 @@ class Scenario:
             for i in range(self.backgammon_tables)
         ]
         plans += [
+            scenarios.backgammon_series(f"series{i}", (f"bs{i}a", f"bs{i}b"), 10_000)
+            for i in range(self.backgammon_series)
+        ]
+        plans += [
             scenarios.joker(f"joker{i}", tuple(f"jk{i}p{j}" for j in range(4)), self.actions)
             for i in range(self.joker_tables)
         ]
@@ -61,7 +67,9 @@ class Scenario:
 
     def tournaments(self) -> list[tournaments.TournamentPlan]:
         plans = [
-            tournaments.rummy51_tournament(f"rummy{i}", tuple(f"rt{i}p{j}" for j in range(8)), 2)
+            tournaments.rummy51_tournament(
+                f"rummy{i}", tuple(f"rt{i}p{j}" for j in range(self.rummy_players)), 2
+            )
             for i in range(self.rummy_tournaments)
         ]
         plans += [

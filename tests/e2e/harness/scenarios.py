@@ -62,6 +62,16 @@ def backgammon_money(name: str, players: tuple[str, ...], actions: int) -> Table
     return TablePlan(name, "backgammon", options, players, 0, actions)
 
 
+def backgammon_series(name: str, players: tuple[str, ...], actions: int) -> TablePlan:
+    """A 5-point series (Crawford on) for a series stake of 10 USD, played to its end."""
+    options = table_pb2.GameOptions(
+        backgammon=backgammon_pb2.Options(
+            mode=backgammon_pb2.MODE_SERIES, stake=1_000, points=5, currency=CURRENCY
+        )
+    )
+    return TablePlan(name, "backgammon", options, players, 0, actions)
+
+
 def joker(name: str, players: tuple[str, ...], actions: int) -> TablePlan:
     return TablePlan(
         name, "joker", table_pb2.GameOptions(joker=joker_pb2.Options()), players, 0, actions
