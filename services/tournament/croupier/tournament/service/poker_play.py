@@ -102,8 +102,9 @@ def seats_after(
     rebuilt when `seats` do not follow `before`'s tables."""
     if before is None or len(before.tables) != len(after.tables):
         return all_seats(after)
-    # Where each of `before`'s tables ends in the record's seats (C loops, not Python's:
-    # this runs after every hand, over every table the tournament ever had).
+    # ends[n]: where `before`'s table n + 1 starts in `seats`, ends[n + 1] where it ends
+    # (C loops, not Python's: this runs after every hand, over every table the
+    # tournament ever had).
     ends = list(accumulate(map(len, map(attrgetter("seats"), before.tables)), initial=0))
     if len(seats) != ends[-1]:
         return all_seats(after)
