@@ -72,10 +72,26 @@ def test_ensure_topics_creates_the_missing_then_finds_them_right(
     assert out.splitlines() == [f"ok {name}" for name in own_topics]
 
 
+@pytest.mark.parametrize("listed", [True, False], ids=["listed", "made_after_the_listing"])
 def test_ensure_topics_reports_a_topic_of_another_shape_and_leaves_it(
-    own_topics: list[str], kafka_bootstrap: str, capsys: pytest.CaptureFixture[str]
+    own_topics: list[str],
+    kafka_bootstrap: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    listed: bool,
 ) -> None:
+    """`listed` False: the topic is made by another after ensure-topics listed the topics
+    (as when two run at once, or the listing lags): its creation is refused as existing,
+    and the topic is checked all the same."""
     log = own_topics[0]
+    if not listed:
+        real_listing, calls = AIOKafkaAdminClient.list_topics, []
+
+        async def listing_before_it(self: AIOKafkaAdminClient) -> list[str]:
+            calls.append(1)  # the first listing is ensure-topics', taken before the topic
+            return [] if len(calls) == 1 else await real_listing(self)
+
+        monkeypatch.setattr(AIOKafkaAdminClient, "list_topics", listing_before_it)
 
     async def make_wrong() -> None:
         admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)

@@ -77,6 +77,10 @@ def topics_for(games: Sequence[str]) -> list[Topic]:
     return found
 
 
+_TOPIC_ALREADY_EXISTS = 36
+"""Kafka's error code for a topic created by someone else first."""
+
+
 async def _ensure(
     bootstrap: str, topics: Sequence[Topic], replication: int, min_insync: int
 ) -> list[str]:
@@ -105,6 +109,11 @@ async def _ensure(
                 ]
             )
             for name, code, *rest in response.topic_errors:
+                if code == _TOPIC_ALREADY_EXISTS:
+                    # Made meanwhile (another ensure-topics, or a listing not yet up to
+                    # date): checked below like any topic that was there.
+                    existing.add(name)
+                    continue
                 if code != 0:
                     raise RuntimeError(
                         f"the broker refused to create {name} (error {code}: {rest})"
@@ -113,7 +122,9 @@ async def _ensure(
         for topic in topics:
             if topic.name in existing:
                 facts = await describe(admin, topic.name)
-                assert facts is not None  # listed above; topics are not deleted meanwhile
+                if facts is None:  # just made by another, not yet in this broker's metadata
+                    problems.append(f"{topic.name} exists but is not described yet: run again")
+                    continue
                 wanted = topic.config.get("cleanup.policy", "delete")
                 if (facts.partitions, facts.cleanup_policy) != (topic.partitions, wanted):
                     problems.append(
