@@ -37,7 +37,7 @@ async def _pay_from_the_house(
             await stub.Transfer(
                 wpb.TransferRequest(
                     transfer=wpb.NewTransfer(
-                        transfer_id=f"e2e-{kind}-{owner}-{currency}",
+                        transfer_id=f"e2e-{wpb.AccountKind.Name(kind).lower()}-{owner}-{currency}",
                         debit_account_id=house.account.account_id,
                         credit_account_id=account.account.account_id,
                         amount=common_pb2.Money(amount_minor=amount, currency=currency),

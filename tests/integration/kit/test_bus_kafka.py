@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import asyncpg  # type: ignore[import-untyped]
 import pytest
@@ -34,6 +34,15 @@ def envelope(subject: str, sequence: int, amount: int = 0) -> Envelope:
         sequence=sequence,
         payload=wrappers_pb2.Int64Value(value=amount),
     )
+
+
+def sequences_into(received: list[int]) -> Callable[[Envelope], Awaitable[None]]:
+    """A handler that notes each envelope's sequence number in `received`."""
+
+    async def handler(item: Envelope) -> None:
+        received.append(item.sequence)
+
+    return handler
 
 
 async def until(condition: Callable[[], bool], within: float = 60.0) -> None:
@@ -132,9 +141,7 @@ async def test_undecodable_message_goes_to_the_dlq_and_the_partition_moves_on(
     topic, group = unique("bus"), unique("group")
     garbage = b"\xff\x00 definitely not an envelope"
     received: list[int] = []
-
-    async def handler(item: Envelope) -> None:
-        received.append(item.sequence)
+    handler = sequences_into(received)
 
     async with KafkaBus(bootstrap_servers=kafka_bootstrap) as bus:
         await bus.create_topics([topic], partitions=1)
@@ -164,9 +171,7 @@ async def test_a_subscription_for_some_types_is_handed_only_those_and_commits_th
 ) -> None:
     topic, group = unique("bus"), unique("group")
     received: list[int] = []
-
-    async def handler(item: Envelope) -> None:
-        received.append(item.sequence)
+    handler = sequences_into(received)
 
     def typed(kind: str, sequence: int) -> Envelope:
         return make_envelope(
@@ -214,9 +219,7 @@ async def test_consumer_survives_a_failing_deduplicator_and_skips_nothing(
 ) -> None:
     topic, group = unique("bus"), unique("group")
     received: list[int] = []
-
-    async def handler(item: Envelope) -> None:
-        received.append(item.sequence)
+    handler = sequences_into(received)
 
     async with KafkaBus(bootstrap_servers=kafka_bootstrap) as bus:
         await bus.create_topics([topic], partitions=1)
