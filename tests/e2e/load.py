@@ -1,8 +1,13 @@
 """`make load` (issue #23): for each game, N concurrent bot tables through the gateway,
-N doubled until the p99 of an acknowledged `Act` passes 50 ms; per step the tables,
-actions a second, p50/p99, the table host's memory per table and the platform's CPU per
-1,000 actions. One platform (processes, the run's own broker, the real PostgreSQL) serves
-every step; no faults. The report goes to .local/load/<time>/report.md."""
+each player taking `--think` seconds over an action (a quick person's pace), N doubled
+until the p99 of an acknowledged `Act` passes 50 ms: the step before is the game's limit
+on this machine. Per step the tables, actions a second, p50/p99, the table host's memory
+per table and the CPU per 1,000 actions of the platform and of the bots driving it. Then
+ghz's single-method figures: the gateway's reads against the same reads made on the
+table host and the lobby directly. One platform (processes, the run's own broker, the
+real PostgreSQL) serves every step; no faults. The report goes to
+.local/load/<time>/report.md, with plots: Act latency and actions a second over time,
+the table hosts' memory, the steps marked."""
 
 from __future__ import annotations
 
@@ -17,13 +22,14 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from tests.e2e.harness import scenarios
+from croupier.kit.service_auth import ServiceCredential
+from tests.e2e.harness import ghz, scenarios
 from tests.e2e.harness.cashier import deposit
 from tests.e2e.harness.client import GatewayClient
 from tests.e2e.harness.history import History
 from tests.e2e.harness.platform import Platform, start_platform
 from tests.e2e.harness.processes import table_process
-from tests.e2e.harness.report import percentile
+from tests.e2e.harness.report import percentile, svg_plot, write_plots
 from tests.e2e.harness.run import DEPOSIT
 from tests.support.paths import ROOT
 
@@ -36,9 +42,19 @@ _PLANS: dict[str, Callable[[str, int], scenarios.TablePlan]] = {
     "backgammon": lambda name, actions: scenarios.backgammon_money(
         name, (f"{name}a", f"{name}b"), 10_000
     ),
+    "rummy": lambda name, actions: scenarios.gin_rummy(name, (f"{name}a", f"{name}b"), actions),
     "joker": lambda name, actions: scenarios.joker(
         name, tuple(f"{name}p{j}" for j in range(4)), actions
     ),
+}
+_PLAYED_FOR_MONEY = {"poker", "backgammon"}  # rummy for the table's chips, Joker for points
+# A load measures capacity: the gateway's per-player limit (tested on its own) would cap
+# ghz, whose callers all carry one player's token.
+_UNLIMITED = {
+    "gateway": {
+        "CROUPIER_GATEWAY_PLAYER_RATE": "100000",
+        "CROUPIER_GATEWAY_PLAYER_BURST": "100000",
+    }
 }
 
 
@@ -50,16 +66,18 @@ class Step:
     seconds: float
     p50_ms: float
     p99_ms: float
-    table_rss_mb: float
-    cpu_seconds: float
+    memory_per_table_kib: float
+    cpu_seconds: float  # every service process
+    bots_cpu_seconds: float  # this process: the bots and their gRPC client
+    refused: int  # tables whose scenario ended in a refusal
 
-    def row(self, baseline_mb: float, opened: int) -> str:
-        """`opened`: the tables the host was given so far (it keeps the ones left)."""
-        per_table = (self.table_rss_mb - baseline_mb) / opened * 1024
-        cpu = self.cpu_seconds / max(self.actions, 1) * 1000
+    def row(self) -> str:
+        per_thousand = 1000 / max(self.actions, 1)
         return (
             f"| {self.game} | {self.tables} | {self.actions / self.seconds:.0f} | "
-            f"{self.p50_ms:.1f} | {self.p99_ms:.1f} | {per_table:.0f} KiB | {cpu:.1f} s |"
+            f"{self.p50_ms:.1f} | {self.p99_ms:.1f} | {self.memory_per_table_kib:.0f} KiB | "
+            f"{self.cpu_seconds * per_thousand:.1f} s | "
+            f"{self.bots_cpu_seconds * per_thousand:.1f} s | {self.refused} |"
         )
 
 
@@ -70,105 +88,285 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
+def _pid(platform: Platform, name: str) -> int:
+    process = platform.services[name].process
+    assert process is not None
+    return process.pid
+
+
 def _cpu_seconds(platform: Platform) -> float:
     """User and system CPU of every service process so far."""
     total = 0
-    for service in platform.services.values():
-        assert service.process is not None
-        fields = Path(f"/proc/{service.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    for name in platform.services:
+        fields = Path(f"/proc/{_pid(platform, name)}/stat").read_text().rsplit(")", 1)[1].split()
         total += int(fields[11]) + int(fields[12])
     return total / _TICKS
 
 
-async def _step(platform: Platform, game: str, tables: int, actions: int) -> Step:
-    plans = [_PLANS[game](f"l{game[:2]}{uuid.uuid4().hex[:6]}", actions) for _ in range(tables)]
-    await deposit(
-        platform.services["wallet"].address,
-        platform.service_keys,
-        {p: DEPOSIT for plan in plans for p in plan.players},
-        "USD",
-    )
-    history = History()
+async def _sample_memory(
+    platform: Platform, history: History, points: list[tuple[float, float]]
+) -> None:
+    """The table hosts' resident memory together, each second, until cancelled."""
+    while True:
+        total = sum(_rss_mb(_pid(platform, name)) for name in platform.tables())
+        points.append((history.now(), total))
+        await asyncio.sleep(1.0)
+
+
+@dataclass
+class _Game:
+    """One game's steps so far: its host's memory at the start and the tables it took."""
+
+    name: str
+    baseline_mb: float
+    opened: int = 0
+
+
+async def _fund(platform: Platform, players: list[str], game: str) -> None:
+    """The players' USD, where the game's tables buy in with money."""
+    if game in _PLAYED_FOR_MONEY:
+        address = platform.services["wallet"].address
+        await deposit(address, platform.service_keys, dict.fromkeys(players, DEPOSIT), "USD")
+
+
+async def _step(
+    platform: Platform, history: History, game: _Game, tables: int, actions: int, think: float
+) -> Step:
+    plans = [
+        _PLANS[game.name](f"l{game.name[:2]}{uuid.uuid4().hex[:6]}", actions) for _ in range(tables)
+    ]
+    await _fund(platform, [p for plan in plans for p in plan.players], game.name)
     client = GatewayClient(platform.gateway, history, platform.token)
-    cpu, began = _cpu_seconds(platform), time.monotonic()
+    cpu, bots_cpu, began = _cpu_seconds(platform), time.process_time(), history.now()
     try:
-        await asyncio.gather(*(scenarios.play_table(client, plan, 0) for plan in plans))
+        outcomes = await asyncio.gather(
+            *(scenarios.play_table(client, plan, 0, think) for plan in plans)
+        )
     finally:
         await client.close()
-    acts = [c.latency_ms for c in history.acknowledged("Act")]
-    table = platform.services[table_process(game)].process
-    assert table is not None
+    acts = [c.latency_ms for c in history.acknowledged("Act") if c.at >= began]
+    game.opened += tables
+    grown = _rss_mb(_pid(platform, table_process(game.name))) - game.baseline_mb
     return Step(
-        game,
+        game.name,
         tables,
         len(acts),
-        time.monotonic() - began,
+        history.now() - began,
         percentile(acts, 0.5),
         percentile(acts, 0.99),
-        _rss_mb(table.pid),
+        grown * 1024 / game.opened,  # the host keeps the tables it had
         _cpu_seconds(platform) - cpu,
+        time.process_time() - bots_cpu,
+        sum(1 for outcome in outcomes if outcome.error),
     )
 
 
-async def load(folder: Path, dsn: str, games: list[str], actions: int, most: int) -> Path:
-    platform = await asyncio.to_thread(
-        partial(start_platform, folder, f"load_{uuid.uuid4().hex[:8]}", dsn, games=tuple(games))
-    )
-    rows: list[str] = []
+async def _single_methods(platform: Platform, game: str) -> list[ghz.MethodFigures]:
+    """ghz on the gateway's reads and the same reads made directly on the service behind,
+    a table of `game` open with its players seated (the view read is its first player's)."""
+    plan = _PLANS[game](f"lg{uuid.uuid4().hex[:6]}", 0)
+    player = plan.players[0]
+    # Funded whatever the game: GetBalance reads the first player's USD account.
+    address = platform.services["wallet"].address
+    await deposit(address, platform.service_keys, dict.fromkeys(plan.players, DEPOSIT), "USD")
+    client = GatewayClient(platform.gateway, History(), platform.token)
+    outcome = scenarios.TableOutcome(plan)
     try:
-        for game in games:
-            table = platform.services[table_process(game)].process
-            assert table is not None
-            baseline, opened = _rss_mb(table.pid), 0
-            await _step(platform, game, 1, actions)  # warm-up (first calls, JIT of the broker)
-            opened += 1
+        await scenarios.seat(client, plan, outcome)
+    finally:
+        await client.close()
+    as_player = {"authorization": f"Bearer {platform.token(player)}"}
+    as_service = {
+        "authorization": ServiceCredential(platform.service_keys, "e2e-load").authorization()
+    }
+    view = {"table_id": outcome.table_id, "view_format": "VIEW_FORMAT_JSON"}
+    loads = [
+        ghz.MethodLoad(
+            "gateway: a player's table view",
+            platform.gateway,
+            "croupier.gateway.v1.Gateway/GetTableView",
+            view,
+            as_player,
+        ),
+        ghz.MethodLoad(
+            "table host directly",
+            platform.services[table_process(game)].address,
+            "croupier.table.v1.TableEngine/GetView",
+            view | {"player_id": player},
+            as_service,
+        ),
+        ghz.MethodLoad(
+            "gateway: the lobby's tables",
+            platform.gateway,
+            "croupier.gateway.v1.Gateway/ListTables",
+            {},
+            as_player,
+        ),
+        ghz.MethodLoad(
+            "lobby directly",
+            platform.services["lobby"].address,
+            "croupier.lobby.v1.Lobby/ListTables",
+            {"player_id": player},
+            as_service,
+        ),
+        ghz.MethodLoad(
+            "gateway: a balance (wallet)",
+            platform.gateway,
+            "croupier.gateway.v1.Gateway/GetBalance",
+            {"currency": "USD"},
+            as_player,
+        ),
+    ]
+    protoset = ghz.compile_protoset(platform.folder / "croupier.protoset")
+    figures = []
+    for load in loads:
+        figures.append(await asyncio.to_thread(ghz.measure, load, protoset))
+        print(figures[-1].row(), flush=True)
+    return figures
+
+
+@dataclass(frozen=True)
+class _Options:
+    games: list[str]
+    actions: int
+    think: float
+    most: int
+
+
+async def load(folder: Path, dsn: str, options: _Options) -> Path:
+    platform = await asyncio.to_thread(
+        partial(
+            start_platform,
+            folder,
+            f"load_{uuid.uuid4().hex[:8]}",
+            dsn,
+            games=tuple(options.games),
+            settings=_UNLIMITED,
+        )
+    )
+    history, steps, marks = History(), list[Step](), list[tuple[float, str]]()
+    memory: list[tuple[float, float]] = []
+    sampler = asyncio.create_task(_sample_memory(platform, history, memory))
+    try:
+        for name in options.games:
+            game = _Game(name, _rss_mb(_pid(platform, table_process(name))))
+            # Warm-up (first calls, the broker's first appends), not reported.
+            await _step(platform, history, game, 1, options.actions, options.think)
             tables = 1
-            while tables <= most:
-                step = await _step(platform, game, tables, actions)
-                opened += tables
-                rows.append(step.row(baseline, opened))
-                print(rows[-1], flush=True)
-                if step.p99_ms > P99_LIMIT_MS:
+            while tables <= options.most:
+                marks.append((history.now(), f"{name} {tables}"))
+                steps.append(
+                    await _step(platform, history, game, tables, options.actions, options.think)
+                )
+                print(steps[-1].row(), flush=True)
+                if steps[-1].p99_ms > P99_LIMIT_MS:
                     break
                 tables *= 2
+        single = await _single_methods(platform, options.games[0])
     finally:
+        sampler.cancel()
         left = await asyncio.to_thread(platform.stop)
         await platform.drop_schemas()
+    return _write_report(folder, options, steps, single, history, marks, memory, left)
+
+
+def limits(steps: list[Step], games: list[str]) -> list[str]:
+    lines = []
+    for game in games:
+        within = [s for s in steps if s.game == game and s.p99_ms <= P99_LIMIT_MS]
+        if not within:
+            lines.append(f"- {game}: p99 over {P99_LIMIT_MS:.0f} ms from the first table")
+            continue
+        best = within[-1]
+        passed = any(s.game == game and s.p99_ms > P99_LIMIT_MS for s in steps)
+        lines.append(
+            f"- {game}: {best.tables} tables{'' if passed else ' (or more: never passed)'}, "
+            f"{best.actions / best.seconds:.0f} actions/s, p99 {best.p99_ms:.1f} ms"
+        )
+    return lines
+
+
+def _write_report(
+    folder: Path,
+    options: _Options,
+    steps: list[Step],
+    single: list[ghz.MethodFigures],
+    history: History,
+    marks: list[tuple[float, str]],
+    memory: list[tuple[float, float]],
+    left: list[str],
+) -> Path:
+    acts = history.acknowledged("Act")
+    duration = history.now()
+    write_plots(folder, acts, marks, duration)
+    (folder / "memory.svg").write_text(
+        svg_plot(memory, marks, "table hosts' RSS, MB", duration, line=True)
+    )
     report = folder / "report.md"
     report.write_text(
         "\n".join(
             [
                 "# Load: bot tables through the gateway, doubled until Act's p99 passes 50 ms",
                 "",
-                f"One machine ({os.cpu_count()} cores, shared), every service its own process. "
-                "Memory per table: the game's table-engine process's RSS growth over its "
-                "start, per table seated so far in the game's steps; CPU: every service "
-                "process's, per 1,000 "
-                f"acknowledged actions. Left running afterwards: {left or 'nothing'}.",
+                f"One machine ({os.cpu_count()} cores), every service its own process, the "
+                f"bots in one more. Each table's players take {options.think:g} s over an "
+                f"action and make {options.actions} a step (backgammon: whole games); a bot "
+                "reads two views per action (whose turn, his own) and then acts. Memory per "
+                "table: the game's table-engine process's RSS growth over its start, per "
+                "table it took so far. CPU per 1,000 acknowledged actions: the service "
+                f"processes', and the bots'. Left running afterwards: {left or 'nothing'}.",
                 "",
-                "| game | tables | actions/s | p50 ms | p99 ms | memory / table | CPU / 1,000 |",
-                "| --- | --- | --- | --- | --- | --- | --- |",
-                *rows,
+                "## Limits (the last step with p99 within 50 ms)",
+                "",
+                *limits(steps, options.games),
+                "",
+                "## Steps",
+                "",
+                "| game | tables | actions/s | p50 ms | p99 ms | memory / table | "
+                "CPU / 1,000 | bots' CPU / 1,000 | tables refused |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+                *(step.row() for step in steps),
+                "",
+                "## Single methods (ghz, 20 callers on one connection, 10 s each)",
+                "",
+                "The calls in flight when ghz stops end `Unavailable` or `Canceled`.",
+                "",
+                *ghz.HEADER,
+                *(figures.row() for figures in single),
+                "",
+                "## Act latency over time (the steps in red)",
+                "",
+                "![latency](latency.svg)",
+                "",
+                "## Actions a second",
+                "",
+                "![throughput](throughput.svg)",
+                "",
+                "## The table hosts' memory",
+                "",
+                "![memory](memory.svg)",
                 "",
             ]
         )
     )
+    history.write(folder)
     return report
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", default="poker,backgammon,joker")
-    parser.add_argument("--actions", type=int, default=60, help="per table and step")
-    parser.add_argument("--most", type=int, default=64, help="the most tables a step opens")
+    parser.add_argument("--games", default="poker,backgammon,rummy,joker")
+    parser.add_argument("--actions", type=int, default=20, help="per table and step")
+    parser.add_argument("--think", type=float, default=1.0, help="seconds over each action")
+    parser.add_argument("--most", type=int, default=512, help="the most tables a step opens")
     args = parser.parse_args()
     dsn = os.environ.get("CROUPIER_POSTGRES_DSN", "")
     if not dsn:
         print("CROUPIER_POSTGRES_DSN is not set: run through deploy/local/with-infra.sh")
         return 2
     folder = ROOT / ".local" / "load" / time.strftime("%Y%m%d-%H%M%S")
-    games = args.games.split(",")
-    report = asyncio.run(load(folder, dsn, games, args.actions, args.most))
+    options = _Options(args.games.split(","), args.actions, args.think, args.most)
+    report = asyncio.run(load(folder, dsn, options))
     print(f"load: report {report}")
     return 0
 

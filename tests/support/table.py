@@ -152,7 +152,8 @@ async def served_table_host(
     seeds: str = "", engines: dict[str, Any] | None = None
 ) -> AsyncIterator[Any]:
     """`served_memory_host`'s stub alone (every game, unless `engines` names others)."""
-    async with served_memory_host(seeds, **({"engines": engines} if engines else {})) as served:
+    host_options: dict[str, Any] = {"engines": engines} if engines else {}
+    async with served_memory_host(seeds, **host_options) as served:
         yield served.stub
 
 

@@ -1,26 +1,18 @@
 """A degraded network between the services and the broker: Toxiproxy (Go module
-github.com/Shopify/toxiproxy/v2, pinned), built from the Go module proxy into
-.local/tools/toxiproxy-<version>/ the first time (as deploy/local/tools.sh builds its
-tools), run on free ports. The run's broker advertises the proxy's port, so every
-connection to Kafka, bootstrap and after, passes through it; a fault adds a toxic for a
-few seconds and removes it."""
+github.com/Shopify/toxiproxy/v2, pinned in gotools), run on free ports. The run's broker
+advertises the proxy's port, so every connection to Kafka, bootstrap and after, passes
+through it; a fault adds a toxic for a few seconds and removes it."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import time
 import urllib.request
 from pathlib import Path
 
+from tests.e2e.harness.gotools import TOXIPROXY
 from tests.e2e.harness.ports import free_ports
-from tests.support.paths import ROOT
-
-VERSION = "v2.5.0"
-PACKAGE = "github.com/Shopify/toxiproxy/v2/cmd/server"
-BINARY = ROOT / ".local" / "tools" / f"toxiproxy-{VERSION}" / "server"
 
 # The network faults: toxic type, attributes, seconds it lasts. Latency and bandwidth
 # slow the broker's answers; reset_peer cuts every connection at once (TCP RST);
@@ -31,23 +23,6 @@ TOXICS: dict[str, tuple[dict[str, int], float]] = {
     "reset_peer": ({"timeout": 0}, 1.0),
     "timeout": ({"timeout": 2000}, 3.0),
 }
-
-
-def ensure_built() -> Path:
-    """The pinned toxiproxy server, built with Go if missing (a few minutes the first time)."""
-    if BINARY.exists():
-        return BINARY
-    go = shutil.which("go")
-    if go is None:
-        raise RuntimeError(f"toxiproxy {VERSION} is missing and building it needs Go on PATH")
-    partial = BINARY.parent.with_name(BINARY.parent.name + ".partial")
-    partial.mkdir(parents=True, exist_ok=True)
-    print(f"e2e: building toxiproxy {VERSION} (go install {PACKAGE}@{VERSION})")
-    env = os.environ | {"CGO_ENABLED": "0", "GOBIN": str(partial)}
-    subprocess.run([go, "install", f"{PACKAGE}@{VERSION}"], env=env, check=True)
-    shutil.rmtree(BINARY.parent, ignore_errors=True)
-    partial.rename(BINARY.parent)
-    return BINARY
 
 
 class Toxiproxy:
@@ -73,7 +48,7 @@ class Toxiproxy:
     def start(self) -> None:
         with open(self._folder / "toxiproxy.log", "ab") as log:
             self._process = subprocess.Popen(
-                [str(ensure_built()), "-host", "127.0.0.1", "-port", str(self.api_port)],
+                [str(TOXIPROXY.ensure_built()), "-host", "127.0.0.1", "-port", str(self.api_port)],
                 stdout=log,
                 stderr=log,
                 stdin=subprocess.DEVNULL,

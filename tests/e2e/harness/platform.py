@@ -9,6 +9,7 @@ import os
 import secrets
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,9 +120,11 @@ def start_platform(
     *,
     games: tuple[str, ...],
     network: bool = False,
+    settings: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Platform:
     """Broker first, then every service at once (each reaches the others lazily or in the
-    background), a table-engine process per game of `games`, ready when all serve."""
+    background), a table-engine process per game of `games`, ready when all serve;
+    `settings`: environment a process takes over the run's (by process name)."""
     folder.mkdir(parents=True, exist_ok=True)
     broker = OwnBroker(folder / "kafka")
     proxy = Toxiproxy(folder, upstream_port=broker.port) if network else None
@@ -136,6 +139,7 @@ def start_platform(
         service_keys=service_keys.format(),
         auth_keys=player_keys.format(),
         games=games,
+        settings=settings or {},
     )
     platform = Platform(
         run_id, folder, postgres_dsn, broker, services, player_keys, service_keys, proxy

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,9 +124,11 @@ def platform_processes(
     service_keys: str,
     auth_keys: str,
     games: tuple[str, ...],
+    settings: Mapping[str, Mapping[str, str]],
 ) -> dict[str, ServiceProcess]:
     """Every service's process (not started), a table-engine process per game of `games`,
-    wired to the others, the broker and the run's own schemas (`<run_id>_wallet`, ...)."""
+    wired to the others, the broker and the run's own schemas (`<run_id>_wallet`, ...);
+    `settings`: environment a process takes over the defaults (by process name)."""
     names = start_order(games)
     ports = free_ports(2 * len(names) + 1)
     address = {name: f"127.0.0.1:{ports[i]}" for i, name in enumerate(names)}
@@ -174,7 +177,7 @@ def platform_processes(
             service=name.split("-")[0],
             port=port,
             metrics_port=metrics_port,
-            env=base | common | own[name] | listen,
+            env=base | common | own[name] | dict(settings.get(name, {})) | listen,
             log=folder / f"{name}.log",
         )
     return processes

@@ -20,9 +20,16 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
 
 
-def _svg(
-    points: list[tuple[float, float]], faults: History, y_label: str, duration: float, *, line: bool
+def svg_plot(
+    points: list[tuple[float, float]],
+    marks: list[tuple[float, str]],
+    y_label: str,
+    duration: float,
+    *,
+    line: bool,
 ) -> str:
+    """`points` (seconds, value) as dots or a line, each mark (seconds, label) a red
+    dashed line: the faults of a run, the steps of a load."""
     top = max((y for _, y in points), default=1.0) or 1.0
 
     def x(t: float) -> float:
@@ -40,11 +47,11 @@ def _svg(
         f'<text x="{_PAD}" y="{_PAD - 8}">{y_label} (max {top:.1f})</text>',
         f'<text x="{_W - _PAD}" y="{_H - 8}" text-anchor="end">seconds ({duration:.0f})</text>',
     ]
-    for fault in faults.faults:
+    for at, label in marks:
         parts.append(
-            f'<line x1="{x(fault.at):.1f}" y1="{_PAD}" x2="{x(fault.at):.1f}" '
+            f'<line x1="{x(at):.1f}" y1="{_PAD}" x2="{x(at):.1f}" '
             f'y2="{_H - _PAD}" stroke="red" stroke-dasharray="4 3"/>'
-            f'<text x="{x(fault.at) + 2:.1f}" y="{_PAD + 10}" fill="red">{fault.target}</text>'
+            f'<text x="{x(at) + 2:.1f}" y="{_PAD + 10}" fill="red">{label}</text>'
         )
     if line:
         path = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in points)
@@ -64,18 +71,26 @@ def _throughput(acts: list[Call], duration: float) -> list[tuple[float, float]]:
     return [(float(i), float(n)) for i, n in enumerate(seconds)]
 
 
+def write_plots(
+    folder: Path, acts: list[Call], marks: list[tuple[float, str]], duration: float
+) -> None:
+    """latency.svg (every acknowledged Act) and throughput.svg (Acts a second) in `folder`."""
+    points = [(c.at, c.latency_ms) for c in acts]
+    (folder / "latency.svg").write_text(
+        svg_plot(points, marks, "Act latency, ms", duration, line=False)
+    )
+    (folder / "throughput.svg").write_text(
+        svg_plot(_throughput(acts, duration), marks, "actions per second", duration, line=True)
+    )
+
+
 def write_report(
     folder: Path, *, seed: int, history: History, findings: list[Finding], summary: dict[str, str]
 ) -> Path:
     acts = history.acknowledged("Act")
     duration = max((c.at for c in history.calls), default=1.0)
     latencies = [c.latency_ms for c in acts]
-    (folder / "latency.svg").write_text(
-        _svg([(c.at, c.latency_ms) for c in acts], history, "Act latency, ms", duration, line=False)
-    )
-    (folder / "throughput.svg").write_text(
-        _svg(_throughput(acts, duration), history, "actions per second", duration, line=True)
-    )
+    write_plots(folder, acts, [(fault.at, fault.target) for fault in history.faults], duration)
     passed = all(f.ok for f in findings)
     lines = [
         f"# End-to-end run, seed {seed}: {'PASSED' if passed else 'FAILED'}",

@@ -17,6 +17,7 @@ from croupier.backgammon.v1 import backgammon_pb2
 from croupier.gateway.v1 import gateway_pb2 as pb
 from croupier.joker.v1 import joker_pb2
 from croupier.poker.v1 import poker_pb2
+from croupier.rummy.v1 import rummy_pb2
 from croupier.table.v1 import table_pb2
 from tests.e2e.harness.client import GatewayClient, Refused
 from tests.support.games import GAMES
@@ -72,6 +73,14 @@ def backgammon_series(name: str, players: tuple[str, ...], actions: int) -> Tabl
     return TablePlan(name, "backgammon", options, players, 0, actions)
 
 
+def gin_rummy(name: str, players: tuple[str, ...], actions: int) -> TablePlan:
+    """Gin for two, for chips the table gives (no currency: nothing moves in the wallet)."""
+    options = table_pb2.GameOptions(
+        rummy=rummy_pb2.Options(variant=rummy_pb2.VARIANT_GIN, players=2)
+    )
+    return TablePlan(name, "rummy", options, players, 500, actions)
+
+
 def joker(name: str, players: tuple[str, ...], actions: int) -> TablePlan:
     return TablePlan(
         name, "joker", table_pb2.GameOptions(joker=joker_pb2.Options()), players, 0, actions
@@ -96,7 +105,8 @@ async def _view(client: GatewayClient, player: str, table_id: str) -> dict[str, 
     return view
 
 
-async def _seat(client: GatewayClient, plan: TablePlan, outcome: TableOutcome) -> None:
+async def seat(client: GatewayClient, plan: TablePlan, outcome: TableOutcome) -> None:
+    """`plan`'s table opened by its first player and joined by the others, in order."""
     opener, *others = plan.players
     clock = table_pb2.TableClock(turn_seconds=60, reconnect_seconds=120)
     opened = await client.call(
@@ -123,7 +133,11 @@ async def _seat(client: GatewayClient, plan: TablePlan, outcome: TableOutcome) -
 
 
 async def _play(
-    client: GatewayClient, plan: TablePlan, outcome: TableOutcome, rng: random.Random
+    client: GatewayClient,
+    plan: TablePlan,
+    outcome: TableOutcome,
+    rng: random.Random,
+    think_seconds: float,
 ) -> None:
     game, table_id, idle = GAMES[plan.game], outcome.table_id, 0
     while outcome.actions < plan.actions and idle < 50:
@@ -134,6 +148,8 @@ async def _play(
             continue
         idle = 0
         action = game.legal_action(await _view(client, actor, table_id), rng)
+        if think_seconds:
+            await asyncio.sleep(think_seconds)  # a person's pace (the load's tables)
         command_id = f"{plan.name}-{outcome.actions + outcome.refused}"
         request = pb.ActRequest(
             table_id=table_id, command_id=command_id, action_json=json.dumps(action)
@@ -149,8 +165,10 @@ async def _play(
 
 
 async def _leave(client: GatewayClient, plan: TablePlan, outcome: TableOutcome) -> None:
-    if plan.game == "joker":
-        return  # a Joker game cannot lose a player: its seats stay (points, no money)
+    if plan.game in ("joker", "rummy"):
+        # A Joker game or a running rummy round cannot lose a player: the seats stay
+        # (Joker plays for points, the rummy table for chips it gave: no money moves).
+        return
     for player in plan.players:
         try:
             await client.call(player, "LeaveTable", pb.LeaveTableRequest(table_id=outcome.table_id))
@@ -160,13 +178,17 @@ async def _leave(client: GatewayClient, plan: TablePlan, outcome: TableOutcome) 
                 raise
 
 
-async def play_table(client: GatewayClient, plan: TablePlan, seed: int) -> TableOutcome:
-    """Open, join, play and leave `plan`'s table; what happened (an error is recorded in
-    the outcome, not raised, so one table's failure is a finding and the run goes on)."""
+async def play_table(
+    client: GatewayClient, plan: TablePlan, seed: int, think_seconds: float = 0.0
+) -> TableOutcome:
+    """Open, join, play (each action `think_seconds` after the view it answers) and leave
+    `plan`'s table; what happened (an error is recorded in the outcome, not raised, so
+    one table's failure is a finding and the run goes on)."""
     outcome = TableOutcome(plan)
     try:
-        await _seat(client, plan, outcome)
-        await _play(client, plan, outcome, random.Random(f"{seed}/{plan.name}"))
+        await seat(client, plan, outcome)
+        rng = random.Random(f"{seed}/{plan.name}")
+        await _play(client, plan, outcome, rng, think_seconds)
         await _leave(client, plan, outcome)
     except Refused as refused:
         outcome.error = str(refused)
