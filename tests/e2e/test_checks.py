@@ -4,7 +4,7 @@ append retried while the broker was away) is one seating, two seatings are two."
 from __future__ import annotations
 
 from croupier.table.core.log_entry import LogEntry
-from tests.e2e.harness.checks import no_seat_twice
+from tests.e2e.harness.checks import crash_refunds, no_seat_twice
 from tests.e2e.harness.events import RecordedEvents
 
 
@@ -34,3 +34,16 @@ def test_a_player_seated_again_or_a_seat_given_twice_is_found() -> None:
     assert not no_seat_twice(RecordedEvents(commands=again)).ok
     assert not no_seat_twice(RecordedEvents(commands=taken)).ok
     assert no_seat_twice(RecordedEvents(commands=left)).ok
+
+
+def refund(table_id: str) -> dict[str, str]:
+    return {"kind": "crash_refund", "table_id": table_id}
+
+
+def test_a_voided_table_is_refunded_and_only_a_voided_one() -> None:
+    stake = {"kind": "stake", "table_id": "t3"}
+    assert crash_refunds([refund("t1"), stake], {"t1": 0, "t3": 40}, {"t1", "t2"}).ok
+    # t2 voided but its escrow still holds money: the refund never came.
+    assert not crash_refunds([refund("t1")], {"t1": 0, "t2": 500}, {"t1", "t2"}).ok
+    # t1 refunded though no host voided it.
+    assert not crash_refunds([refund("t1")], {"t1": 0}, set()).ok

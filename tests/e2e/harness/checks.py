@@ -1,7 +1,7 @@
 """The checks after a run, each a named finding (passed or not, with what it saw): the
 ledger's own audit, money movements applied exactly once, chips conserved per table,
 tournaments' entries, rebuys and prizes paid once, no player seated twice, no acknowledged
-action lost, crash refunds counted."""
+action lost, every table a host voided refunded."""
 
 from __future__ import annotations
 
@@ -229,16 +229,38 @@ async def _ledger_rows(
     return list(transfers), dict(escrows), dict(pools), dict(held)
 
 
+def crash_refunds(transfers: list[Any], escrows: dict[str, int], requested: set[str]) -> Finding:
+    """Every table a host voided (asked the wallet to refund) holds nothing in escrow any
+    more, and the ledger refunded no table that was not voided."""
+    refunded = {row["table_id"] for row in transfers if row["kind"] == "crash_refund"}
+    unasked = sorted(refunded - requested)
+    kept = sorted(t for t in requested if escrows.get(t, 0))
+    refunds = sum(row["kind"] == "crash_refund" for row in transfers)
+    return Finding(
+        "every table that could not resume refunded",
+        not unasked and not kept,
+        f"{len(requested)} tables voided by their hosts, {refunds} crash refunds in the "
+        f"ledger; refunded without a void: {unasked or 'none'}; "
+        f"voided with money left in escrow: {kept or 'none'}",
+    )
+
+
 async def wallet_settled(
-    dsn: str, schema: str, outcomes: list[TableOutcome], within: float = 60.0
+    dsn: str,
+    schema: str,
+    outcomes: list[TableOutcome],
+    voided: set[str],
+    within: float = 60.0,
 ) -> dict[str, int]:
     """The tables' escrow balances once the wallet's consumer has applied what the tables
-    asked (settlements and cash-outs travel over Kafka), or as they are after `within`."""
+    asked (settlements, cash-outs and the crash refunds of `voided` tables travel over
+    Kafka), or as they are after `within`."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
     while True:
         _, escrows, _, _ = await _ledger_rows(dsn, schema)
         emptied = [o.table_id for o in outcomes if o.left and o.left == o.seated]
+        emptied += voided
         if all(escrows.get(t, 0) == 0 for t in emptied) or loop.time() > deadline:
             return escrows
         await asyncio.sleep(0.5)
@@ -255,9 +277,8 @@ async def run_checks(
     deposits: dict[str, int],
     prize_fund: int = 0,
 ) -> list[Finding]:
-    await wallet_settled(dsn, schema, outcomes)
+    await wallet_settled(dsn, schema, outcomes, events.crash_refunds_requested)
     transfers, escrows, pools, held = await _ledger_rows(dsn, schema)
-    refunds = sum(row["kind"] == "crash_refund" for row in transfers)
     return [
         ledger_audit(dsn, schema),
         exactly_once(transfers, outcomes, set(deposits)),
@@ -267,7 +288,7 @@ async def run_checks(
         no_seat_twice(events),
         no_acknowledged_action_lost(history, events),
         nothing_dead_lettered(events),
-        Finding("crash refunds counted", True, f"{refunds} crash refunds in the ledger"),
+        crash_refunds(transfers, escrows, events.crash_refunds_requested),
         Finding(
             "every table played",
             all(not o.error for o in outcomes),

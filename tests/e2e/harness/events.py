@@ -10,9 +10,12 @@ from dataclasses import dataclass, field
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from croupier.kit.bus.delivery import DLQ_REASON_HEADER
+from croupier.kit.bus.delivery import DLQ_REASON_HEADER, TYPE_HEADER
 from croupier.table.adapters.log_codec import UnreadableLog, decode
+from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
 from croupier.table.core.log_entry import LogEntry
+
+CRASH_REFUND_REQUESTED = b"wallet.crash_refund_requested"  # keyed by the table's id
 
 
 @dataclass
@@ -21,6 +24,8 @@ class RecordedEvents:
     commands: list[LogEntry] = field(default_factory=list)
     unreadable_commands: Counter[str] = field(default_factory=Counter)
     dead_letters: Counter[str] = field(default_factory=Counter)  # "topic: reason"
+    # Tables a host voided (it could not resume them) and asked the wallet to refund.
+    crash_refunds_requested: set[str] = field(default_factory=set)
 
 
 async def read_all(bootstrap: str) -> RecordedEvents:
@@ -56,6 +61,11 @@ async def read_all(bootstrap: str) -> RecordedEvents:
                     for message in messages:
                         reason = dict(message.headers or ()).get(DLQ_REASON_HEADER, b"")
                         recorded.dead_letters[f"{tp.topic}: {reason.decode()}"] += 1
+                if tp.topic == WALLET_REQUESTS_TOPIC:
+                    for message in messages:
+                        kind = dict(message.headers or ()).get(TYPE_HEADER, b"")
+                        if kind == CRASH_REFUND_REQUESTED and message.key is not None:
+                            recorded.crash_refunds_requested.add(message.key.decode())
                 # Every game's command log (croupier.table.<game>.commands).
                 if tp.topic.startswith("croupier.table.") and tp.topic.endswith(".commands"):
                     for message in messages:
