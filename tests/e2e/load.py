@@ -29,7 +29,7 @@ from tests.e2e.harness.client import GatewayClient
 from tests.e2e.harness.history import History
 from tests.e2e.harness.platform import Platform, start_platform
 from tests.e2e.harness.processes import table_process
-from tests.e2e.harness.report import percentile, svg_plot, write_plots
+from tests.e2e.harness.report import Memory, percentile, write_plots
 from tests.e2e.harness.run import DEPOSIT
 from tests.support.paths import ROOT
 
@@ -81,13 +81,6 @@ class Step:
         )
 
 
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def _pid(platform: Platform, name: str) -> int:
     process = platform.services[name].process
     assert process is not None
@@ -101,16 +94,6 @@ def _cpu_seconds(platform: Platform) -> float:
         fields = Path(f"/proc/{_pid(platform, name)}/stat").read_text().rsplit(")", 1)[1].split()
         total += int(fields[11]) + int(fields[12])
     return total / _TICKS
-
-
-async def _sample_memory(
-    platform: Platform, history: History, points: list[tuple[float, float]]
-) -> None:
-    """The table hosts' resident memory together, each second, until cancelled."""
-    while True:
-        total = sum(_rss_mb(_pid(platform, name)) for name in platform.tables())
-        points.append((history.now(), total))
-        await asyncio.sleep(1.0)
 
 
 @dataclass
@@ -146,7 +129,7 @@ async def _step(
         await client.close()
     acts = [c.latency_ms for c in history.acknowledged("Act") if c.at >= began]
     game.opened += tables
-    grown = _rss_mb(_pid(platform, table_process(game.name))) - game.baseline_mb
+    grown = platform.rss_mb([table_process(game.name)]) - game.baseline_mb
     return Step(
         game.name,
         tables,
@@ -246,10 +229,10 @@ async def load(folder: Path, dsn: str, options: _Options) -> Path:
     )
     history, steps, marks = History(), list[Step](), list[tuple[float, str]]()
     memory: list[tuple[float, float]] = []
-    sampler = asyncio.create_task(_sample_memory(platform, history, memory))
+    sampler = asyncio.create_task(platform.sample_memory(platform.tables(), history.now, memory))
     try:
         for name in options.games:
-            game = _Game(name, _rss_mb(_pid(platform, table_process(name))))
+            game = _Game(name, platform.rss_mb([table_process(name)]))
             # Warm-up (first calls, the broker's first appends), not reported.
             await _step(platform, history, game, 1, options.actions, options.think)
             tables = 1
@@ -296,12 +279,7 @@ def _write_report(
     memory: list[tuple[float, float]],
     left: list[str],
 ) -> Path:
-    acts = history.acknowledged("Act")
-    duration = history.now()
-    write_plots(folder, acts, marks, duration)
-    (folder / "memory.svg").write_text(
-        svg_plot(memory, marks, "table hosts' RSS, MB", duration, line=True)
-    )
+    write_plots(folder, history.acknowledged("Act"), marks, Memory(memory, "the table hosts'"))
     report = folder / "report.md"
     report.write_text(
         "\n".join(

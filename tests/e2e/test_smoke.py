@@ -41,3 +41,5 @@ async def test_a_tiny_run_with_a_table_engine_killed_passes_every_check(
     assert (tmp_path / "report.md").read_text().startswith("# End-to-end run, seed 23: PASSED")
     faults = (tmp_path / "faults.jsonl").read_text().splitlines()
     assert len(faults) == 1 and '"table-' in faults[0]  # table-poker or table-joker
+    # The memory plot samples every service each second: a line with points on it.
+    assert "<polyline points=" in (tmp_path / "memory.svg").read_text()

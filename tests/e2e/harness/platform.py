@@ -9,7 +9,7 @@ import os
 import secrets
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +47,29 @@ class Platform:
     def tables(self) -> list[str]:
         """The table-engine processes, one per game."""
         return [name for name, process in self.services.items() if process.service == "table"]
+
+    def rss_mb(self, names: Iterable[str]) -> float:
+        """The resident memory of the named processes running now, together (one being
+        restarted counts nothing)."""
+        total = 0.0
+        for name in names:
+            process = self.services[name].process
+            try:
+                status = Path(f"/proc/{process.pid}/status").read_text() if process else ""
+            except OSError:
+                continue  # it exited meanwhile
+            for line in status.splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+        return total
+
+    async def sample_memory(
+        self, names: list[str], clock: Callable[[], float], points: list[tuple[float, float]]
+    ) -> None:
+        """(clock(), `rss_mb(names)`) into `points` each second, until cancelled."""
+        while True:
+            points.append((clock(), self.rss_mb(names)))
+            await asyncio.sleep(1.0)
 
     def schema(self, service: str) -> str:
         return f"{self.run_id}_{service}"

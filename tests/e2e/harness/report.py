@@ -1,10 +1,12 @@
 """The run's report: a Markdown page in the run folder with the checks' findings, the
-faults and two plots drawn as SVG by hand (no plotting library is a dependency): the
-latency of every Act over time with the faults marked, and actions per second."""
+faults and three plots drawn as SVG by hand (no plotting library is a dependency): the
+latency of every Act over time with the faults marked, actions per second, and the
+service processes' memory."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.e2e.harness.checks import Finding
@@ -71,10 +73,20 @@ def _throughput(acts: list[Call], duration: float) -> list[tuple[float, float]]:
     return [(float(i), float(n)) for i, n in enumerate(seconds)]
 
 
+@dataclass(frozen=True)
+class Memory:
+    """Resident memory sampled over a run: (seconds, MB), and whose."""
+
+    points: list[tuple[float, float]]
+    whose: str
+
+
 def write_plots(
-    folder: Path, acts: list[Call], marks: list[tuple[float, str]], duration: float
+    folder: Path, acts: list[Call], marks: list[tuple[float, str]], memory: Memory
 ) -> None:
-    """latency.svg (every acknowledged Act) and throughput.svg (Acts a second) in `folder`."""
+    """latency.svg (every acknowledged Act), throughput.svg (Acts a second) and memory.svg
+    in `folder`, each with the marks (faults, steps)."""
+    duration = max([c.at for c in acts] + [t for t, _ in memory.points], default=1.0)
     points = [(c.at, c.latency_ms) for c in acts]
     (folder / "latency.svg").write_text(
         svg_plot(points, marks, "Act latency, ms", duration, line=False)
@@ -82,15 +94,23 @@ def write_plots(
     (folder / "throughput.svg").write_text(
         svg_plot(_throughput(acts, duration), marks, "actions per second", duration, line=True)
     )
+    (folder / "memory.svg").write_text(
+        svg_plot(memory.points, marks, f"{memory.whose} RSS, MB", duration, line=True)
+    )
 
 
 def write_report(
-    folder: Path, *, seed: int, history: History, findings: list[Finding], summary: dict[str, str]
+    folder: Path,
+    *,
+    seed: int,
+    history: History,
+    findings: list[Finding],
+    summary: dict[str, str],
+    memory: Memory,
 ) -> Path:
     acts = history.acknowledged("Act")
-    duration = max((c.at for c in history.calls), default=1.0)
     latencies = [c.latency_ms for c in acts]
-    write_plots(folder, acts, [(fault.at, fault.target) for fault in history.faults], duration)
+    write_plots(folder, acts, [(fault.at, fault.target) for fault in history.faults], memory)
     passed = all(f.ok for f in findings)
     lines = [
         f"# End-to-end run, seed {seed}: {'PASSED' if passed else 'FAILED'}",
@@ -127,6 +147,10 @@ def write_report(
         "## Throughput",
         "",
         "![throughput](throughput.svg)",
+        "",
+        f"## Memory: {memory.whose}",
+        "",
+        "![memory](memory.svg)",
         "",
     ]
     report = folder / "report.md"

@@ -22,7 +22,7 @@ from tests.e2e.harness.history import History
 from tests.e2e.harness.network import TOXICS
 from tests.e2e.harness.platform import start_platform
 from tests.e2e.harness.processes import table_process
-from tests.e2e.harness.report import write_report
+from tests.e2e.harness.report import Memory, write_report
 
 DEPOSIT = 5_000  # minor units of USD per player
 
@@ -120,6 +120,7 @@ async def run(seed: int, folder: Path, postgres_dsn: str, scenario: Scenario) ->
         partial(start_platform, folder, run_id, postgres_dsn, games=games, network=network)
     )
     history = History()
+    memory: list[tuple[float, float]] = []  # every service process's, together
     left: list[str] = []
     try:
         tables, cups = scenario.tables(), scenario.tournaments()
@@ -133,6 +134,9 @@ async def run(seed: int, folder: Path, postgres_dsn: str, scenario: Scenario) ->
         director = platform.services["tournament"].address
         cup_ids = [await tournaments.create(director, platform.service_keys, c) for c in cups]
         client = GatewayClient(platform.gateway, history, platform.token)
+        sampler = asyncio.create_task(
+            platform.sample_memory(list(platform.services), history.now, memory)
+        )
         try:
             faults = asyncio.create_task(inject(platform, plan, history))
             played = asyncio.gather(
@@ -147,6 +151,7 @@ async def run(seed: int, folder: Path, postgres_dsn: str, scenario: Scenario) ->
             cup_outcomes = await played
             await faults
         finally:
+            sampler.cancel()
             await client.close()
         events = await read_all(platform.broker.bootstrap)
         findings = await run_checks(
@@ -172,6 +177,13 @@ async def run(seed: int, folder: Path, postgres_dsn: str, scenario: Scenario) ->
         await platform.drop_schemas()
     findings.append(Finding("nothing left running", not left, ", ".join(left) or "all stopped"))
     history.write(folder)
-    report = write_report(folder, seed=seed, history=history, findings=findings, summary=summary)
+    report = write_report(
+        folder,
+        seed=seed,
+        history=history,
+        findings=findings,
+        summary=summary,
+        memory=Memory(memory, "every service process's"),
+    )
     print(f"e2e seed {seed}: report {report}")
     return RunResult(seed, folder, findings, left)
