@@ -45,7 +45,7 @@ class Platform:
         return self.services["gateway"].address
 
     def tables(self) -> list[str]:
-        """The table-engine processes, one per game."""
+        """The table-engine processes (each game's replicas)."""
         return [name for name, process in self.services.items() if process.service == "table"]
 
     def rss_mb(self, names: Iterable[str]) -> float:
@@ -143,11 +143,13 @@ def start_platform(
     *,
     games: tuple[str, ...],
     network: bool = False,
+    replicas: Mapping[str, int] | None = None,
     settings: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Platform:
     """Broker first, then every service at once (each reaches the others lazily or in the
-    background), a table-engine process per game of `games`, ready when all serve;
-    `settings`: environment a process takes over the run's (by process name)."""
+    background), the table-engine processes of each game of `games` (`replicas`: how many,
+    1 unless named), ready when all serve; `settings`: environment a process takes over
+    the run's (by process name)."""
     folder.mkdir(parents=True, exist_ok=True)
     broker = OwnBroker(folder / "kafka")
     proxy = Toxiproxy(folder, upstream_port=broker.port) if network else None
@@ -162,6 +164,7 @@ def start_platform(
         service_keys=service_keys.format(),
         auth_keys=player_keys.format(),
         games=games,
+        replicas=replicas or {},
         settings=settings or {},
     )
     platform = Platform(

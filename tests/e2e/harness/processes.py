@@ -32,18 +32,23 @@ def table_process(game: str) -> str:
     return f"table-{game}"
 
 
+def table_processes(game: str, replicas: int) -> list[str]:
+    """`game`'s table-engine processes: `table-<game>`, then `table-<game>-2`, ... (the
+    replicas of one service: one consumer group, the command log's partitions shared)."""
+    first = table_process(game)
+    return [first] + [f"{first}-{n}" for n in range(2, replicas + 1)]
+
+
 def commands_topic(game: str) -> str:
     """`game`'s own command-log topic (docs/operations: one topic per game)."""
     return f"croupier.table.{game}.commands"
 
 
-def start_order(games: tuple[str, ...]) -> list[str]:
-    """Every process's name in the order they start."""
-    return [
-        name
-        for service in SERVICES
-        for name in ([table_process(g) for g in games] if service == "table" else [service])
-    ]
+def start_order(games: tuple[str, ...], replicas: Mapping[str, int]) -> list[str]:
+    """Every process's name in the order they start (`replicas`: a game's table-engine
+    processes, 1 unless named)."""
+    tables = [name for game in games for name in table_processes(game, replicas.get(game, 1))]
+    return [name for service in SERVICES for name in (tables if service == "table" else [service])]
 
 
 @dataclass
@@ -124,15 +129,20 @@ def platform_processes(
     service_keys: str,
     auth_keys: str,
     games: tuple[str, ...],
+    replicas: Mapping[str, int],
     settings: Mapping[str, Mapping[str, str]],
 ) -> dict[str, ServiceProcess]:
-    """Every service's process (not started), a table-engine process per game of `games`,
-    wired to the others, the broker and the run's own schemas (`<run_id>_wallet`, ...);
-    `settings`: environment a process takes over the defaults (by process name)."""
-    names = start_order(games)
+    """Every service's process (not started), the table-engine processes of each game of
+    `games` (`replicas`: how many, 1 unless named), wired to the others, the broker and the
+    run's own schemas (`<run_id>_wallet`, ...); `settings`: environment a process takes
+    over the defaults (by process name)."""
+    names = start_order(games, replicas)
     ports = free_ports(2 * len(names) + 1)
     address = {name: f"127.0.0.1:{ports[i]}" for i, name in enumerate(names)}
-    tables = ",".join(f"{game}={address[table_process(game)]}" for game in games)
+    replicas_of = {game: table_processes(game, replicas.get(game, 1)) for game in games}
+    tables = ",".join(
+        f"{game}={'|'.join(address[name] for name in replicas_of[game])}" for game in games
+    )
     common = {
         "CROUPIER_GRPC_HOST": "127.0.0.1",
         "CROUPIER_KAFKA_BOOTSTRAP": kafka,
@@ -160,13 +170,14 @@ def platform_processes(
             "CROUPIER_GATEWAY_ADDRESS_BURST": "100000",
         },
     }
-    for game in games:
-        own[table_process(game)] = {
-            "CROUPIER_TABLE_WALLET": address["wallet"],
-            "CROUPIER_TABLE_GAMES": game,
-            "CROUPIER_TABLE_COMMANDS_TOPIC": commands_topic(game),
-            "CROUPIER_TABLE_INSTANCE_ID": f"e2e-{table_process(game)}-0",
-        }
+    for game, replica_names in replicas_of.items():
+        for name in replica_names:
+            own[name] = {
+                "CROUPIER_TABLE_WALLET": address["wallet"],
+                "CROUPIER_TABLE_GAMES": game,
+                "CROUPIER_TABLE_COMMANDS_TOPIC": commands_topic(game),
+                "CROUPIER_TABLE_INSTANCE_ID": f"e2e-{name}",
+            }
     base = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
     processes = {}
     for i, name in enumerate(names):

@@ -21,7 +21,7 @@ from tests.e2e.harness.faults import TARGETS, fault_plan, inject
 from tests.e2e.harness.history import History
 from tests.e2e.harness.network import TOXICS
 from tests.e2e.harness.platform import start_platform
-from tests.e2e.harness.processes import table_process
+from tests.e2e.harness.processes import table_processes
 from tests.e2e.harness.report import Memory, write_report
 
 DEPOSIT = 5_000  # minor units of USD per player
@@ -43,6 +43,9 @@ class Scenario:
     faults: int = 4
     fault_window: float = 40.0  # seconds over which the faults are spread
     fault_targets: tuple[str, ...] = TARGETS
+    # Table-engine processes per game where more than one: poker's two replicas share its
+    # command log's partitions, and a "table" fault may kill either.
+    replicas: tuple[tuple[str, int], ...] = (("poker", 2),)
 
     def tables(self) -> list[scenarios.TablePlan]:
         plans = [
@@ -105,19 +108,27 @@ class RunResult:
 
 
 async def run(seed: int, folder: Path, postgres_dsn: str, scenario: Scenario) -> RunResult:
-    games = scenario.games()
+    games, replicas = scenario.games(), dict(scenario.replicas)
     plan = fault_plan(
         seed,
         scenario.faults,
         scenario.fault_window,
         scenario.fault_targets,
-        [table_process(game) for game in games],
+        [name for game in games for name in table_processes(game, replicas.get(game, 1))],
     )
     print(f"e2e seed {seed}: faults {[(f.at, f.target) for f in plan]}; folder {folder}")
     run_id = f"e2e_{uuid.uuid4().hex[:10]}"
     network = any(target in TOXICS for target in scenario.fault_targets)
     platform = await asyncio.to_thread(
-        partial(start_platform, folder, run_id, postgres_dsn, games=games, network=network)
+        partial(
+            start_platform,
+            folder,
+            run_id,
+            postgres_dsn,
+            games=games,
+            network=network,
+            replicas=replicas,
+        )
     )
     history = History()
     memory: list[tuple[float, float]] = []  # every service process's, together

@@ -25,6 +25,11 @@ def test_the_per_game_setting_names_every_games_service() -> None:
     assert table_services(text) == {"poker": ["table-poker:50051"], "joker": ["table-joker:50051"]}
 
 
+def test_a_games_service_may_list_its_replicas() -> None:
+    text = settings("poker=10.0.0.1:1|10.0.0.2:2,joker=10.0.0.3:3").table_address
+    assert table_services(text) == {"poker": ["10.0.0.1:1", "10.0.0.2:2"], "joker": ["10.0.0.3:3"]}
+
+
 def test_a_list_names_the_replicas_and_one_address_serves_every_game() -> None:
     text = settings("10.0.0.1:50051,10.0.0.2:50051").table_address
     assert table_services(text) == {"": ["10.0.0.1:50051", "10.0.0.2:50051"]}
@@ -33,7 +38,7 @@ def test_a_list_names_the_replicas_and_one_address_serves_every_game() -> None:
     assert table_services("ipv4:10.0.0.1:1,10.0.0.2:2") == {"": ["ipv4:10.0.0.1:1,10.0.0.2:2"]}
 
 
-@pytest.mark.parametrize("text", ["a:1,,b:2", "poker=,joker=j:1"])
+@pytest.mark.parametrize("text", ["a:1,,b:2", "poker=,joker=j:1", "poker=a:1|,joker=j:1"])
 def test_an_empty_address_stops_the_gateway(text: str) -> None:
     with pytest.raises(SettingsError, match="CROUPIER_TABLE_ADDRESS"):
         settings(text)

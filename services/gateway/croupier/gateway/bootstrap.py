@@ -48,7 +48,7 @@ def _key_set(text: str) -> str:
 
 def table_address(text: str) -> str:
     """`CROUPIER_TABLE_ADDRESS` as the services' table client reads it (one address, the
-    replicas' `host:port,...`, or `game=host:port,...`), checked at start."""
+    replicas' `host:port,...`, or `game=host:port[|host:port...],...`), checked at start."""
     table_services(text)
     return text
 
@@ -91,7 +91,8 @@ class GatewaySettings:
         table_address,
         "127.0.0.1:50051",
         doc="the table host: one gRPC address, its replicas' host:port,... (each table's "
-        "calls go to the replica serving it), or each game's service, game=host:port,...",
+        "calls go to the replica serving it), or each game's service, game=host:port,... "
+        "(a game's replicas joined by |)",
     )
     wallet_address: str = env(
         "CROUPIER_WALLET_ADDRESS", str, "127.0.0.1:50051", doc="the wallet's gRPC address"

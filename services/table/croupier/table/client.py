@@ -16,7 +16,8 @@ Where the host is (`CROUPIER_TABLE_ADDRESS`, `table_services`):
   each; the replica that answered for a table is remembered and asked first next time;
 - `game=target,...`: one table-engine service per game; a call naming its game goes to
   that game's service, a call naming a table to the service that knows the table (every
-  one asked once, the answer remembered).
+  one asked once, the answer remembered). A game's target may list its replicas,
+  `game=host:port|host:port`, one channel each (as the replicas of one host above).
 
 Each table is served by one replica at a time, the owner of its command-log partition
 (docs/table-host.md); another replica answers `UNAVAILABLE`, as does one draining in a
@@ -87,15 +88,18 @@ REFUSALS: Mapping[grpc.StatusCode, type[RuleBroken]] = {
 }
 
 
-def game_targets(target: Target) -> dict[str, str]:
-    """The per-game addresses `target` names (`game=address,...`); {} for one address
-    serving every game."""
+def game_targets(target: Target) -> dict[str, list[str]]:
+    """The per-game addresses `target` names (`game=address|address,...`: each game's
+    replicas); {} for one address serving every game."""
     if not isinstance(target, str) or "=" not in target:
         return {}
     pairs = [item.partition("=") for item in target.split(",") if item.strip()]
-    if any(not game.strip() or not address.strip() for game, _, address in pairs):
-        raise ValueError(f"table host addresses must read game=host:port,...: {target!r}")
-    return {game.strip(): address.strip() for game, _, address in pairs}
+    per_game = {game.strip(): [a.strip() for a in text.split("|")] for game, _, text in pairs}
+    if any(not game or not all(addresses) for game, addresses in per_game.items()):
+        raise ValueError(
+            f"table host addresses must read game=host:port[|host:port...],...: {target!r}"
+        )
+    return per_game
 
 
 def table_services(target: TableTarget) -> dict[str, list[Target]]:
@@ -103,7 +107,7 @@ def table_services(target: TableTarget) -> dict[str, list[Target]]:
     game); a bad setting raises ValueError with the reason."""
     per_game = game_targets(target) if isinstance(target, str) else {}
     if per_game:
-        return {game: [address] for game, address in per_game.items()}
+        return {game: list[Target](addresses) for game, addresses in per_game.items()}
     if isinstance(target, str):
         one_target = target.startswith(GRPC_SCHEMES)
         replicas: list[Target] = (
