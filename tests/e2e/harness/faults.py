@@ -1,7 +1,7 @@
 """The run's faults, drawn from a seed (TigerBeetle's VOPR: the same seed, the same plan):
-which process is SIGKILLed and restarted (for "table", which game's table-engine
-process), at what moment of the run. The plan is printed
-with its seed, so a failing run is replayed with `--seed`."""
+which process is SIGKILLed and restarted (for "table", which of the table-engine
+processes: a game's, or one of its replicas), at what moment of the run. The plan is
+printed with its seed, so a failing run is replayed with `--seed`."""
 
 from __future__ import annotations
 
