@@ -67,17 +67,19 @@ class Step:
     p50_ms: float
     p99_ms: float
     memory_per_table_kib: float
-    cpu_seconds: float  # every service process
+    cpu_seconds: dict[str, float]  # by service process
     bots_cpu_seconds: float  # this process: the bots and their gRPC client
     refused: int  # tables whose scenario ended in a refusal
 
     def row(self) -> str:
         per_thousand = 1000 / max(self.actions, 1)
+        busiest = max(self.cpu_seconds, key=lambda name: self.cpu_seconds[name])
         return (
             f"| {self.game} | {self.tables} | {self.actions / self.seconds:.0f} | "
             f"{self.p50_ms:.1f} | {self.p99_ms:.1f} | {self.memory_per_table_kib:.0f} KiB | "
-            f"{self.cpu_seconds * per_thousand:.1f} s | "
-            f"{self.bots_cpu_seconds * per_thousand:.1f} s | {self.refused} |"
+            f"{sum(self.cpu_seconds.values()) * per_thousand:.1f} s | "
+            f"{self.bots_cpu_seconds * per_thousand:.1f} s | "
+            f"{busiest} {self.cpu_seconds[busiest] / self.seconds:.2f} | {self.refused} |"
         )
 
 
@@ -87,13 +89,13 @@ def _pid(platform: Platform, name: str) -> int:
     return process.pid
 
 
-def _cpu_seconds(platform: Platform) -> float:
-    """User and system CPU of every service process so far."""
-    total = 0
+def _cpu_seconds(platform: Platform) -> dict[str, float]:
+    """User and system CPU of each service process so far."""
+    used = {}
     for name in platform.services:
         fields = Path(f"/proc/{_pid(platform, name)}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / _TICKS
+        used[name] = (int(fields[11]) + int(fields[12])) / _TICKS
+    return used
 
 
 @dataclass
@@ -138,7 +140,7 @@ async def _step(
         percentile(acts, 0.5),
         percentile(acts, 0.99),
         grown * 1024 / game.opened,  # the host keeps the tables it had
-        _cpu_seconds(platform) - cpu,
+        {name: seconds - cpu[name] for name, seconds in _cpu_seconds(platform).items()},
         time.process_time() - bots_cpu,
         sum(1 for outcome in outcomes if outcome.error),
     )
@@ -292,7 +294,9 @@ def _write_report(
                 "reads two views per action (whose turn, his own) and then acts. Memory per "
                 "table: the game's table-engine process's RSS growth over its start, per "
                 "table it took so far. CPU per 1,000 acknowledged actions: the service "
-                f"processes', and the bots'. Left running afterwards: {left or 'nothing'}.",
+                "processes', and the bots'; the busiest process: the service process that "
+                "used the most CPU in the step, in cores (CPU seconds a second). Left "
+                f"running afterwards: {left or 'nothing'}.",
                 "",
                 "## Limits (the last step with p99 within 50 ms)",
                 "",
@@ -301,8 +305,8 @@ def _write_report(
                 "## Steps",
                 "",
                 "| game | tables | actions/s | p50 ms | p99 ms | memory / table | "
-                "CPU / 1,000 | bots' CPU / 1,000 | tables refused |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+                "CPU / 1,000 | bots' CPU / 1,000 | busiest process, cores | tables refused |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
                 *(step.row() for step in steps),
                 "",
                 "## Single methods (ghz, 20 callers on one connection, 10 s each)",

@@ -43,7 +43,14 @@ def test_the_protoset_describes_the_gateway_for_ghz(tmp_path: Path) -> None:
 
 
 def step(game: str, tables: int, p99_ms: float) -> Step:
-    return Step(game, tables, 600, 60.0, 5.0, p99_ms, 40.0, 10.0, 2.0, 0)
+    cpu = {"gateway": 6.0, "wallet": 1.0}
+    return Step(game, tables, 600, 60.0, 5.0, p99_ms, 40.0, cpu, 2.0, 0)
+
+
+def test_a_steps_row_names_its_busiest_process_in_cores() -> None:
+    assert step("poker", 4, 30.0).row() == (
+        "| poker | 4 | 10 | 5.0 | 30.0 | 40 KiB | 11.7 s | 3.3 s | gateway 0.10 | 0 |"
+    )
 
 
 def test_a_games_limit_is_its_last_step_within_50_ms() -> None:
