@@ -67,7 +67,7 @@ class Step:
     p50_ms: float
     p99_ms: float
     memory_per_table_kib: float
-    cpu_seconds: dict[str, float]  # by service process
+    cpu_seconds: dict[str, float]  # by process of the platform (services, broker)
     bots_cpu_seconds: float  # this process: the bots and their gRPC client
     refused: int  # tables whose scenario ended in a refusal
 
@@ -84,15 +84,15 @@ class Step:
 
 
 def _pid(platform: Platform, name: str) -> int:
-    process = platform.services[name].process
-    assert process is not None
-    return process.pid
+    pid = platform.broker.pid if name == "broker" else platform.services[name].pid
+    assert pid is not None
+    return pid
 
 
 def _cpu_seconds(platform: Platform) -> dict[str, float]:
-    """User and system CPU of each service process so far."""
+    """User and system CPU of each process of the platform so far, the broker's too."""
     used = {}
-    for name in platform.services:
+    for name in [*platform.services, "broker"]:
         fields = Path(f"/proc/{_pid(platform, name)}/stat").read_text().rsplit(")", 1)[1].split()
         used[name] = (int(fields[11]) + int(fields[12])) / _TICKS
     return used
@@ -293,9 +293,9 @@ def _write_report(
                 f"action and make {options.actions} a step (backgammon: whole games); a bot "
                 "reads two views per action (whose turn, his own) and then acts. Memory per "
                 "table: the game's table-engine process's RSS growth over its start, per "
-                "table it took so far. CPU per 1,000 acknowledged actions: the service "
-                "processes', and the bots'; the busiest process: the service process that "
-                "used the most CPU in the step, in cores (CPU seconds a second). Left "
+                "table it took so far. CPU per 1,000 acknowledged actions: the platform's "
+                "processes' (services and broker), and the bots'; the busiest process: the "
+                "one that used the most CPU in the step, in cores (CPU seconds a second). Left "
                 f"running afterwards: {left or 'nothing'}.",
                 "",
                 "## Limits (the last step with p99 within 50 ms)",

@@ -43,7 +43,7 @@ def test_the_protoset_describes_the_gateway_for_ghz(tmp_path: Path) -> None:
 
 
 def step(game: str, tables: int, p99_ms: float) -> Step:
-    cpu = {"gateway": 6.0, "wallet": 1.0}
+    cpu = {"gateway": 6.0, "broker": 1.0}
     return Step(game, tables, 600, 60.0, 5.0, p99_ms, 40.0, cpu, 2.0, 0)
 
 

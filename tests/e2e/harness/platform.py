@@ -53,9 +53,9 @@ class Platform:
         restarted counts nothing)."""
         total = 0.0
         for name in names:
-            process = self.services[name].process
+            pid = self.services[name].pid
             try:
-                status = Path(f"/proc/{process.pid}/status").read_text() if process else ""
+                status = Path(f"/proc/{pid}/status").read_text() if pid else ""
             except OSError:
                 continue  # it exited meanwhile
             for line in status.splitlines():

@@ -116,6 +116,10 @@ class ServiceProcess:
             self.kill()
             return None
 
+    @property
+    def pid(self) -> int | None:
+        return None if self.process is None else self.process.pid
+
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
