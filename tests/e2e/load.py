@@ -18,7 +18,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -39,8 +39,10 @@ _PLANS: dict[str, Callable[[str, int], scenarios.TablePlan]] = {
     "poker": lambda name, actions: scenarios.cash_poker(
         name, tuple(f"{name}p{j}" for j in range(3)), actions
     ),
-    "backgammon": lambda name, actions: scenarios.backgammon_money(
-        name, (f"{name}a", f"{name}b"), 10_000
+    # Its players stop mid-game and stay: leaving would settle the game from gnubg's
+    # evaluation, and whole games make a step last minutes. The table's clock plays on.
+    "backgammon": lambda name, actions: replace(
+        scenarios.backgammon_money(name, (f"{name}a", f"{name}b"), actions), stay=True
     ),
     "rummy": lambda name, actions: scenarios.gin_rummy(name, (f"{name}a", f"{name}b"), actions),
     "joker": lambda name, actions: scenarios.joker(
@@ -290,7 +292,8 @@ def _write_report(
                 "",
                 f"One machine ({os.cpu_count()} cores), every service its own process, the "
                 f"bots in one more. Each table's players take {options.think:g} s over an "
-                f"action and make {options.actions} a step (backgammon: whole games); a bot "
+                f"action and make {options.actions} a step (at backgammon then stop mid-game "
+                "and stay seated, the table's clock playing on); a bot "
                 "reads two views per action (whose turn, his own) and then acts. Memory per "
                 "table: the game's table-engine process's RSS growth over its start, per "
                 "table it took so far. CPU per 1,000 acknowledged actions: the platform's "

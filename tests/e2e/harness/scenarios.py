@@ -29,7 +29,7 @@ JSON_VIEW = table_pb2.VIEW_FORMAT_JSON
 @dataclass(frozen=True)
 class TablePlan:
     """One table: its game, options, players (the first opens it) and stack, and how many
-    actions its players make before they leave."""
+    actions its players make before they leave (or, with `stay`, stop where they are)."""
 
     name: str
     game: str
@@ -37,6 +37,7 @@ class TablePlan:
     players: tuple[str, ...]
     stack: int
     actions: int
+    stay: bool = False
 
 
 def cash_poker(name: str, players: tuple[str, ...], actions: int) -> TablePlan:
@@ -165,7 +166,7 @@ async def _play(
 
 
 async def _leave(client: GatewayClient, plan: TablePlan, outcome: TableOutcome) -> None:
-    if plan.game in ("joker", "rummy"):
+    if plan.stay or plan.game in ("joker", "rummy"):
         # A Joker game or a running rummy round cannot lose a player: the seats stay
         # (Joker plays for points, the rummy table for chips it gave: no money moves).
         return
