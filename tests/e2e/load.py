@@ -16,11 +16,14 @@ import asyncio
 import os
 import sys
 import time
+import urllib.request
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
 
 from croupier.kit.service_auth import ServiceCredential
 from tests.e2e.harness import ghz, scenarios
@@ -72,6 +75,7 @@ class Step:
     cpu_seconds: dict[str, float]  # by process of the platform (services, broker)
     bots_cpu_seconds: float  # this process: the bots and their gRPC client
     refused: int  # tables whose scenario ended in a refusal
+    slow: dict[str, int]  # Acts over 50 ms: "client", and as the gateway and host timed them
 
     def row(self) -> str:
         per_thousand = 1000 / max(self.actions, 1)
@@ -81,8 +85,34 @@ class Step:
             f"{self.p50_ms:.1f} | {self.p99_ms:.1f} | {self.memory_per_table_kib:.0f} KiB | "
             f"{sum(self.cpu_seconds.values()) * per_thousand:.1f} s | "
             f"{self.bots_cpu_seconds * per_thousand:.1f} s | "
-            f"{busiest} {self.cpu_seconds[busiest] / self.seconds:.2f} | {self.refused} |"
+            f"{busiest} {self.cpu_seconds[busiest] / self.seconds:.2f} | "
+            f"{self.slow['client']} / {self.slow['gateway']} / {self.slow['host']} | "
+            f"{self.refused} |"
         )
+
+
+def slow_acts(metrics_text: str, service: str) -> tuple[int, int]:
+    """(Act calls, those over 50 ms) in a process's `grpc_server_handling_seconds` of
+    `service`'s Act: where the slow actions a client sees were slow already."""
+    calls = within = 0.0
+    for family in text_string_to_metric_families(metrics_text):
+        if family.name != "grpc_server_handling_seconds":
+            continue
+        for sample in family.samples:
+            labels = sample.labels
+            if labels.get("grpc_service") != service or labels.get("grpc_method") != "Act":
+                continue
+            if sample.name.endswith("_count"):
+                calls += sample.value
+            elif sample.name.endswith("_bucket") and float(labels["le"]) == P99_LIMIT_MS / 1000:
+                within += sample.value
+    return int(calls), int(calls - within)
+
+
+def _slow_acts_of(platform: Platform, name: str, service: str) -> tuple[int, int]:
+    address = f"http://127.0.0.1:{platform.services[name].metrics_port}/metrics"
+    with urllib.request.urlopen(address, timeout=5) as answer:
+        return slow_acts(answer.read().decode(), service)
 
 
 def _pid(platform: Platform, name: str) -> int:
@@ -124,6 +154,10 @@ async def _step(
     ]
     await _fund(platform, [p for plan in plans for p in plan.players], game.name)
     client = GatewayClient(platform.gateway, history, platform.token)
+    host = table_process(game.name)
+    at_gateway = partial(_slow_acts_of, platform, "gateway", "croupier.gateway.v1.Gateway")
+    at_host = partial(_slow_acts_of, platform, host, "croupier.table.v1.TableEngine")
+    gateway_before, host_before = at_gateway(), at_host()
     cpu, bots_cpu, began = _cpu_seconds(platform), time.process_time(), history.now()
     try:
         outcomes = await asyncio.gather(
@@ -132,6 +166,11 @@ async def _step(
     finally:
         await client.close()
     acts = [c.latency_ms for c in history.acknowledged("Act") if c.at >= began]
+    slow = {
+        "client": sum(1 for latency in acts if latency > P99_LIMIT_MS),
+        "gateway": at_gateway()[1] - gateway_before[1],
+        "host": at_host()[1] - host_before[1],
+    }
     game.opened += tables
     grown = platform.rss_mb([table_process(game.name)]) - game.baseline_mb
     return Step(
@@ -145,6 +184,7 @@ async def _step(
         {name: seconds - cpu[name] for name, seconds in _cpu_seconds(platform).items()},
         time.process_time() - bots_cpu,
         sum(1 for outcome in outcomes if outcome.error),
+        slow,
     )
 
 
@@ -298,7 +338,10 @@ def _write_report(
                 "table: the game's table-engine process's RSS growth over its start, per "
                 "table it took so far. CPU per 1,000 acknowledged actions: the platform's "
                 "processes' (services and broker), and the bots'; the busiest process: the "
-                "one that used the most CPU in the step, in cores (CPU seconds a second). Left "
+                "one that used the most CPU in the step, in cores (CPU seconds a second); "
+                "Acts over 50 ms as the bots, the gateway and the table host timed them (the "
+                "servers' "
+                "`grpc_server_handling_seconds`): where the slow ones were slow already. Left "
                 f"running afterwards: {left or 'nothing'}.",
                 "",
                 "## Limits (the last step with p99 within 50 ms)",
@@ -308,8 +351,9 @@ def _write_report(
                 "## Steps",
                 "",
                 "| game | tables | actions/s | p50 ms | p99 ms | memory / table | "
-                "CPU / 1,000 | bots' CPU / 1,000 | busiest process, cores | tables refused |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+                "CPU / 1,000 | bots' CPU / 1,000 | busiest process, cores | "
+                "Acts over 50 ms: client / gateway / host | tables refused |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
                 *(step.row() for step in steps),
                 "",
                 "## Single methods (ghz, 20 callers on one connection, 10 s each)",

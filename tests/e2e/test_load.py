@@ -8,7 +8,7 @@ from pathlib import Path
 from google.protobuf import descriptor_pb2
 
 from tests.e2e.harness.ghz import MethodLoad, compile_protoset, figures_of
-from tests.e2e.load import Step, limits
+from tests.e2e.load import Step, limits, slow_acts
 
 LOAD = MethodLoad("view", "127.0.0.1:1", "croupier.gateway.v1.Gateway/GetTableView", {}, {})
 
@@ -44,12 +44,13 @@ def test_the_protoset_describes_the_gateway_for_ghz(tmp_path: Path) -> None:
 
 def step(game: str, tables: int, p99_ms: float) -> Step:
     cpu = {"gateway": 6.0, "broker": 1.0}
-    return Step(game, tables, 600, 60.0, 5.0, p99_ms, 40.0, cpu, 2.0, 0)
+    slow = {"client": 9, "gateway": 8, "host": 7}
+    return Step(game, tables, 600, 60.0, 5.0, p99_ms, 40.0, cpu, 2.0, 0, slow)
 
 
 def test_a_steps_row_names_its_busiest_process_in_cores() -> None:
     assert step("poker", 4, 30.0).row() == (
-        "| poker | 4 | 10 | 5.0 | 30.0 | 40 KiB | 11.7 s | 3.3 s | gateway 0.10 | 0 |"
+        "| poker | 4 | 10 | 5.0 | 30.0 | 40 KiB | 11.7 s | 3.3 s | gateway 0.10 | 9 / 8 / 7 | 0 |"
     )
 
 
@@ -62,3 +63,23 @@ def test_a_games_limit_is_its_last_step_within_50_ms() -> None:
         "- joker: 2 tables (or more: never passed), 10 actions/s, p99 12.0 ms",
         "- rummy: p99 over 50 ms from the first table",
     ]
+
+
+def test_slow_acts_are_read_from_a_servers_latency_histogram() -> None:
+    bucket = "grpc_server_handling_seconds_bucket"
+    labels = 'grpc_method="{}",grpc_service="croupier.table.v1.TableEngine",grpc_type="unary"'
+    text = "\n".join(
+        [
+            "# TYPE grpc_server_handling_seconds histogram",
+            f'{bucket}{{{labels.format("Act")},le="0.025"}} 90.0',
+            f'{bucket}{{{labels.format("Act")},le="0.05"}} 97.0',
+            f'{bucket}{{{labels.format("Act")},le="+Inf"}} 100.0',
+            f"grpc_server_handling_seconds_count{{{labels.format('Act')}}} 100.0",
+            f"grpc_server_handling_seconds_sum{{{labels.format('Act')}}} 1.5",
+            f'{bucket}{{{labels.format("GetView")},le="0.05"}} 10.0',
+            f"grpc_server_handling_seconds_count{{{labels.format('GetView')}}} 50.0",
+            "",
+        ]
+    )
+    assert slow_acts(text, "croupier.table.v1.TableEngine") == (100, 3)
+    assert slow_acts(text, "croupier.gateway.v1.Gateway") == (0, 0)

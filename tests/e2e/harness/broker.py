@@ -93,6 +93,8 @@ class OwnBroker:
                 *_JAVA,
                 "-XX:+UseG1GC",
                 "-XX:MaxGCPauseMillis=20",
+                # Its pauses, to hold against the slow actions of a run.
+                f"-Xlog:gc:file={self.folder / 'gc.log'}:uptime",
                 *classpath,
                 "kafka.Kafka",
                 str(properties),
