@@ -1,13 +1,14 @@
 """`make load` (issue #23): for each game, N concurrent bot tables through the gateway,
 each player taking `--think` seconds over an action (a quick person's pace), N doubled
-until the p99 of an acknowledged `Act` passes 50 ms: the step before is the game's limit
-on this machine. Per step the tables, actions a second, p50/p99, the table host's memory
-per table and the CPU per 1,000 actions of the platform and of the bots driving it. Then
-ghz's single-method figures: the gateway's reads against the same reads made on the
-table host and the lobby directly. One platform (processes, the run's own broker, the
-real PostgreSQL) serves every step; no faults. The report goes to
-.local/load/<time>/report.md, with plots: Act latency and actions a second over time,
-the table hosts' memory, the steps marked."""
+until the p99 of an acknowledged `Act` passes 50 ms in two steps in a row: the most
+tables of a step within it is the game's limit on this machine. Per step the tables,
+actions a second, p50/p99, the table host's memory per table, the CPU per 1,000 actions
+of the platform and of the bots driving it, the busiest process, and where the slow
+actions were slow (bots, gateway, host). Then ghz's single-method figures: the gateway's
+reads against the same reads made on the table host and the lobby directly. One platform
+(processes, the run's own broker, the real PostgreSQL) serves every step; no faults. The
+report goes to .local/load/<time>/report.md, with plots: Act latency and actions a second
+over time, the table hosts' memory, the steps marked."""
 
 from __future__ import annotations
 
@@ -279,15 +280,16 @@ async def load(folder: Path, dsn: str, options: _Options) -> Path:
             game = _Game(name, platform.rss_mb([table_process(name)]))
             # Warm-up (first calls, the broker's first appends), not reported.
             await _step(platform, history, game, 1, options.actions, options.think)
-            tables = 1
-            while tables <= options.most:
+            tables, over = 1, 0
+            # Until two steps in a row pass the limit: a step's p99 of a few hundred
+            # actions is nearly its slowest, so one pause can fail one step alone.
+            while tables <= options.most and over < 2:
                 marks.append((history.now(), f"{name} {tables}"))
                 steps.append(
                     await _step(platform, history, game, tables, options.actions, options.think)
                 )
                 print(steps[-1].row(), flush=True)
-                if steps[-1].p99_ms > P99_LIMIT_MS:
-                    break
+                over = over + 1 if steps[-1].p99_ms > P99_LIMIT_MS else 0
                 tables *= 2
         single = await _single_methods(platform, options.games[0])
     finally:
@@ -298,6 +300,7 @@ async def load(folder: Path, dsn: str, options: _Options) -> Path:
 
 
 def limits(steps: list[Step], games: list[str]) -> list[str]:
+    """Each game's limit: its most tables in a step within 50 ms at p99."""
     lines = []
     for game in games:
         within = [s for s in steps if s.game == game and s.p99_ms <= P99_LIMIT_MS]
@@ -344,7 +347,7 @@ def _write_report(
                 "`grpc_server_handling_seconds`): where the slow ones were slow already. Left "
                 f"running afterwards: {left or 'nothing'}.",
                 "",
-                "## Limits (the last step with p99 within 50 ms)",
+                "## Limits (the most tables of a step with p99 within 50 ms)",
                 "",
                 *limits(steps, options.games),
                 "",
