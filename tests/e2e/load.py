@@ -335,7 +335,8 @@ def _write_report(
                 "",
                 f"One machine ({os.cpu_count()} cores), every service its own process, the "
                 f"bots in one more. Each table's players take {options.think:g} s over an "
-                f"action and make {options.actions} a step (at backgammon then stop mid-game "
+                "action on average (drawn between half and one and a half times that) "
+                f"and make {options.actions} a step (at backgammon then stop mid-game "
                 "and stay seated, the table's clock playing on); a bot "
                 "reads two views per action (whose turn, his own) and then acts. Memory per "
                 "table: the game's table-engine process's RSS growth over its start, per "

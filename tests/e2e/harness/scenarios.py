@@ -150,7 +150,9 @@ async def _play(
         idle = 0
         action = game.legal_action(await _view(client, actor, table_id), rng)
         if think_seconds:
-            await asyncio.sleep(think_seconds)  # a person's pace (the load's tables)
+            # A person's pace (the load's tables), drawn: tables thinking in step would
+            # all act at once, a burst no room of people makes.
+            await asyncio.sleep(think_seconds * rng.uniform(0.5, 1.5))
         command_id = f"{plan.name}-{outcome.actions + outcome.refused}"
         request = pb.ActRequest(
             table_id=table_id, command_id=command_id, action_json=json.dumps(action)
@@ -182,9 +184,10 @@ async def _leave(client: GatewayClient, plan: TablePlan, outcome: TableOutcome) 
 async def play_table(
     client: GatewayClient, plan: TablePlan, seed: int, think_seconds: float = 0.0
 ) -> TableOutcome:
-    """Open, join, play (each action `think_seconds` after the view it answers) and leave
-    `plan`'s table; what happened (an error is recorded in the outcome, not raised, so
-    one table's failure is a finding and the run goes on)."""
+    """Open, join, play (each action `think_seconds` on average after the view it answers,
+    between half and one and a half times that) and leave `plan`'s table; what happened
+    (an error is recorded in the outcome, not raised, so one table's failure is a finding
+    and the run goes on)."""
     outcome = TableOutcome(plan)
     try:
         await seat(client, plan, outcome)
