@@ -5,8 +5,8 @@ tables of a step within it is the game's limit on this machine. Per step the tab
 actions a second, p50/p99, the table host's memory per table, the CPU per 1,000 actions
 of the platform and of the bots driving it, the busiest process, and where the slow
 actions were slow (bots, gateway, host). Then ghz's single-method figures: the gateway's
-reads against the same reads made on the table host and the lobby directly. One platform
-(processes, the run's own broker, the real PostgreSQL) serves every step; no faults. The
+reads against the same reads made on the table host and the lobby directly. Each game gets a
+platform of its own (processes, the run's own broker, the real PostgreSQL); no faults. The
 report goes to .local/load/<time>/report.md, with plots: Act latency and actions a second
 over time, the table hosts' memory, the steps marked."""
 
@@ -19,7 +19,7 @@ import sys
 import time
 import urllib.request
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -261,41 +261,59 @@ class _Options:
     most: int
 
 
+async def _game_steps(
+    platform: Platform,
+    history: History,
+    name: str,
+    options: _Options,
+    marks: list[tuple[float, str]],
+) -> AsyncIterator[Step]:
+    """`name`'s steps on `platform`, 1, 2, 4, ... tables (each marked where it began),
+    until two steps in a row pass the limit: a step's p99 of a few hundred actions is
+    nearly its slowest, so one pause can fail one step alone."""
+    game = _Game(name, platform.rss_mb([table_process(name)]))
+    # Warm-up (first calls, the broker's first appends), not reported.
+    await _step(platform, history, game, 1, options.actions, options.think)
+    tables, over = 1, 0
+    while tables <= options.most and over < 2:
+        marks.append((history.now(), f"{name} {tables}"))
+        step = await _step(platform, history, game, tables, options.actions, options.think)
+        yield step
+        over = over + 1 if step.p99_ms > P99_LIMIT_MS else 0
+        tables *= 2
+
+
 async def load(folder: Path, dsn: str, options: _Options) -> Path:
-    platform = await asyncio.to_thread(
-        partial(
-            start_platform,
-            folder,
-            f"load_{uuid.uuid4().hex[:8]}",
-            dsn,
-            games=tuple(options.games),
-            settings=_UNLIMITED,
-        )
-    )
+    """Each game on a platform of its own: the tables a game leaves open (their clocks
+    play on) must not load the next game's steps."""
     history, steps, marks = History(), list[Step](), list[tuple[float, str]]()
     memory: list[tuple[float, float]] = []
-    sampler = asyncio.create_task(platform.sample_memory(platform.tables(), history.now, memory))
-    try:
-        for name in options.games:
-            game = _Game(name, platform.rss_mb([table_process(name)]))
-            # Warm-up (first calls, the broker's first appends), not reported.
-            await _step(platform, history, game, 1, options.actions, options.think)
-            tables, over = 1, 0
-            # Until two steps in a row pass the limit: a step's p99 of a few hundred
-            # actions is nearly its slowest, so one pause can fail one step alone.
-            while tables <= options.most and over < 2:
-                marks.append((history.now(), f"{name} {tables}"))
-                steps.append(
-                    await _step(platform, history, game, tables, options.actions, options.think)
-                )
-                print(steps[-1].row(), flush=True)
-                over = over + 1 if steps[-1].p99_ms > P99_LIMIT_MS else 0
-                tables *= 2
-        single = await _single_methods(platform, options.games[0])
-    finally:
-        sampler.cancel()
-        left = await asyncio.to_thread(platform.stop)
-        await platform.drop_schemas()
+    single: list[ghz.MethodFigures] = []
+    left: list[str] = []
+    for name in options.games:
+        platform = await asyncio.to_thread(
+            partial(
+                start_platform,
+                folder / name,
+                f"load_{uuid.uuid4().hex[:8]}",
+                dsn,
+                games=(name,),
+                settings=_UNLIMITED,
+            )
+        )
+        sampler = asyncio.create_task(
+            platform.sample_memory(platform.tables(), history.now, memory)
+        )
+        try:
+            async for step in _game_steps(platform, history, name, options, marks):
+                steps.append(step)
+                print(step.row(), flush=True)
+            if name == options.games[-1]:
+                single = await _single_methods(platform, name)
+        finally:
+            sampler.cancel()
+            left += await asyncio.to_thread(platform.stop)
+            await platform.drop_schemas()
     return _write_report(folder, options, steps, single, history, marks, memory, left)
 
 
@@ -333,7 +351,8 @@ def _write_report(
             [
                 "# Load: bot tables through the gateway, doubled until Act's p99 passes 50 ms",
                 "",
-                f"One machine ({os.cpu_count()} cores), every service its own process, the "
+                f"One machine ({os.cpu_count()} cores), each game on a platform of its own, every "
+                "service its own process, the "
                 f"bots in one more. Each table's players take {options.think:g} s over an "
                 "action on average (drawn between half and one and a half times that) "
                 f"and make {options.actions} a step (at backgammon then stop mid-game "
