@@ -10,6 +10,7 @@ do not pair the same accounts again."""
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -58,6 +59,9 @@ class SteppedClock:
 
     def __call__(self) -> datetime:
         return self.now
+
+
+POOL_CLOSE_SECONDS = 30.0
 
 
 @dataclass
@@ -154,7 +158,13 @@ async def platform(
     finally:
         await server.stop()
         await pool.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        await pool.close()
+        try:
+            await asyncio.wait_for(pool.close(), POOL_CLOSE_SECONDS)
+        except TimeoutError:
+            # Seen once in CI after a lobby restart: a connection never given back hung
+            # close() for ever (the cause is not found yet). Terminated, and said so.
+            pool.terminate()
+            warnings.warn("a lobby left a PostgreSQL connection checked out", stacklevel=1)
 
 
 async def refused(call: Awaitable[Any]) -> tuple[str, str]:

@@ -88,14 +88,17 @@ REFUSALS: Mapping[grpc.StatusCode, type[RuleBroken]] = {
 }
 
 
-def game_targets(target: Target) -> dict[str, list[str]]:
-    """The per-game addresses `target` names (`game=address|address,...`: each game's
-    replicas); {} for one address serving every game."""
+def game_targets(target: Target) -> dict[str, str]:
+    """The per-game addresses `target` names (`game=address,...`, an address listing the
+    game's replicas as `host:port|host:port`); {} for one address serving every game."""
     if not isinstance(target, str) or "=" not in target:
         return {}
     pairs = [item.partition("=") for item in target.split(",") if item.strip()]
-    per_game = {game.strip(): [a.strip() for a in text.split("|")] for game, _, text in pairs}
-    if any(not game or not all(addresses) for game, addresses in per_game.items()):
+    per_game = {game.strip(): address.strip() for game, _, address in pairs}
+    if any(
+        not game or not all(a.strip() for a in address.split("|"))
+        for game, address in per_game.items()
+    ):
         raise ValueError(
             f"table host addresses must read game=host:port[|host:port...],...: {target!r}"
         )
@@ -107,7 +110,10 @@ def table_services(target: TableTarget) -> dict[str, list[Target]]:
     game); a bad setting raises ValueError with the reason."""
     per_game = game_targets(target) if isinstance(target, str) else {}
     if per_game:
-        return {game: list[Target](addresses) for game, addresses in per_game.items()}
+        return {
+            game: [replica.strip() for replica in address.split("|")]
+            for game, address in per_game.items()
+        }
     if isinstance(target, str):
         one_target = target.startswith(GRPC_SCHEMES)
         replicas: list[Target] = (
