@@ -36,7 +36,11 @@ def envelope(subject: str, sequence: int) -> Envelope:
 async def pool(postgres_dsn: str) -> AsyncIterator[asyncpg.Pool]:
     pool = await asyncpg.create_pool(postgres_dsn, min_size=1, max_size=6)
     yield pool
-    await pool.close()
+    try:
+        await asyncio.wait_for(pool.close(), 30)
+    except TimeoutError:  # a connection never given back (a test below looks for one)
+        pool.terminate()
+        raise
 
 
 @pytest.fixture
@@ -351,3 +355,26 @@ async def test_a_running_relay_deletes_old_published_rows_by_itself(
                 await asyncio.sleep(0.02)
     async with pool.acquire() as connection:
         assert await outbox.unpublished(connection) == 0  # the new row went out meanwhile
+
+
+async def test_a_relay_that_fails_to_listen_or_stops_gives_its_connection_back(
+    pool: asyncpg.Pool, outbox: Outbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A lobby stopped while connecting once left its listening connection checked out,
+    # and closing its pool then waited for ever.
+    idle = pool.get_idle_size()
+    relay = OutboxRelay(pool=pool, outbox=outbox, bus=InMemoryBus())
+    await relay.start()
+    assert pool.get_idle_size() == idle - 1  # the listener
+    await relay.stop()
+    assert pool.get_idle_size() == idle
+
+    async def refuse(*_: object) -> None:
+        raise ConnectionResetError("connection lost")
+
+    monkeypatch.setattr(asyncpg.Connection, "add_listener", refuse)
+    failing = OutboxRelay(pool=pool, outbox=outbox, bus=InMemoryBus())
+    with pytest.raises(ConnectionResetError):
+        await failing.start()
+    assert pool.get_idle_size() == idle
+    await failing.stop()  # nothing started: nothing to stop

@@ -161,8 +161,10 @@ async def platform(
         try:
             await asyncio.wait_for(pool.close(), POOL_CLOSE_SECONDS)
         except TimeoutError:
-            # Seen once in CI after a lobby restart: a connection never given back hung
-            # close() for ever (the cause is not found yet). Terminated, and said so.
+            # Seen in CI after a lobby restart: a connection never given back hung close()
+            # for ever. One way it happened is fixed (an outbox relay whose start failed or
+            # was cancelled kept its listening connection); any other is terminated, and
+            # said so.
             pool.terminate()
             warnings.warn("a lobby left a PostgreSQL connection checked out", stacklevel=1)
 

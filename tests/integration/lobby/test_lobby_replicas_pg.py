@@ -100,8 +100,11 @@ async def test_two_replicas_never_tick_at_once_and_one_takes_over_from_the_other
                 running.append(name)
                 if len(running) > 1:
                     overlaps.append(tuple(running))
-                await asyncio.sleep(3 * TICK)  # long enough for the other to try meanwhile
-                running.remove(name)
+                try:
+                    await asyncio.sleep(3 * TICK)  # long enough for the other to try meanwhile
+                finally:
+                    # A stop cancels the tick here: it no longer runs (nor holds the lock).
+                    running.remove(name)
                 ticks[name] += 1
                 return await process()
 

@@ -221,8 +221,13 @@ class OutboxRelay:
     async def start(self) -> None:
         if self._task is not None:
             return
-        self._listener = await self._pool.acquire()
-        await self._listener.add_listener(self._outbox.channel, self._on_notify)
+        listener = await self._pool.acquire()
+        try:
+            await listener.add_listener(self._outbox.channel, self._on_notify)
+        except BaseException:  # a failure or a cancellation (a stop while connecting)
+            await self._pool.release(listener)
+            raise
+        self._listener = listener
         self._task = asyncio.create_task(self._run(), name=f"outbox-relay:{self._outbox.table}")
         self._task.add_done_callback(self._on_done)
 
@@ -233,10 +238,13 @@ class OutboxRelay:
         task, self._task = self._task, None
         self._stopping = True
         self._wake.set()
-        await asyncio.gather(task, return_exceptions=True)
-        if self._listener is not None:
-            listener, self._listener = self._listener, None
+        listener, self._listener = self._listener, None
+        try:
+            await asyncio.gather(task, return_exceptions=True)
             await listener.remove_listener(self._outbox.channel, self._on_notify)
+        finally:
+            # Given back even when the stop is cancelled or the connection broke: a pool
+            # waits for every connection before it closes.
             await self._pool.release(listener)
 
     async def __aenter__(self) -> OutboxRelay:
