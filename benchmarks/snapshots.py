@@ -56,6 +56,7 @@ LOGS = Path(__file__).resolve().parents[1] / "tests" / "data" / "replay" / "logs
 SEND_CHUNK = 20_000
 FAST_STARTS = 5
 STILL_MS = 1_800_000_000_000  # after every stored entry's time
+FULL_REPLAY_SECONDS = 3600.0  # a million entries replay for minutes on a small machine
 
 
 class _Never:
@@ -111,7 +112,12 @@ async def start_host(topic: str, snapshots: str | None) -> tuple[float, dict[str
     await bus.start()
     host = TableHost(
         engines=load_engines(),
-        command_log=KafkaCommandLog(bootstrap(), topic, f"bench-owners-{uuid.uuid4().hex}"),
+        command_log=KafkaCommandLog(
+            bootstrap(),
+            topic,
+            f"bench-owners-{uuid.uuid4().hex}",
+            first_assignment_seconds=FULL_REPLAY_SECONDS,
+        ),
         publisher=bus,
         snapshot_store=KafkaSnapshotStore(bootstrap(), snapshots) if snapshots else None,
         now_ms=lambda: STILL_MS,

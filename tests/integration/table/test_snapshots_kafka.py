@@ -1,6 +1,7 @@
 """Snapshots on the real broker: the Kafka snapshot store (a compacted topic keyed by table
 id) gives a rebuild the tables a full replay gives, reading only the tails; a damaged
-snapshot record falls back to the log; the topic check refuses a missing topic, a wrong
+snapshot record falls back to the log; a retired table's snapshot is forgotten and each
+partition keeps its watermark; the topic check refuses a missing topic, a wrong
 partition count, a compacted command log, a short retention and a snapshot topic that
 deletes."""
 
@@ -117,7 +118,9 @@ async def test_a_rebuild_from_kafka_snapshots_equals_a_full_replay_and_survives_
         await host.flush()
         await host.stop()  # its snapshots were written in the background: let them land
 
-        stored = await KafkaSnapshotStore(kafka_bootstrap, snapshots).load(range(PARTITIONS))
+        stored = (
+            await KafkaSnapshotStore(kafka_bootstrap, snapshots).load(range(PARTITIONS))
+        ).tables
         assert sorted(stored) == sorted(table_ids)
         fallbacks = metrics.SNAPSHOT_FALLBACKS.labels("UnreadableSnapshot")._value.get()
         assert await digests(kafka_bootstrap, bus, topic, snapshots) == expected
@@ -140,6 +143,29 @@ async def test_a_rebuild_from_kafka_snapshots_equals_a_full_replay_and_survives_
         assert metrics.SNAPSHOT_FALLBACKS.labels("UnreadableSnapshot")._value.get() == fallbacks + 1
     finally:
         await bus.stop()
+
+
+async def test_the_kafka_store_forgets_a_retired_table_and_keeps_each_partitions_watermark(
+    kafka_bootstrap: str, admin: AIOKafkaAdminClient
+) -> None:
+    topic = await create(admin, **{"cleanup.policy": "compact"})
+    store = KafkaSnapshotStore(kafka_bootstrap, topic)
+    await store.start()
+    try:
+        await store.save("kept", 0, b"k1")
+        await store.save("retired", 1, b"r1")
+        await store.save_watermark(0, 40)
+        await store.save_watermark(1, 7)
+        await store.save_watermark(1, 12)  # the latest counts
+        await store.forget("retired", 1)
+        await store.save("kept", 0, b"k2")
+    finally:
+        await store.stop()
+    stored = await KafkaSnapshotStore(kafka_bootstrap, topic).load(range(PARTITIONS))
+    assert stored.tables == {"kept": b"k2"}
+    assert stored.watermarks == {0: 40, 1: 12}
+    only = await KafkaSnapshotStore(kafka_bootstrap, topic).load([1])
+    assert only.tables == {} and only.watermarks == {1: 12}
 
 
 async def test_the_topic_check_refuses_topics_that_would_lose_tables(

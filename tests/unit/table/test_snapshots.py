@@ -1,7 +1,8 @@
 """Snapshots: a table rebuilt from its latest snapshot and the log's tail is the table a
 full replay gives (its digest), for every game; a snapshot of another engine version or a
 damaged one falls back to the whole log; a table with neither is voided, refunded and
-counted; an open table whose log head expired is rebuilt from its snapshot.
+counted; an open table whose log head expired is rebuilt from its snapshot; a closed
+table is retired after it was kept, and no rebuild reads it again.
 
 The in-memory log and snapshot store stand in for Kafka here
 (`tests/integration/table/test_snapshots_kafka.py` runs the Kafka store).
@@ -9,6 +10,7 @@ The in-memory log and snapshot store stand in for Kafka here
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator, Collection, Mapping
 from dataclasses import replace
@@ -62,12 +64,13 @@ def host_on(
     bus: InMemoryBus,
     store: InMemorySnapshotStore | None,
     policy: SnapshotPolicy = OFTEN,
+    clock: FakeClock | None = None,
 ) -> TableHost:
     return TableHost(
         engines=load_engines(),
         command_log=log,
         publisher=bus,
-        now_ms=FakeClock(),
+        now_ms=clock or FakeClock(),
         seeds=Seeds("snapshots"),
         snapshot_store=store,
         snapshot_policy=policy,
@@ -260,3 +263,85 @@ async def test_a_table_rebuilt_from_a_snapshot_refuses_older_hand_histories_clea
             rebuilt.hand_history(table_id, 1)
     finally:
         await rebuilt.stop()
+
+
+async def test_a_closed_table_kept_long_enough_is_retired_and_no_rebuild_reads_it_again(
+    bus: InMemoryBus,
+) -> None:
+    game = GAMES["poker"]
+    log, store, clock = CountingLog(), InMemorySnapshotStore(), FakeClock()
+    first = host_on(log, bus, store, clock=clock)
+    await first.start()
+    closing = await first.open_table(game.name, game.options, LONG_TURN, request_key="done")
+    await first.close(closing)
+    playing = await play_tables(first, game, tables=2, actions=60)
+    await first._snapshots.sweep()
+    assert closing in first.table_ids()  # closed, still kept: its final view and histories
+    clock.now += int(OFTEN.closed_kept_seconds * 1000) - 1
+    await first._snapshots.sweep()
+    assert closing in first.table_ids()
+    clock.now += 1
+    await first._snapshots.sweep()
+    assert closing not in first.table_ids()
+    assert closing not in store.snapshots  # forgotten
+    assert store.watermarks[0] > 0
+    expected = {table_id: first.digest(table_id) for table_id in playing}
+    await first.stop()
+
+    log.replayed = 0
+    rebuilt = host_on(log, bus, store)
+    assert await digests(rebuilt) == expected
+    assert closing not in rebuilt.voided
+    assert log.replayed < 60 / 2  # the open tables' tails, never the closed table's entries
+
+
+async def test_a_partition_whose_tables_all_retired_is_not_read_again(
+    bus: InMemoryBus,
+) -> None:
+    game = GAMES["backgammon"]
+    log, store, clock = CountingLog(), InMemorySnapshotStore(), FakeClock()
+    first = host_on(log, bus, store, clock=clock)
+    await first.start()
+    table_id = await first.open_table(game.name, game.options, LONG_TURN, request_key="over")
+    await first.close(table_id)  # nobody came: closed at once
+    await first._snapshots.sweep()
+    clock.now += int(OFTEN.closed_kept_seconds * 1000)
+    await first._snapshots.sweep()
+    assert first.table_ids() == []
+    await first.stop()
+    assert store.snapshots == {} and store.watermarks == {0: log.end_offset(0)}
+
+    log.replayed = 0
+    rebuilt = host_on(log, bus, store)
+    assert await digests(rebuilt) == {}
+    assert log.replayed == 0 and rebuilt.voided == {}
+
+
+async def test_a_long_rebuild_lets_the_event_loop_run(bus: InMemoryBus) -> None:
+    # A rebuild runs inside the consumer group's assignment callback: a loop it starved
+    # would miss the group's heartbeats.
+    game = GAMES["backgammon"]
+    log, store = InMemoryCommandLog(), InMemorySnapshotStore()
+    first = host_on(log, bus, store)
+    await first.start()
+    for n in range(500):
+        await first.open_table(game.name, game.options, LONG_TURN, request_key=f"t{n}")
+    await first.stop()
+
+    turns = 0
+
+    async def other_work() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    rebuilt = host_on(log, bus, store)
+    running = asyncio.create_task(other_work())
+    await asyncio.sleep(0)
+    before = turns
+    await rebuilt.start()  # a rebuild from 500 snapshots
+    during = turns - before
+    running.cancel()
+    await rebuilt.stop()
+    assert during >= 4  # every 200 snapshots decoded, and again every 200 tables served

@@ -71,6 +71,16 @@ class CommandLog(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class StoredSnapshots:
+    """What a snapshot store holds for some partitions."""
+
+    tables: dict[str, bytes]
+    """The latest snapshot of every table not forgotten."""
+    watermarks: dict[int, int]
+    """Per partition, the latest offset saved by `save_watermark` (none: no entry)."""
+
+
 class SnapshotStore(Protocol):
     """Where the latest snapshot of each table is kept (`adapters.kafka_snapshots`: a
     compacted topic keyed by table id), so a rebuild replays only the log's tail."""
@@ -84,8 +94,17 @@ class SnapshotStore(Protocol):
         partition, which the store uses too)."""
         ...
 
-    async def load(self, partitions: Collection[int]) -> dict[str, bytes]:
-        """The latest snapshot of every table of `partitions`."""
+    async def forget(self, table_id: str, partition: int) -> None:
+        """Drop the table's snapshots (a retired closed table: `load` no longer gives it)."""
+        ...
+
+    async def save_watermark(self, partition: int, offset: int) -> None:
+        """Keep `offset` as the partition's watermark: no table the partition still serves
+        needs a record before it, and every table forgotten lies wholly before it."""
+        ...
+
+    async def load(self, partitions: Collection[int]) -> StoredSnapshots:
+        """The latest snapshot of every table of `partitions`, and their watermarks."""
         ...
 
 

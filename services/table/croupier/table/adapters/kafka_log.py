@@ -75,6 +75,7 @@ class KafkaCommandLog:
         instance_id: str = "",
         producer: AckedProducer | None = None,
         security: KafkaSecurity | None = None,
+        first_assignment_seconds: float = FIRST_ASSIGNMENT_SECONDS,
     ) -> None:
         """`instance_id`: a stable name for this replica (a StatefulSet pod's name). With
         it, a replica restarted under the same name takes its partitions back at once
@@ -85,8 +86,13 @@ class KafkaCommandLog:
         closes it. Without it the log makes its own and closes it at `stop`.
 
         `security`: TLS and SASL for the log's clients (the bus's `security`); by default
-        the process's `CROUPIER_KAFKA_*` settings."""
+        the process's `CROUPIER_KAFKA_*` settings.
+
+        `first_assignment_seconds`: how long `own_partitions` waits for the first
+        assignment, its rebuild included (a benchmark's full replay of a long log takes
+        longer than a start-up probe allows)."""
         self._security = security or KafkaSecurity.from_environment()
+        self._first_assignment_seconds = first_assignment_seconds
         self._shared_producer = producer
         self._bootstrap = bootstrap
         self._topic = topic
@@ -255,11 +261,11 @@ class KafkaCommandLog:
         members.subscribe([self._topic], listener=listener)
         self._membership = asyncio.create_task(self._stay_member(members))
         try:
-            await asyncio.wait_for(first.wait(), FIRST_ASSIGNMENT_SECONDS)
+            await asyncio.wait_for(first.wait(), self._first_assignment_seconds)
         except TimeoutError as exc:
             raise RuntimeError(
                 f"no partition assignment from group {self._group_id!r} "
-                f"within {FIRST_ASSIGNMENT_SECONDS:.0f} s"
+                f"within {self._first_assignment_seconds:.0f} s"
             ) from exc
 
     @staticmethod

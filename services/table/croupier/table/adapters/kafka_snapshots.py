@@ -6,7 +6,9 @@ Kafka rather than PostgreSQL: the table host needs no database (architecture §5
 store is written from the same librdkafka producer as the log, and a compacted topic is
 what Kafka Streams keeps its state stores' changelogs in. Loading reads the partitions
 from the beginning to their end; compaction keeps that near one record per table (the
-broker compacts closed segments: `segment.ms` bounds how many older copies remain).
+broker compacts closed segments: `segment.ms` bounds how many older copies remain). A
+retired table's key gets a tombstone, which compaction removes with the table's records;
+each partition also holds one watermark record (`WATERMARK_KEY`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from croupier.kit.kafka_producer import AckedProducer
 from croupier.kit.kafka_security import KafkaSecurity
 from croupier.table.adapters.kafka_topics import SNAPSHOTS_TOPIC
+from croupier.table.ports import StoredSnapshots
+
+#: The key of a partition's watermark record (in that partition). No table has it: table
+#: ids are UUIDs.
+WATERMARK_KEY = b"~watermark"
 
 
 class KafkaSnapshotStore:
@@ -48,14 +55,24 @@ class KafkaSnapshotStore:
             await producer.close()
 
     async def save(self, table_id: str, partition: int, data: bytes) -> None:
-        if self._producer is None:
-            raise RuntimeError("KafkaSnapshotStore.save before start()")
-        await self._producer.send(self._topic, table_id.encode(), data, partition=partition)
+        await self._send(table_id.encode(), data, partition)
 
-    async def load(self, partitions: Collection[int]) -> dict[str, bytes]:
+    async def forget(self, table_id: str, partition: int) -> None:
+        await self._send(table_id.encode(), None, partition)  # a tombstone: compacted away
+
+    async def save_watermark(self, partition: int, offset: int) -> None:
+        await self._send(WATERMARK_KEY, str(offset).encode(), partition)
+
+    async def _send(self, key: bytes, value: bytes | None, partition: int) -> None:
+        if self._producer is None:
+            raise RuntimeError("KafkaSnapshotStore used before start()")
+        await self._producer.send(self._topic, key, value, partition=partition)
+
+    async def load(self, partitions: Collection[int]) -> StoredSnapshots:
         latest: dict[str, bytes] = {}
+        watermarks: dict[int, int] = {}
         if not partitions:
-            return latest
+            return StoredSnapshots(latest, watermarks)
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self._bootstrap,
             enable_auto_commit=False,
@@ -72,6 +89,9 @@ class KafkaSnapshotStore:
                 batches = await consumer.getmany(*remaining, timeout_ms=1000)
                 for records in batches.values():
                     for record in records:
+                        if record.key == WATERMARK_KEY:
+                            watermarks[record.partition] = int(record.value or b"0")
+                            continue
                         table_id = (record.key or b"").decode(errors="replace")
                         if record.value is None:  # a tombstone: the table was forgotten
                             latest.pop(table_id, None)
@@ -82,4 +102,4 @@ class KafkaSnapshotStore:
                         remaining.discard(tp)
         finally:
             await consumer.stop()
-        return latest
+        return StoredSnapshots(latest, watermarks)

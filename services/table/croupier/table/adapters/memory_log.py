@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 
 from croupier.table.adapters.log_codec import decode_table, encode
 from croupier.table.core.log_entry import LogEntry, ReplayedTable
-from croupier.table.ports import PartitionOwner
+from croupier.table.ports import PartitionOwner, StoredSnapshots
 
 
 class InMemoryCommandLog:
@@ -73,6 +73,7 @@ class InMemorySnapshotStore:
 
     def __init__(self) -> None:
         self.snapshots: dict[str, tuple[int, bytes]] = {}
+        self.watermarks: dict[int, int] = {}
 
     async def start(self) -> None:
         return None
@@ -83,9 +84,18 @@ class InMemorySnapshotStore:
     async def save(self, table_id: str, partition: int, data: bytes) -> None:
         self.snapshots[table_id] = (partition, data)
 
-    async def load(self, partitions: Collection[int]) -> dict[str, bytes]:
-        return {
-            table_id: data
-            for table_id, (partition, data) in self.snapshots.items()
-            if partition in partitions
-        }
+    async def forget(self, table_id: str, partition: int) -> None:
+        self.snapshots.pop(table_id, None)
+
+    async def save_watermark(self, partition: int, offset: int) -> None:
+        self.watermarks[partition] = offset
+
+    async def load(self, partitions: Collection[int]) -> StoredSnapshots:
+        return StoredSnapshots(
+            tables={
+                table_id: data
+                for table_id, (partition, data) in self.snapshots.items()
+                if partition in partitions
+            },
+            watermarks={p: o for p, o in self.watermarks.items() if p in partitions},
+        )

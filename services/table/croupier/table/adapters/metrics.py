@@ -34,6 +34,11 @@ CRASH_REFUNDS_REQUESTED = Counter(
 SNAPSHOTS_STORED = Counter(
     "croupier_table_snapshots_stored_total", "Table snapshots written to the store.", ["game"]
 )
+TABLES_RETIRED = Counter(
+    "croupier_table_tables_retired_total",
+    "Closed tables retired: their snapshots forgotten and no longer served.",
+    ["game"],
+)
 SNAPSHOT_FALLBACKS = Counter(
     "croupier_table_snapshot_fallbacks_total",
     "Tables a rebuild replayed from the log's beginning: their snapshot was missing, "

@@ -134,7 +134,9 @@ class TableHost:
             currency,
         )
         self._snapshot_store = snapshot_store
-        self._snapshots = Snapshots(snapshot_store, command_log, self._tables, snapshot_policy)
+        self._snapshots = Snapshots(
+            snapshot_store, command_log, self._tables, snapshot_policy, now_ms
+        )
         self._commands = CommandPath(
             tables=self._tables,
             command_log=command_log,

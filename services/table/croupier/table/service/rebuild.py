@@ -3,8 +3,10 @@ snapshot and the log's tail, or from the whole log when a snapshot cannot be use
 
 1. Every snapshot of the partitions is read. One that cannot be decoded, or that another
    engine version wrote, sends its table to the full replay.
-2. The log is read from the oldest offset the open tables' snapshots hold; each table's
-   records up to its snapshot's offset are skipped unread. A table's tail is applied to
+2. The log is read from the oldest offset the open tables' snapshots hold (with none
+   open, from past every snapshot and the partition's watermark, before which the
+   retired closed tables lie); each table's records up to its snapshot's offset are
+   skipped unread. A table's tail is applied to
    its snapshot; a tail that does not follow the snapshot (a gap), or a table with no
    snapshot whose opening is older than the offset read from, goes to the full replay.
 3. The full replay reads the partitions from the beginning for those tables only. A
@@ -15,6 +17,7 @@ snapshot and the log's tail, or from the whole log when a snapshot cannot be use
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +46,12 @@ log = structlog.get_logger("croupier.table.host")
 
 # `covered` for the tables a pass must not read: past any offset.
 _SKIP_ALL = 2**62
+# A rebuild runs inside the consumer group's assignment callback, and decoding and
+# replaying never wait on anything: it lets the event loop run (the group's heartbeat, the
+# gRPC server) after about this much work (a snapshot decoded or a table served counts 1,
+# a replayed table its entries; each well under a millisecond), or a long rebuild would
+# let the group session expire.
+_YIELD_AFTER = 200
 
 
 class Rebuilder:
@@ -62,6 +71,14 @@ class Rebuilder:
         self._engine_for = engine_for
         self._commands = commands
         self._money = money
+        self._steps = 0
+
+    async def _pace(self, work: int = 1) -> None:
+        """Let the event loop run once `_YIELD_AFTER` work has been done since it last ran."""
+        self._steps += work
+        if self._steps >= _YIELD_AFTER:
+            self._steps = 0
+            await asyncio.sleep(0)
 
     async def rebuild(
         self, partitions: frozenset[int], known: dict[str, str] | None = None
@@ -72,10 +89,11 @@ class Rebuilder:
         one that neither a snapshot nor the log gives back (a broker that lost its data)
         is voided and refunded."""
         asked_again: list[MoneyRequest] = []
-        restored, full_replay = await self._restore(partitions)
-        since = self._since(partitions, restored.values())
+        restored, full_replay, watermarks = await self._restore(partitions)
+        since = self._since(partitions, restored.values(), watermarks)
         covered = {table_id: table.covered_offset for table_id, table in restored.items()}
         async for replayed in self._log.replay(partitions, since, covered):
+            await self._pace(len(replayed.entries) or 1)
             table_id = replayed.table_id
             if table_id in full_replay:
                 continue
@@ -90,6 +108,7 @@ class Rebuilder:
             else:
                 await self._rebuild_from_log(replayed, asked_again)
         for table in restored.values():  # no record after their snapshot
+            await self._pace()
             await self._serve(table, asked_again)
         if full_replay:
             await self._replay_fully(partitions, full_replay, asked_again)
@@ -100,12 +119,16 @@ class Rebuilder:
 
     async def _restore(
         self, partitions: frozenset[int]
-    ) -> tuple[dict[str, HostedTable], dict[str, str]]:
-        """The tables the snapshots give, and those (with their game) to replay fully."""
+    ) -> tuple[dict[str, HostedTable], dict[str, str], dict[int, int]]:
+        """The tables the snapshots give, those (with their game) to replay fully, and the
+        partitions' watermarks."""
         restored: dict[str, HostedTable] = {}
         full_replay: dict[str, str] = {}
-        stored = await self._store.load(partitions) if self._store is not None else {}
-        for table_id, data in stored.items():
+        if self._store is None:
+            return restored, full_replay, {}
+        stored = await self._store.load(partitions)
+        for table_id, data in stored.tables.items():
+            await self._pace()
             header: SnapshotHeader | None = None
             try:
                 header = read_header(data)
@@ -117,7 +140,7 @@ class Rebuilder:
                 full_replay[table_id] = header.game if header is not None else ""
                 continue
             restored[table_id] = table
-        return restored, full_replay
+        return restored, full_replay, stored.watermarks
 
     def _table_of(self, data: bytes, header: SnapshotHeader) -> HostedTable:
         engine = self._engine_for(header.engine)
@@ -137,18 +160,25 @@ class Rebuilder:
             log_start=snapshot.state.index + 1,
             last_offset=header.offset,
             covered_offset=header.offset,
+            stored_offset=header.offset,
             snapshot_index=header.index,
         )
 
-    def _since(self, partitions: frozenset[int], tables: Any) -> dict[int, int]:
-        """Per partition, the oldest offset an open restored table still needs; past every
-        snapshot when all are closed; the beginning without snapshots."""
+    def _since(
+        self, partitions: frozenset[int], tables: Any, watermarks: dict[int, int]
+    ) -> dict[int, int]:
+        """Per partition, the oldest offset an open restored table still needs; when all
+        are closed, past every snapshot and the watermark (retired tables lie wholly
+        before it); the beginning with neither."""
         needed: dict[int, list[int]] = defaultdict(list)
         closed: dict[int, list[int]] = defaultdict(list)
         for table in tables:
             partition = self._log.partition_of(table.state.table_id)
             (closed if table.state.closed else needed)[partition].append(table.covered_offset + 1)
-        return {p: min(needed[p]) if needed[p] else max(closed[p], default=0) for p in partitions}
+        return {
+            p: min(needed[p]) if needed[p] else max(*closed[p], watermarks.get(p, 0), 0)
+            for p in partitions
+        }
 
     def _apply_tail(self, table: HostedTable, replayed: ReplayedTable) -> bool:
         """Apply the entries after the snapshot; False when they do not follow it."""
@@ -174,6 +204,7 @@ class Rebuilder:
         skip = {table_id: _SKIP_ALL for table_id in self._tables.serving}
         found: set[str] = set()
         async for replayed in self._log.replay(partitions, None, skip):
+            await self._pace(len(replayed.entries) or 1)
             if replayed.table_id in tables:
                 found.add(replayed.table_id)
                 await self._rebuild_from_log(replayed, asked_again)

@@ -10,12 +10,22 @@ than `lag_records` (an idle table in a busy partition): a rebuild reads a partit
 the oldest offset its open tables' snapshots hold, which the sweep keeps near the end.
 That is also what makes retention safe: no open table needs a record older than a sweep
 or two, so the log's head may expire (`adapters.kafka_topics` checks the settings).
+
+A closed table stays served (its final view, its hand histories) for `closed_kept_seconds`
+after a sweep first saw it closed. Then the sweep retires it: its snapshot is forgotten in
+the store and it leaves memory, so neither a replica's memory nor a rebuild's work grows
+with every table ever played. It retires only once it lies wholly before its partition's
+watermark, which the sweep saves first: the offset the partition's open tables' stored
+snapshots all cover (or the partition's end, with none open). A rebuild never reads the
+log before that watermark, so a retired table's records are never taken for a table to
+rebuild.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import structlog
@@ -29,6 +39,7 @@ from croupier.table.adapters.snapshot_codec import (
 )
 from croupier.table.ports import CommandLog, SnapshotStore
 from croupier.table.service.tables import HostedTable, Tables
+from croupier.table.service.views import ViewHub
 
 log = structlog.get_logger("croupier.table.snapshots")
 
@@ -44,6 +55,7 @@ class SnapshotPolicy:
     at_hand_end_after: int = 20
     sweep_seconds: float = 30.0
     lag_records: int = 10_000
+    closed_kept_seconds: float = 3600.0
 
 
 DEFAULT_SNAPSHOT_POLICY = SnapshotPolicy()
@@ -76,12 +88,15 @@ class Snapshots:
         command_log: CommandLog,
         tables: Tables,
         policy: SnapshotPolicy,
+        now_ms: Callable[[], int],
     ) -> None:
         self._store = store
         self._log = command_log
         self._tables = tables
         self.policy = policy
+        self._now_ms = now_ms
         self._saving: set[asyncio.Task[None]] = set()
+        self._watermarks: dict[int, int] = {}  # the latest saved, per partition
         self._sweeper = Periodic(
             self.sweep,
             policy.sweep_seconds,
@@ -120,11 +135,11 @@ class Snapshots:
         data = encode(snapshot_of(table, offset))
         table.snapshot_index, table.covered_offset = table.state.index, offset
         table_id = table.state.table_id
-        saving = asyncio.create_task(self._save(table, table_id, data))
+        saving = asyncio.create_task(self._save(table, table_id, data, offset))
         self._saving.add(saving)
         saving.add_done_callback(self._saving.discard)
 
-    async def _save(self, table: HostedTable, table_id: str, data: bytes) -> None:
+    async def _save(self, table: HostedTable, table_id: str, data: bytes, offset: int) -> None:
         assert self._store is not None
         try:
             await self._store.save(table_id, self._log.partition_of(table_id), data)
@@ -132,10 +147,12 @@ class Snapshots:
             log.error("snapshot not stored", table_id=table_id, error=str(exc))
             table.covered_offset = -1
             return
+        table.stored_offset = max(table.stored_offset, offset)
         metrics.SNAPSHOTS_STORED.labels(table.state.game).inc()
 
     async def sweep(self) -> None:
-        """Snapshot again the open tables a rebuild would otherwise read far back for."""
+        """Snapshot again the open tables a rebuild would otherwise read far back for, then
+        save the partitions' watermarks and retire the closed tables kept long enough."""
         for table in list(self._tables.serving.values()):
             if self._lags(table):
                 async with table.lock:
@@ -145,6 +162,65 @@ class Snapshots:
                         # to the end this replica knows.
                         end = self._log.end_offset(self._log.partition_of(table.state.table_id))
                         self.take(table, max(end - 1, table.last_offset))
+
+        if self._store is None:
+            return
+        if self._saving:  # the snapshots just taken: counted once stored
+            await asyncio.wait(set(self._saving), timeout=STOP_SAVE_SECONDS)
+        watermarks = await self._save_watermarks()
+        now = self._now_ms()
+        for table in list(self._tables.serving.values()):
+            if self._retires(table, now, watermarks):
+                await self._retire(table)
+
+    async def _save_watermarks(self) -> dict[int, int]:
+        """Save each owned partition's watermark where it moved; the watermarks saved."""
+        assert self._store is not None
+        # No table is being opened meanwhile: one opened after this is wholly past the
+        # partition's end read here.
+        async with self._tables.opening:
+            watermarks = {p: self._watermark(p) for p in self._tables.owned}
+        saved: dict[int, int] = {}
+        for partition, offset in watermarks.items():
+            if offset is None:
+                continue
+            if self._watermarks.get(partition) != offset:
+                await self._store.save_watermark(partition, offset)
+                self._watermarks[partition] = offset
+            saved[partition] = offset
+        return saved
+
+    def _watermark(self, partition: int) -> int | None:
+        """The oldest offset an open table of `partition` needs; its end with none open;
+        None while an open table has no snapshot stored yet."""
+        needed = [
+            table.stored_offset + 1
+            for table in self._tables.serving.values()
+            if not table.state.closed and self._log.partition_of(table.state.table_id) == partition
+        ]
+        if any(offset <= 0 for offset in needed):
+            return None
+        return min(needed, default=self._log.end_offset(partition))
+
+    def _retires(self, table: HostedTable, now: int, watermarks: dict[int, int]) -> bool:
+        if not table.state.closed or table.parked or table.unconfirmed or table.money_backlog:
+            return False
+        if table.closed_seen_ms is None:
+            table.closed_seen_ms = now
+        kept = (now - table.closed_seen_ms) / 1000 >= self.policy.closed_kept_seconds
+        partition = self._log.partition_of(table.state.table_id)
+        return kept and table.last_offset < watermarks.get(partition, -1)
+
+    async def _retire(self, table: HostedTable) -> None:
+        assert self._store is not None
+        table_id = table.state.table_id
+        await self._store.forget(table_id, self._log.partition_of(table_id))
+        async with table.lock:
+            if self._tables.serving.get(table_id) is table:
+                del self._tables.serving[table_id]
+                ViewHub.end_streams(table)
+        metrics.TABLES_RETIRED.labels(table.state.game).inc()
+        log.info("closed table retired", table_id=table_id, game=table.state.game)
 
     def _lags(self, table: HostedTable) -> bool:
         if table.state.closed or table.parked or table.unconfirmed:

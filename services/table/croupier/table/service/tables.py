@@ -69,7 +69,9 @@ class HostedTable:
     # its latest snapshot holds the partition (`service.snapshots`); -1: none.
     last_offset: int = -1
     covered_offset: int = -1
+    stored_offset: int = -1  # the same, of the latest snapshot the store acknowledged
     snapshot_index: int = 0  # the table index the latest snapshot holds (0: none yet)
+    closed_seen_ms: int | None = None  # when the snapshot sweep first saw it closed
 
     @property
     def disconnected_at_ms(self) -> dict[str, int]:
