@@ -96,7 +96,6 @@ class Snapshots:
         self.policy = policy
         self._now_ms = now_ms
         self._saving: set[asyncio.Task[None]] = set()
-        self._watermarks: dict[int, int] = {}  # the latest saved, per partition
         self._sweeper = Periodic(
             self.sweep,
             policy.sweep_seconds,
@@ -174,7 +173,7 @@ class Snapshots:
                 await self._retire(table)
 
     async def _save_watermarks(self) -> dict[int, int]:
-        """Save each owned partition's watermark where it moved; the watermarks saved."""
+        """Save each owned partition's watermark; the watermarks saved."""
         assert self._store is not None
         # No table is being opened meanwhile: one opened after this is wholly past the
         # partition's end read here.
@@ -182,12 +181,11 @@ class Snapshots:
             watermarks = {p: self._watermark(p) for p in self._tables.owned}
         saved: dict[int, int] = {}
         for partition, offset in watermarks.items():
-            if offset is None:
-                continue
-            if self._watermarks.get(partition) != offset:
+            if offset is not None:
+                # Saved at every sweep (a record per partition): another replica that
+                # held the partition meanwhile may have saved an older one.
                 await self._store.save_watermark(partition, offset)
-                self._watermarks[partition] = offset
-            saved[partition] = offset
+                saved[partition] = offset
         return saved
 
     def _watermark(self, partition: int) -> int | None:
