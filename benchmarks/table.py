@@ -51,6 +51,7 @@ from croupier.joker.v1 import joker_pb2
 from croupier.kit.auth import new_key_set
 from croupier.kit.channels import ServiceChannel
 from croupier.kit.service_auth import ServiceCredential
+from croupier.table.adapters.kafka_topics import create_topics, snapshots_topic_for
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 CROUPIER = pathlib.Path(sys.executable).parent / "croupier"
@@ -61,9 +62,11 @@ def bootstrap() -> str:
 
 
 def delete_topic(topic: str) -> None:
-    """Drop the run's command-log topic: runs do not pile topics up on the broker."""
+    """Drop the run's command-log topic and its snapshot topic: runs do not pile topics up
+    on the broker."""
     admin = AdminClient({"bootstrap.servers": bootstrap()})
-    for deleted in admin.delete_topics([topic], operation_timeout=30).values():
+    topics = [topic, snapshots_topic_for(topic)]
+    for deleted in admin.delete_topics(topics, operation_timeout=30).values():
         deleted.result()
 
 
@@ -95,6 +98,13 @@ def random_action(legal: joker_pb2.Legal, rng: random.Random) -> dict[str, objec
 # The table host answers services only (croupier.kit.service_auth): the bench drives it as
 # the lobby does, with a credential of a key set made for the run.
 SERVICE_KEYS = new_key_set("bench-services")
+
+
+async def create_run_topics(mode: str, topic: str) -> None:
+    """For the Kafka log, `topic` and its snapshot topic (the host never creates its
+    topics; `delete_topic` drops both)."""
+    if mode == "kafka":
+        await create_topics(bootstrap(), topic, snapshots_topic_for(topic))
 
 
 def start_server(mode: str, topic: str) -> tuple[subprocess.Popen[str], int]:
@@ -167,6 +177,7 @@ async def drive_table(
 
 async def measure(mode: str, tables: int, actions: int, think_ms: int) -> dict[str, float]:
     topic = f"bench_table_commands_{uuid.uuid4().hex[:8]}"
+    await create_run_topics(mode, topic)
     process, port = start_server(mode, topic)
     try:
         channel = ServiceChannel(f"127.0.0.1:{port}", ServiceCredential(SERVICE_KEYS, "bench"))
