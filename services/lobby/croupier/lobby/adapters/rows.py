@@ -46,6 +46,7 @@ def table_to_json(table: LobbyTable) -> str:
             "bots": sorted(table.bots),
             "bots_wanted": table.bots_wanted,
             "recent_pots": list(table.recent_pots),
+            "pots_through": table.pots_through,
         }
     )
 
@@ -71,6 +72,7 @@ def table_from_json(text: str) -> LobbyTable:
         bots=frozenset(raw.get("bots", ())),
         bots_wanted=raw.get("bots_wanted", 0),
         recent_pots=tuple(raw.get("recent_pots", ())),  # rows before average pots: none
+        pots_through=raw.get("pots_through", 0),
     )
 
 

@@ -58,6 +58,8 @@ class LobbyTable:
     """Seats the owner asked bots for that no bot has taken yet."""
     recent_pots: tuple[int, ...] = ()
     """Poker: the pots of the last `RECENT_POTS` hands, oldest first (the average pot)."""
+    pots_through: int = 0
+    """The table's event sequence of the latest hand counted in `recent_pots`."""
 
     # ---- reading ----------------------------------------------------------------------
 
@@ -65,9 +67,13 @@ class LobbyTable:
         """The average of the recent pots, rounded down (0 before any hand ended)."""
         return sum(self.recent_pots) // len(self.recent_pots) if self.recent_pots else 0
 
-    def with_pot(self, pot: int) -> LobbyTable:
-        """A hand ended with `pot` in its pots (every side pot included)."""
-        return replace(self, recent_pots=(*self.recent_pots, pot)[-RECENT_POTS:])
+    def with_pot(self, pot: int, sequence: int) -> LobbyTable:
+        """A hand ended with `pot` in its pots (every side pot included), said by the
+        table's event `sequence`: an event delivered again is counted once."""
+        if sequence <= self.pots_through:
+            return self
+        pots = (*self.recent_pots, pot)[-RECENT_POTS:]
+        return replace(self, recent_pots=pots, pots_through=sequence)
 
     def taken(self) -> frozenset[int]:
         return frozenset(seat for seat, _ in self.seated) | {hold.seat for hold in self.holds}

@@ -35,6 +35,6 @@ class TableEvents:
             return
         if kind == "hand_end":  # poker: the hand's pots, side pots included
             pot = sum(int(p["amount"]) for p in data.get("pots") or [])
-            await self._tables.seen(event.table_id, kind, pot=pot)
+            await self._tables.seen(event.table_id, kind, pot=pot, sequence=envelope.sequence)
             return
         await self._tables.seen(event.table_id, kind, str(data.get("player", "")))

@@ -306,10 +306,12 @@ class Tables:
 
     # --- what the host and the time change -------------------------------------------
 
-    async def seen(self, table_id: str, change: str, player: str = "", pot: int = 0) -> None:
+    async def seen(
+        self, table_id: str, change: str, player: str = "", pot: int = 0, sequence: int = 0
+    ) -> None:
         """What the host's events say happened at a table the lobby opened (others are
         ignored): "player_seated", "player_left", "table_closed", or (poker) "hand_end"
-        with the hand's `pot` (the average pot)."""
+        with the hand's `pot` (the average pot) and its event's `sequence`."""
         async with self._lock(table_id):
             record = await self._repository.table(table_id)
             if record is None:
@@ -322,7 +324,7 @@ class Tables:
             elif change == "table_closed":
                 table = table.close()
             elif change == "hand_end":
-                table = table.with_pot(pot)
+                table = table.with_pot(pot, sequence)
             await self._save(record, table)
 
     async def expire_holds(self) -> list[str]:
