@@ -11,11 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import grpc_tools  # type: ignore[import-untyped]
-from grpc_tools import protoc
-
+from scripts.gen_api_docs import descriptor_set
 from tests.e2e.harness.gotools import GHZ
-from tests.support.paths import ROOT
 
 _NS_PER_MS = 1e6
 
@@ -68,13 +65,9 @@ def figures_of(load: MethodLoad, summary: dict[str, object]) -> MethodFigures:
 
 
 def compile_protoset(path: Path) -> Path:
-    """Every proto of protos/ with its imports, as one descriptor set, written to `path`."""
-    protos = ROOT / "protos"
-    files = sorted(str(p.relative_to(protos)) for p in protos.rglob("*.proto"))
-    well_known = Path(grpc_tools.__file__).parent / "_proto"
-    args = ["protoc", f"-I{protos}", f"-I{well_known}", "--include_imports"]
-    if protoc.main([*args, f"--descriptor_set_out={path}", *files]) != 0:
-        raise RuntimeError("protoc could not compile protos/ into a descriptor set")
+    """Every proto of protos/ with its imports, as one descriptor set, written to `path`
+    (compiled as the API reference's generator compiles them)."""
+    path.write_bytes(descriptor_set().SerializeToString())
     return path
 
 
