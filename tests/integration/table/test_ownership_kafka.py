@@ -131,3 +131,41 @@ async def test_replicas_split_the_partitions_and_take_tables_over_on_a_rebalance
         await first.stop()
         await second.stop()
         await bus.stop()
+
+
+class SlowFirstRebuild:
+    """A host whose first rebuild outlasts the group's session timeout (aiokafka's 10 s)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.assigned: list[frozenset[int]] = []
+        self.revoked: list[frozenset[int]] = []
+
+    async def partitions_revoked(self, partitions: frozenset[int]) -> None:
+        self.revoked.append(partitions)
+
+    async def partitions_assigned(
+        self, partitions: frozenset[int], unchanged: frozenset[int]
+    ) -> None:
+        self.assigned.append(partitions)
+        if len(self.assigned) == 1:
+            await asyncio.sleep(self.seconds)
+
+
+async def test_a_rebuild_longer_than_the_session_timeout_keeps_the_replica_in_its_group(
+    kafka_bootstrap: str,
+) -> None:
+    # aiokafka sends no heartbeat while a rebalance callback runs: a rebuild done inside
+    # it got the replica expelled after 10 s, and it rebuilt everything again.
+    topic = unique_name("table_commands")
+    await create_topic(kafka_bootstrap, topic, PARTITIONS)
+    log = KafkaCommandLog(kafka_bootstrap, topic)
+    owner = SlowFirstRebuild(seconds=13)
+    await log.start()
+    try:
+        await log.own_partitions(owner)  # returns once the first rebuild is done
+        await asyncio.sleep(4)  # an expelled member would be assigned again meanwhile
+        assert owner.assigned == [frozenset(range(PARTITIONS))]
+        assert not any(owner.revoked)  # (the first join "revokes" nothing)
+    finally:
+        await log.stop()

@@ -102,6 +102,7 @@ class KafkaCommandLog:
         self._partitions = 0
         self._members: AIOKafkaConsumer | None = None
         self._membership: asyncio.Task[None] | None = None
+        self._listener: _Listener | None = None
         # Per partition, the offset the next record will get as far as this replica knows
         # (end of its replay, then after each of its appends): a partition whose end
         # offset differs after a rebalance was written by someone else meanwhile.
@@ -131,6 +132,9 @@ class KafkaCommandLog:
         if self._membership is not None:
             self._membership.cancel()
             self._membership = None
+        if self._listener is not None:
+            listener, self._listener = self._listener, None
+            await listener.cancel_assigning()  # a rebuild in progress: the host is stopping
         if self._members is not None:
             members, self._members = self._members, None
             await members.stop()  # leaves the group: the others take the partitions over
@@ -257,7 +261,7 @@ class KafkaCommandLog:
         self._owner = owner
         first = asyncio.Event()
         rebalances = KAFKA_REBALANCES.labels(self._group_id, self._topic)
-        listener = _Listener(self, members, owner, first, rebalances)
+        listener = self._listener = _Listener(self, members, owner, first, rebalances)
         members.subscribe([self._topic], listener=listener)
         self._membership = asyncio.create_task(self._stay_member(members))
         try:
@@ -366,14 +370,32 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
         self._owner = owner
         self._first = first
         self._rebalances = rebalances  # croupier_kafka_consumer_rebalances_total's child
+        self._assigning: asyncio.Task[None] | None = None
 
     async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        if self._assigning is not None:
+            # The previous assignment's rebuild ends first (a partition half rebuilt must
+            # not be parked as if it were whole). Not cancelled by a cancelled wait.
+            await asyncio.wait({self._assigning})
         await self._owner.partitions_revoked(frozenset(tp.partition for tp in revoked))
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         self._rebalances.inc()
         self._members.pause(*assigned)
-        partitions = frozenset(tp.partition for tp in assigned)
+        # The rebuild runs once this callback has returned: aiokafka sends no heartbeat
+        # while a rebalance callback runs, so a rebuild longer than the session timeout
+        # (10 s) had the broker expel the member, and the rebuild started over.
+        self._assigning = asyncio.create_task(
+            self._assign(frozenset(tp.partition for tp in assigned)), name="table-log:assign"
+        )
+        self._assigning.add_done_callback(_log_failure)
+
+    async def cancel_assigning(self) -> None:
+        if self._assigning is not None and not self._assigning.done():
+            self._assigning.cancel()
+            await asyncio.wait({self._assigning})
+
+    async def _assign(self, partitions: frozenset[int]) -> None:
         unchanged = await self._log.unchanged(partitions)
         await self._log.claim(partitions - unchanged)
         log.info(
@@ -383,3 +405,8 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
         )
         await self._owner.partitions_assigned(partitions, unchanged)
         self._first.set()
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("taking partitions failed", exc_info=task.exception())
