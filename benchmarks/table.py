@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import pathlib
@@ -44,6 +45,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import AsyncIterator
 
 from confluent_kafka.admin import AdminClient
 
@@ -175,24 +177,19 @@ async def drive_table(
         to_act = view.to_act
 
 
-async def measure(mode: str, tables: int, actions: int, think_ms: int) -> dict[str, float]:
+@contextlib.asynccontextmanager
+async def served(
+    mode: str,
+) -> AsyncIterator[tuple[subprocess.Popen[str], table_pb2_grpc.TableEngineAsyncStub]]:
+    """`croupier serve table` on `mode`'s command log (its topics created, then deleted)
+    and a stub calling it; the process is stopped on the way out."""
     topic = f"bench_table_commands_{uuid.uuid4().hex[:8]}"
     await create_run_topics(mode, topic)
     process, port = start_server(mode, topic)
     try:
         channel = ServiceChannel(f"127.0.0.1:{port}", ServiceCredential(SERVICE_KEYS, "bench"))
         try:
-            stub: table_pb2_grpc.TableEngineAsyncStub = channel.stub(table_pb2_grpc.TableEngineStub)
-            opened = await asyncio.gather(*(open_table(stub) for _ in range(tables)))
-            latencies: list[float] = []
-            started = time.perf_counter()
-            await asyncio.gather(
-                *(
-                    drive_table(stub, table, actions, latencies, seed, think_ms)
-                    for seed, table in enumerate(opened)
-                )
-            )
-            elapsed = time.perf_counter() - started
+            yield process, channel.stub(table_pb2_grpc.TableEngineStub)
         finally:
             await channel.close()
     finally:
@@ -200,6 +197,10 @@ async def measure(mode: str, tables: int, actions: int, think_ms: int) -> dict[s
         process.wait()
         if mode == "kafka":
             delete_topic(topic)
+
+
+def round_trips(latencies: list[float], elapsed: float) -> dict[str, float]:
+    """Actions, actions a second, p50 and p99 (ms) of the `Act` round trips timed."""
     ordered = sorted(latencies)
     return {
         "actions": len(ordered),
@@ -207,6 +208,21 @@ async def measure(mode: str, tables: int, actions: int, think_ms: int) -> dict[s
         "p50_ms": statistics.median(ordered) * 1000,
         "p99_ms": ordered[int(len(ordered) * 0.99) - 1] * 1000,
     }
+
+
+async def measure(mode: str, tables: int, actions: int, think_ms: int) -> dict[str, float]:
+    async with served(mode) as (_, stub):
+        opened = await asyncio.gather(*(open_table(stub) for _ in range(tables)))
+        latencies: list[float] = []
+        started = time.perf_counter()
+        await asyncio.gather(
+            *(
+                drive_table(stub, table, actions, latencies, seed, think_ms)
+                for seed, table in enumerate(opened)
+            )
+        )
+        elapsed = time.perf_counter() - started
+    return round_trips(latencies, elapsed)
 
 
 WARM_UP_MAX_PASSES = 6

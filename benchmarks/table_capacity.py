@@ -28,22 +28,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
 import time
-import uuid
 from pathlib import Path
 
-from benchmarks.table import (
-    SERVICE_KEYS,
-    create_run_topics,
-    delete_topic,
-    drive_table,
-    open_table,
-    start_server,
-)
-from croupier.kit.channels import ServiceChannel
-from croupier.kit.service_auth import ServiceCredential
-from croupier.table.v1 import table_pb2_grpc
+from benchmarks.table import drive_table, open_table, round_trips, served
 
 P99_LIMIT_MS = 50.0
 TOO_SLOW_IN_A_ROW = 2
@@ -63,46 +51,30 @@ def cpu_seconds(pid: int) -> float:
 
 
 async def step(mode: str, tables: int, actions: int, think_ms: int) -> dict[str, float]:
-    topic = f"bench_capacity_commands_{uuid.uuid4().hex[:8]}"
-    await create_run_topics(mode, topic)
-    process, port = start_server(mode, topic)
-    try:
-        channel = ServiceChannel(f"127.0.0.1:{port}", ServiceCredential(SERVICE_KEYS, "bench"))
-        try:
-            stub: table_pb2_grpc.TableEngineAsyncStub = channel.stub(table_pb2_grpc.TableEngineStub)
-            empty = rss_bytes(process.pid)
-            opened = []
-            for first in range(0, tables, 250):  # in bursts: the opening is not the load
-                batch = range(first, min(first + 250, tables))
-                opened += await asyncio.gather(*(open_table(stub) for _ in batch))
-            latencies: list[float] = []
-            cpu_before, started = cpu_seconds(process.pid), time.perf_counter()
-            ended = await asyncio.gather(
-                *(
-                    drive_table(stub, table, actions, latencies, seed, think_ms)
-                    for seed, table in enumerate(opened)
-                ),
-                return_exceptions=True,  # a call the overloaded server dropped
-            )
-            elapsed = time.perf_counter() - started
-            cpu = cpu_seconds(process.pid) - cpu_before
-            grown = rss_bytes(process.pid) - empty
-        finally:
-            await channel.close()
-    finally:
-        process.terminate()
-        process.wait()
-        if mode == "kafka":
-            delete_topic(topic)
-    ordered = sorted(latencies)
+    async with served(mode) as (process, stub):
+        empty = rss_bytes(process.pid)
+        opened = []
+        for first in range(0, tables, 250):  # in bursts: the opening is not the load
+            batch = range(first, min(first + 250, tables))
+            opened += await asyncio.gather(*(open_table(stub) for _ in batch))
+        latencies: list[float] = []
+        cpu_before, started = cpu_seconds(process.pid), time.perf_counter()
+        ended = await asyncio.gather(
+            *(
+                drive_table(stub, table, actions, latencies, seed, think_ms)
+                for seed, table in enumerate(opened)
+            ),
+            return_exceptions=True,  # a call the overloaded server dropped
+        )
+        elapsed = time.perf_counter() - started
+        cpu = cpu_seconds(process.pid) - cpu_before
+        grown = rss_bytes(process.pid) - empty
+    figures = round_trips(latencies, elapsed)
     return {
+        **figures,
         "tables": tables,
-        "actions": len(ordered),
-        "throughput": len(ordered) / elapsed,
-        "p50_ms": statistics.median(ordered) * 1000,
-        "p99_ms": ordered[int(len(ordered) * 0.99) - 1] * 1000,
         "kib_per_table": grown / tables / 1024,
-        "cpu_per_1000": cpu / len(ordered) * 1000,
+        "cpu_per_1000": cpu / figures["actions"] * 1000,
         "failed": sum(isinstance(outcome, Exception) for outcome in ended),
     }
 

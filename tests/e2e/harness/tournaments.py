@@ -267,35 +267,49 @@ async def _follow(client: GatewayClient, outcome: TournamentOutcome, seed: int) 
         while time.monotonic() < deadline:
             request.after_sequence = after
             try:
-                async for answer in client.stream(watcher, "WatchTournament", request):
-                    event = answer.event
-                    after = event.sequence
-                    kind = event.WhichOneof("kind")
-                    if kind == "round_hosted" and event.round_hosted.table_id not in tables:
-                        table_id = event.round_hosted.table_id
-                        rng = random.Random(f"{seed}/{table_id}")
-                        tables[table_id] = asyncio.create_task(
-                            _play_table(client, outcome, table_id, rng)
-                        )
-                    elif kind == "eliminated" and event.eliminated.HasField("rebuy_offer_until"):
-                        await _answer_offer(client, outcome, event.eliminated.player_id)
-                    elif kind == "finished":
-                        outcome.prizes = dict(event.finished.prizes)
-                        outcome.finished = True
-                    elif kind in ("cancelled", "voided"):
-                        outcome.error = f"the tournament was {kind}"
-                    if outcome.finished or outcome.error:
-                        await asyncio.gather(*tables.values())
-                        return
+                # A stream that stays open and silent is bounded by the same patience.
+                async with asyncio.timeout(max(deadline - time.monotonic(), 0)):
+                    async for answer in client.stream(watcher, "WatchTournament", request):
+                        after = answer.event.sequence
+                        await _on_event(client, outcome, answer.event, tables, seed)
+                        if outcome.finished or outcome.error:
+                            break
             except Refused as refused:
                 if refused.code not in TRANSIENT:
                     raise
+            except TimeoutError:
+                break
+            if outcome.finished or outcome.error:
+                await asyncio.gather(*tables.values())
+                return
             await asyncio.sleep(0.5)  # the stream ended or broke: open it again
         outcome.error = f"not finished after {PATIENCE_SECONDS:.0f} s"
     finally:
         for task in tables.values():
             task.cancel()
         await asyncio.gather(*tables.values(), return_exceptions=True)
+
+
+async def _on_event(
+    client: GatewayClient,
+    outcome: TournamentOutcome,
+    event: tournament_pb2.TournamentEvent,
+    tables: dict[str, asyncio.Task[None]],
+    seed: int,
+) -> None:
+    """One tournament event: a hosted table played, a rebuy offer answered, the end."""
+    kind = event.WhichOneof("kind")
+    if kind == "round_hosted" and event.round_hosted.table_id not in tables:
+        table_id = event.round_hosted.table_id
+        rng = random.Random(f"{seed}/{table_id}")
+        tables[table_id] = asyncio.create_task(_play_table(client, outcome, table_id, rng))
+    elif kind == "eliminated" and event.eliminated.HasField("rebuy_offer_until"):
+        await _answer_offer(client, outcome, event.eliminated.player_id)
+    elif kind == "finished":
+        outcome.prizes = dict(event.finished.prizes)
+        outcome.finished = True
+    elif kind in ("cancelled", "voided"):
+        outcome.error = f"the tournament was {kind}"
 
 
 async def play_tournament(

@@ -265,16 +265,24 @@ async def test_a_table_rebuilt_from_a_snapshot_refuses_older_hand_histories_clea
         await rebuilt.stop()
 
 
+async def a_table_closed_at_once(
+    bus: InMemoryBus, game: GameAtTable
+) -> tuple[CountingLog, InMemorySnapshotStore, FakeClock, TableHost, str]:
+    """A started host on a clock of the test's, with one table of `game` that nobody
+    joined, closed at once: the log, store, clock, host and table."""
+    log, store, clock = CountingLog(), InMemorySnapshotStore(), FakeClock()
+    host = host_on(log, bus, store, clock=clock)
+    await host.start()
+    table_id = await host.open_table(game.name, game.options, LONG_TURN, request_key="over")
+    await host.close(table_id)
+    return log, store, clock, host, table_id
+
+
 async def test_a_closed_table_kept_long_enough_is_retired_and_no_rebuild_reads_it_again(
     bus: InMemoryBus,
 ) -> None:
-    game = GAMES["poker"]
-    log, store, clock = CountingLog(), InMemorySnapshotStore(), FakeClock()
-    first = host_on(log, bus, store, clock=clock)
-    await first.start()
-    closing = await first.open_table(game.name, game.options, LONG_TURN, request_key="done")
-    await first.close(closing)
-    playing = await play_tables(first, game, tables=2, actions=60)
+    log, store, clock, first, closing = await a_table_closed_at_once(bus, GAMES["poker"])
+    playing = await play_tables(first, GAMES["poker"], tables=2, actions=60)
     await first._snapshots.sweep()
     assert closing in first.table_ids()  # closed, still kept: its final view and histories
     clock.now += int(OFTEN.closed_kept_seconds * 1000) - 1
@@ -298,12 +306,7 @@ async def test_a_closed_table_kept_long_enough_is_retired_and_no_rebuild_reads_i
 async def test_a_partition_whose_tables_all_retired_is_not_read_again(
     bus: InMemoryBus,
 ) -> None:
-    game = GAMES["backgammon"]
-    log, store, clock = CountingLog(), InMemorySnapshotStore(), FakeClock()
-    first = host_on(log, bus, store, clock=clock)
-    await first.start()
-    table_id = await first.open_table(game.name, game.options, LONG_TURN, request_key="over")
-    await first.close(table_id)  # nobody came: closed at once
+    log, store, clock, first, _ = await a_table_closed_at_once(bus, GAMES["backgammon"])
     await first._snapshots.sweep()
     clock.now += int(OFTEN.closed_kept_seconds * 1000)
     await first._snapshots.sweep()
