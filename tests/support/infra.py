@@ -7,6 +7,7 @@ broker or database must never turn into a silently skipped test.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -112,3 +113,14 @@ async def start_group_at_end(kafka_bootstrap: str, topic: str, group: str) -> No
         assert None not in committed, f"{group} was not placed at the end of {topic}"
     finally:
         await consumer.stop()
+
+
+async def closed_within(pool: Any, seconds: float = 30.0) -> bool:
+    """Close an asyncpg pool, waiting at most `seconds` for its connections to come back;
+    False (the pool terminated) when one never did: `close()` alone would wait for ever."""
+    try:
+        await asyncio.wait_for(pool.close(), seconds)
+    except TimeoutError:
+        pool.terminate()
+        return False
+    return True

@@ -42,7 +42,7 @@ from croupier.table.bootstrap import table_service
 from croupier.table.games import load_engines
 from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from tests.support.infra import start_group_at_end
+from tests.support.infra import closed_within, start_group_at_end
 
 START = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
@@ -158,14 +158,10 @@ async def platform(
     finally:
         await server.stop()
         await pool.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        try:
-            await asyncio.wait_for(pool.close(), POOL_CLOSE_SECONDS)
-        except TimeoutError:
+        if not await closed_within(pool, POOL_CLOSE_SECONDS):
             # Seen in CI after a lobby restart: a connection never given back hung close()
             # for ever. One way it happened is fixed (an outbox relay whose start failed or
-            # was cancelled kept its listening connection); any other is terminated, and
-            # said so.
-            pool.terminate()
+            # was cancelled kept its listening connection); any other is said.
             warnings.warn("a lobby left a PostgreSQL connection checked out", stacklevel=1)
 
 

@@ -95,14 +95,16 @@ def game_targets(target: Target) -> dict[str, str]:
         return {}
     pairs = [item.partition("=") for item in target.split(",") if item.strip()]
     per_game = {game.strip(): address.strip() for game, _, address in pairs}
-    if any(
-        not game or not all(a.strip() for a in address.split("|"))
-        for game, address in per_game.items()
-    ):
+    if any(not game or not all(_replicas(address)) for game, address in per_game.items()):
         raise ValueError(
             f"table host addresses must read game=host:port[|host:port...],...: {target!r}"
         )
     return per_game
+
+
+def _replicas(address: str) -> list[str]:
+    """A game's address text as its replicas' addresses (`host:port|host:port`)."""
+    return [replica.strip() for replica in address.split("|")]
 
 
 def table_services(target: TableTarget) -> dict[str, list[Target]]:
@@ -110,10 +112,7 @@ def table_services(target: TableTarget) -> dict[str, list[Target]]:
     game); a bad setting raises ValueError with the reason."""
     per_game = game_targets(target) if isinstance(target, str) else {}
     if per_game:
-        return {
-            game: [replica.strip() for replica in address.split("|")]
-            for game, address in per_game.items()
-        }
+        return {game: list[Target](_replicas(address)) for game, address in per_game.items()}
     if isinstance(target, str):
         one_target = target.startswith(GRPC_SCHEMES)
         replicas: list[Target] = (

@@ -46,11 +46,10 @@ log = structlog.get_logger("croupier.table.host")
 
 # `covered` for the tables a pass must not read: past any offset.
 _SKIP_ALL = 2**62
-# A rebuild runs inside the consumer group's assignment callback, and decoding and
-# replaying never wait on anything: it lets the event loop run (the group's heartbeat, the
-# gRPC server) after about this much work (a snapshot decoded or a table served counts 1,
-# a replayed table its entries; each well under a millisecond), or a long rebuild would
-# let the group session expire.
+# Decoding and replaying never wait on anything: a rebuild lets the event loop run (the
+# consumer group's heartbeat, the gRPC server) after about this much work (a snapshot
+# decoded or a table served counts 1, a replayed table its entries; each well under a
+# millisecond), or a long rebuild would stall both for its whole length.
 _YIELD_AFTER = 200
 
 

@@ -111,6 +111,10 @@ class Snapshots:
     async def stop(self) -> None:
         """Stop sweeping; wait (a while) for the snapshots being written."""
         await self._sweeper.stop()
+        await self._written()
+
+    async def _written(self) -> None:
+        """Wait (at most `STOP_SAVE_SECONDS`) for the snapshots being written."""
         if self._saving:
             await asyncio.wait(set(self._saving), timeout=STOP_SAVE_SECONDS)
 
@@ -164,8 +168,7 @@ class Snapshots:
 
         if self._store is None:
             return
-        if self._saving:  # the snapshots just taken: counted once stored
-            await asyncio.wait(set(self._saving), timeout=STOP_SAVE_SECONDS)
+        await self._written()  # the snapshots just taken count once stored
         watermarks = await self._save_watermarks()
         now = self._now_ms()
         for table in list(self._tables.serving.values()):
