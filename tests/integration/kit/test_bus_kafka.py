@@ -194,7 +194,11 @@ async def test_a_subscription_for_some_types_is_handed_only_those_and_commits_th
         await bus.publish(topic, typed("t.wanted", 10))
         await bus.subscribe(topic, group=group, handler=handler, types={"t.wanted"})
         await until(lambda: len(received) >= 4)
-        await asyncio.sleep(0.3)
+        # Each commit follows its message's handling: wait for the last one (a fixed 0.3 s
+        # was too short on the loaded CI machine) before stopping the consumer.
+        async with asyncio.timeout(30):
+            while await committed_total(kafka_bootstrap, topic, group) < 11:  # noqa: ASYNC110 - polling the broker is the point
+                await asyncio.sleep(0.1)
     assert received == [3, 6, 9, 10]
     # Every message is finished, those passed over too: a restart reads none again.
     assert await committed_total(kafka_bootstrap, topic, group) == 11
