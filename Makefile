@@ -71,7 +71,7 @@ e2e: protos
 load: protos
 	deploy/local/with-infra.sh $(PY) -m tests.e2e.load
 
-infra-up: venv
+infra-up: protos  # the topic set-up imports the generated envelope code
 	deploy/local/kafka.sh start
 	deploy/local/postgres.sh start
 

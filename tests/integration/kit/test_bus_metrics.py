@@ -34,7 +34,7 @@ def sample(name: str, **labels: str) -> float | None:
     return REGISTRY.get_sample_value(name, labels)
 
 
-async def until(condition: Callable[[], bool], within: float = 30.0) -> None:
+async def until(condition: Callable[[], bool], within: float = 60.0) -> None:
     async with asyncio.timeout(within):
         while not condition():  # noqa: ASYNC110 - polling a plain condition is the point
             await asyncio.sleep(0.05)
