@@ -35,13 +35,23 @@ KEYS = KeySet(keys={"test-1": "k" * 64}, signing_kid="test-1")
 SERVICE_PATH = "/croupier.gateway.v1.Gateway"
 
 
-def token(player: str, *, now: float, ttl_seconds: int = 600, keys: KeySet = KEYS) -> str:
-    return issue_token(keys, player, now=now, ttl_seconds=ttl_seconds)
+def token(
+    player: str,
+    *,
+    now: float,
+    ttl_seconds: int = 600,
+    keys: KeySet = KEYS,
+    roles: frozenset[str] = frozenset(),
+) -> str:
+    return issue_token(keys, player, now=now, ttl_seconds=ttl_seconds, roles=roles)
 
 
-def bearer(player: str, *, now: float, ttl_seconds: int = 600) -> tuple[tuple[str, str]]:
-    """gRPC metadata carrying `player`'s token."""
-    return (("authorization", "Bearer " + token(player, now=now, ttl_seconds=ttl_seconds)),)
+def bearer(
+    player: str, *, now: float, ttl_seconds: int = 600, roles: frozenset[str] = frozenset()
+) -> tuple[tuple[str, str]]:
+    """gRPC metadata carrying `player`'s token (with `roles`)."""
+    issued = token(player, now=now, ttl_seconds=ttl_seconds, roles=roles)
+    return (("authorization", "Bearer " + issued),)
 
 
 @dataclass

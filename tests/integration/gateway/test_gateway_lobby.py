@@ -1,7 +1,8 @@
 """The lobby through the gateway, on the lobby's PostgreSQL and a table host on Kafka: the
 player who opens, joins, queues or cancels is always the token's (no request names one);
 another player's ticket is not his to read or cancel; the listing streams live; malformed
-requests are INVALID_ARGUMENT before anything reaches the lobby."""
+requests are INVALID_ARGUMENT before anything reaches the lobby; an account's limits are
+its player's to read and an operator's to set."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from google.protobuf.message import Message
 from croupier.backgammon.v1 import backgammon_pb2
 from croupier.common.v1 import common_pb2
 from croupier.gateway.v1 import gateway_pb2 as pb
+from croupier.kit.auth import OPERATOR_ROLE
 from croupier.lobby.v1 import lobby_pb2
 from croupier.poker.v1 import poker_pb2
 from croupier.table.v1 import table_pb2
@@ -41,6 +43,55 @@ async def platform(
 
 def as_(player: str) -> tuple[tuple[str, str]]:
     return bearer(player, now=time.time())
+
+
+def as_operator(player: str) -> tuple[tuple[str, str]]:
+    return bearer(player, now=time.time(), roles=frozenset({OPERATOR_ROLE}))
+
+
+async def test_an_operator_sets_an_accounts_limits_and_its_player_reads_them(
+    platform: LobbyPlatform,
+) -> None:
+    stub = platform.gateway.stub
+
+    async def bobs_limits() -> tuple[list[tuple[str, int]], bool]:
+        mine = await stub.GetAccountLimits(pb.GetAccountLimitsRequest(), metadata=as_("bob"))
+        return [(m.currency, m.amount_minor) for m in mine.max_stakes], mine.self_excluded
+
+    assert await bobs_limits() == ([], False)  # none set: not limited
+    limit = pb.SetAccountLimitsRequest(
+        player_id="bob", max_stakes=[common_pb2.Money(amount_minor=1, currency="CHIP")]
+    )
+    for player in ("bob", "ana"):  # his own limits, or another's: neither is a player's call
+        code, details = await status_of(stub.SetAccountLimits(limit, metadata=as_(player)))
+        assert code is grpc.StatusCode.PERMISSION_DENIED
+        assert "operator" in details
+    # The role is checked before the request's shape: a player learns nothing from it.
+    malformed = pb.SetAccountLimitsRequest(player_id="b\x00b")
+    code, _ = await status_of(stub.SetAccountLimits(malformed, metadata=as_("bob")))
+    assert code is grpc.StatusCode.PERMISSION_DENIED
+    assert await bobs_limits() == ([], False)
+
+    code, _ = await status_of(stub.SetAccountLimits(malformed, metadata=as_operator("olga")))
+    assert code is grpc.StatusCode.INVALID_ARGUMENT
+    twice = pb.SetAccountLimitsRequest(player_id="bob", max_stakes=[limit.max_stakes[0]] * 2)
+    code, _ = await status_of(stub.SetAccountLimits(twice, metadata=as_operator("olga")))
+    assert code is grpc.StatusCode.INVALID_ARGUMENT
+    await stub.SetAccountLimits(limit, metadata=as_operator("olga"))
+    assert await bobs_limits() == ([("CHIP", 1)], False)
+
+    # The lobby holds him to it: a big blind of 2 CHIP is above his limit.
+    opened = await stub.OpenTable(
+        pb.OpenTableRequest(request_key="ana-1", options=POKER, stack=100), metadata=as_("ana")
+    )
+    join = pb.JoinTableRequest(table_id=opened.table.table_id, stack=100)
+    code, _ = await status_of(stub.JoinTable(join, metadata=as_("bob")))
+    assert code is grpc.StatusCode.FAILED_PRECONDITION
+    excluded = pb.SetAccountLimitsRequest(player_id="bob", self_excluded=True)
+    await stub.SetAccountLimits(excluded, metadata=as_operator("olga"))
+    assert await bobs_limits() == ([], True)
+    code, details = await status_of(stub.JoinTable(join, metadata=as_("bob")))
+    assert (code, "self-excluded" in details) == (grpc.StatusCode.FAILED_PRECONDITION, True)
 
 
 async def test_the_opener_and_the_joiner_are_the_tokens_players(platform: LobbyPlatform) -> None:

@@ -1,14 +1,16 @@
-"""The gateway's pure rules: the shape of a request, a seat to act at."""
+"""The gateway's pure rules: the shape of a request, a seat to act at, an operator's call."""
 
 from __future__ import annotations
 
 import grpc
 import pytest
 
-from croupier.gateway.core.access import NotSeated, require_seat
+from croupier.game.limits import MAX_AMOUNT
+from croupier.gateway.core.access import NotOperator, NotSeated, require_operator, require_seat
 from croupier.gateway.core.requests import (
     MAX_ACTION_JSON,
     MAX_ID,
+    MAX_LIMITED_CURRENCIES,
     MAX_PAGE_SIZE,
     InvalidRequest,
     check_action,
@@ -16,8 +18,37 @@ from croupier.gateway.core.requests import (
     check_id,
     check_optional_id,
     check_page,
+    check_stake_limits,
 )
 from croupier.kit.errors import status_of
+
+
+def test_only_an_operator_makes_an_operators_call() -> None:
+    require_operator(True, "SetAccountLimits")
+    with pytest.raises(NotOperator) as caught:
+        require_operator(False, "SetAccountLimits")
+    assert status_of(caught.value) is grpc.StatusCode.PERMISSION_DENIED
+    assert caught.value.reason == "operator_only"
+
+
+@pytest.mark.parametrize(
+    ("limits", "field"),
+    [
+        ([("CHIP", 1), ("CHIP", 2)], "max_stakes[1].currency"),
+        ([("chip", 1)], "currency"),
+        ([("USD", -1)], "max_stakes[0].amount_minor"),
+        ([("USD", MAX_AMOUNT + 1)], "max_stakes[0].amount_minor"),
+        ([(f"C{n}", 1) for n in range(MAX_LIMITED_CURRENCIES + 1)], "max_stakes"),
+    ],
+    ids=["twice", "lower-case", "negative", "above-max", "too-many"],
+)
+def test_stake_limits_out_of_bounds_name_their_field(
+    limits: list[tuple[str, int]], field: str
+) -> None:
+    check_stake_limits([("CHIP", 0), ("USD", MAX_AMOUNT)])
+    with pytest.raises(InvalidRequest) as caught:
+        check_stake_limits(limits)
+    assert caught.value.field == field
 
 
 def test_only_a_seated_player_may_act_and_others_are_denied() -> None:

@@ -36,6 +36,17 @@ def test_a_token_is_signed_by_the_key_files_signing_key(
     assert verify_token(issued, KEYS, now=time.time()).player == "alice"
 
 
+def test_operator_adds_the_operator_role(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CROUPIER_AUTH_KEYS", KEYS.format())
+    code, out, _ = run(["token", "--player", "olga", "--operator"], capsys)
+    assert code == 0
+    assert verify_token(out.strip(), KEYS, now=time.time()).operator
+    code, out, _ = run(["token", "--player", "alice"], capsys)
+    assert not verify_token(out.strip(), KEYS, now=time.time()).operator
+
+
 def test_the_environment_key_set_comes_first(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from croupier.kit.auth import (
     MAX_CLOCK_SKEW_SECONDS,
+    OPERATOR_ROLE,
     KeySet,
     bearer_token,
     issue_token,
@@ -39,6 +40,28 @@ def test_a_token_proves_its_player_until_it_expires() -> None:
     identity = verify_token(issue_token(keys, "alice", now=NOW, ttl_seconds=60), keys, now=NOW)
     assert identity.player == "alice"
     assert identity.expires_at == int(NOW) + 60 + MAX_CLOCK_SKEW_SECONDS
+
+
+def test_an_operators_token_proves_the_role_and_a_players_does_not() -> None:
+    keys = _keys(k1=SECRET)
+    roles = frozenset({OPERATOR_ROLE})
+    operator = verify_token(
+        issue_token(keys, "olga", now=NOW, ttl_seconds=60, roles=roles), keys, now=NOW
+    )
+    player = verify_token(issue_token(keys, "alice", now=NOW, ttl_seconds=60), keys, now=NOW)
+    assert (operator.player, operator.operator) == ("olga", True)
+    assert (player.roles, player.operator) == (frozenset(), False)
+    with pytest.raises(ValueError, match="unknown roles"):
+        issue_token(keys, "alice", now=NOW, ttl_seconds=60, roles=frozenset({"admin"}))
+
+
+@pytest.mark.parametrize("roles", ["operator", ["admin"], [1], {"operator": True}])
+def test_a_token_with_roles_not_a_list_of_known_ones_is_refused(roles: object) -> None:
+    keys = _keys(k1=SECRET)
+    claims: dict[str, object] = {"sub": "alice", "iss": "croupier", "aud": "croupier-gateway"}
+    claims |= {"iat": int(NOW), "exp": int(NOW) + 60, "roles": roles}
+    token = jwt.encode(claims, SECRET, "HS256", headers={"kid": "k1"})
+    assert _refusal(token, keys).reason == "token_invalid"
 
 
 def test_an_expired_token_is_refused_after_the_allowed_skew() -> None:

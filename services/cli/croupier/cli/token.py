@@ -4,7 +4,8 @@ The token is signed with the signing key of the gateway's key set: `CROUPIER_AUT
 when it is set (the same variable `croupier serve gateway` reads), else the key set a
 running `croupier run` generated at its start and wrote to `.local/gateway-keys` (readable
 by its owner only, deleted when it stops). Print it, then send it as
-`authorization: Bearer <token>`.
+`authorization: Bearer <token>`. `--operator` adds the operator role (the gateway's
+back-office calls, such as setting an account's limits).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from croupier.kit.auth import KeySet, check_player_name, issue_token
+from croupier.kit.auth import OPERATOR_ROLE, KeySet, check_player_name, issue_token
 
 __all__ = ["DEV_KEYS_FILE", "SERVICE_KEYS_FILE", "read_key_set", "register", "write_dev_keys"]
 
@@ -68,7 +69,8 @@ def _handle(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"croupier token: {error}", file=sys.stderr)
         return 2
-    print(issue_token(key_set, args.player, now=time.time(), ttl_seconds=args.ttl))
+    roles = frozenset({OPERATOR_ROLE}) if args.operator else frozenset()
+    print(issue_token(key_set, args.player, now=time.time(), ttl_seconds=args.ttl, roles=roles))
     return 0
 
 
@@ -87,6 +89,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--player", required=True, type=_player, help="the player it proves")
+    parser.add_argument(
+        "--operator", action="store_true", help="with the operator role (back-office calls)"
+    )
     parser.add_argument(
         "--ttl",
         type=_ttl,

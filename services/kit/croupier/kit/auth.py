@@ -2,12 +2,13 @@
 
 A token is an HS256 JWT whose header names its key (`kid`) and whose claims are the player
 (`sub`), the issuer (`iss` = "croupier"), the audience (`aud` = "croupier-gateway"), when
-it was issued (`iat`) and when it expires (`exp`). The verifier pins everything an
-attacker could choose: the algorithm is this module's (a header saying `none`, `RS256` or
-anything else is refused before any key is looked at), the key comes from the verifier's
-key set by `kid` (an unknown `kid` is refused), and time is the caller's clock with at most
-`MAX_CLOCK_SKEW_SECONDS` of leeway either way. Every refusal is `Unauthenticated` with a
-reason a program can read and a message a developer can act on.
+it was issued (`iat`) and when it expires (`exp`); an operator's token also carries `roles`
+= ["operator"] (`OPERATOR_ROLE`: the back-office calls, docs/gateway.md). The verifier pins
+everything an attacker could choose: the algorithm is this module's (a header saying
+`none`, `RS256` or anything else is refused before any key is looked at), the key comes
+from the verifier's key set by `kid` (an unknown `kid` is refused), and time is the
+caller's clock with at most `MAX_CLOCK_SKEW_SECONDS` of leeway either way. Every refusal is
+`Unauthenticated` with a reason a program can read and a message a developer can act on.
 
 Rotation: a `KeySet` holds every key still accepted and names the one that signs. Add the
 new key, make it the signer, and drop the old one once the longest-lived token it signed
@@ -38,6 +39,7 @@ __all__ = [
     "AUDIENCE",
     "ISSUER",
     "MAX_CLOCK_SKEW_SECONDS",
+    "OPERATOR_ROLE",
     "SERVICE_AUDIENCE",
     "SERVICE_ROLE",
     "Identity",
@@ -59,6 +61,10 @@ ISSUER = "croupier"
 AUDIENCE = "croupier-gateway"
 SERVICE_AUDIENCE = "croupier-services"
 SERVICE_ROLE = "service"
+OPERATOR_ROLE = "operator"
+# The roles a player's token may carry: any other is refused, not ignored, so a typo in
+# an identity provider's mapping shows at once instead of as a missing permission.
+PLAYER_ROLES = frozenset({OPERATOR_ROLE})
 MAX_CLOCK_SKEW_SECONDS = 30
 # HMAC keys shorter than the hash (32 bytes for SHA-256) weaken the signature (RFC 7518 §3.2).
 MIN_SECRET_LENGTH = 32
@@ -77,6 +83,11 @@ class Identity:
     player: str
     expires_at: float
     """Seconds since the epoch, leeway included: past it, the token is refused."""
+    roles: frozenset[str] = frozenset()
+
+    @property
+    def operator(self) -> bool:
+        return OPERATOR_ROLE in self.roles
 
 
 @dataclass(frozen=True)
@@ -184,10 +195,22 @@ def _sign(key_set: KeySet, claims: dict[str, Any], *, now: float, ttl_seconds: i
     return jwt.encode(claims, key_set.keys[kid], algorithm=ALGORITHM, headers={"kid": kid})
 
 
-def issue_token(key_set: KeySet, player: str, *, now: float, ttl_seconds: int) -> str:
-    """A token for `player`, signed by the key set's signing key, valid `ttl_seconds`."""
+def issue_token(
+    key_set: KeySet,
+    player: str,
+    *,
+    now: float,
+    ttl_seconds: int,
+    roles: frozenset[str] = frozenset(),
+) -> str:
+    """A token for `player` with `roles` (`PLAYER_ROLES`), signed by the key set's signing
+    key, valid `ttl_seconds`."""
     check_player_name(player)
-    claims = {"sub": player, "aud": AUDIENCE}
+    if not roles <= PLAYER_ROLES:
+        raise ValueError(f"unknown roles {sorted(roles - PLAYER_ROLES)}")
+    claims: dict[str, Any] = {"sub": player, "aud": AUDIENCE}
+    if roles:
+        claims["roles"] = sorted(roles)
     return _sign(key_set, claims, now=now, ttl_seconds=ttl_seconds)
 
 
@@ -268,7 +291,20 @@ def verify_token(token: str, key_set: KeySet, *, now: float) -> Identity:
         raise Unauthenticated(
             f"the token's subject is not a player: {error}", "token_invalid"
         ) from None
-    return Identity(player=player, expires_at=expires_at)
+    return Identity(player=player, expires_at=expires_at, roles=_roles(claims))
+
+
+def _roles(claims: Mapping[str, Any]) -> frozenset[str]:
+    roles = claims.get("roles", [])
+    if not (
+        isinstance(roles, list)
+        and all(isinstance(role, str) and role in PLAYER_ROLES for role in roles)
+    ):
+        known = ", ".join(sorted(PLAYER_ROLES))
+        raise Unauthenticated(
+            f"the token's roles must be a list of known roles ({known})", "token_invalid"
+        )
+    return frozenset(roles)
 
 
 def verify_service_token(token: str, key_set: KeySet, *, now: float) -> ServiceIdentity:

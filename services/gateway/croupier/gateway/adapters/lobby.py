@@ -106,3 +106,11 @@ class GrpcLobby(Remote):
         request = pb.GetRatingRequest(player_id=player, game=game)
         response: pb.GetRatingResponse = await self.call("GetRating", request)
         return response
+
+    async def limits(self, player: str) -> pb.GetAccountLimitsResponse:
+        request = pb.GetAccountLimitsRequest(player_id=player)
+        response: pb.GetAccountLimitsResponse = await self.call("GetAccountLimits", request)
+        return response
+
+    async def set_limits(self, request: pb.SetAccountLimitsRequest) -> None:
+        await self.call("SetAccountLimits", request)

@@ -13,12 +13,13 @@ import re
 from collections.abc import Sequence
 
 from croupier.game.errors import Malformed
-from croupier.game.limits import echo
+from croupier.game.limits import MAX_AMOUNT, echo
 
 __all__ = [
     "MAX_ACTION_JSON",
     "MAX_ID",
     "MAX_INVITED",
+    "MAX_LIMITED_CURRENCIES",
     "MAX_PAGE_SIZE",
     "InvalidRequest",
     "check_action",
@@ -27,6 +28,7 @@ __all__ = [
     "check_ids",
     "check_optional_id",
     "check_page",
+    "check_stake_limits",
 ]
 
 MAX_ID = 128
@@ -34,6 +36,7 @@ MAX_ACTION_JSON = 64 * 1024
 MAX_PAGE_SIZE = 500
 MAX_PAGE_TOKEN = 1024
 MAX_INVITED = 50
+MAX_LIMITED_CURRENCIES = 16
 _CURRENCY = re.compile(r"[A-Z0-9]{1,16}")
 # No control characters (NUL, newlines...): ids end up in log lines and other ids.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -82,6 +85,27 @@ def check_currency(value: str) -> str:
             "currency",
         )
     return value
+
+
+def check_stake_limits(max_stakes: Sequence[tuple[str, int]]) -> None:
+    """An account's stake limits, (currency, amount) pairs: at most
+    `MAX_LIMITED_CURRENCIES`, one per currency, each 0..`MAX_AMOUNT` minor units (0: no
+    stake at all in that currency)."""
+    if len(max_stakes) > MAX_LIMITED_CURRENCIES:
+        raise InvalidRequest(
+            f"max_stakes holds at most {MAX_LIMITED_CURRENCIES} currencies", "max_stakes"
+        )
+    seen: set[str] = set()
+    for index, (currency, amount) in enumerate(max_stakes):
+        check_currency(currency)
+        if currency in seen:
+            raise InvalidRequest(f"{currency} is limited twice", f"max_stakes[{index}].currency")
+        seen.add(currency)
+        if not 0 <= amount <= MAX_AMOUNT:
+            raise InvalidRequest(
+                f"a stake limit is 0..{MAX_AMOUNT} minor units, got {amount}",
+                f"max_stakes[{index}].amount_minor",
+            )
 
 
 def check_page(page_size: int, page_token: str) -> tuple[int, str]:

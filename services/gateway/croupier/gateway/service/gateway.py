@@ -22,12 +22,12 @@ from croupier.gateway.core.access import require_seat
 from croupier.gateway.core.requests import (
     MAX_INVITED,
     check_action,
-    check_currency,
     check_id,
     check_ids,
     check_optional_id,
     check_page,
 )
+from croupier.gateway.service.account import AccountMethods
 from croupier.gateway.service.ports import Lobby, Tables, Tournaments, Wallet
 from croupier.gateway.v1 import gateway_pb2 as pb
 from croupier.kit.auth import Identity
@@ -48,7 +48,7 @@ def _view_format(value: int) -> table_pb2.ViewFormat.ValueType:
     return table_pb2.ViewFormat.ValueType(value)
 
 
-class GatewayService:
+class GatewayService(AccountMethods):
     """The gateway's RPCs over the lobby, the table host, the wallet and the director."""
 
     def __init__(
@@ -58,31 +58,6 @@ class GatewayService:
         self._tables = tables
         self._wallet = wallet
         self._tournaments = tournaments
-
-    # ---- account ---------------------------------------------------------------------
-
-    async def GetBalance(
-        self, request: pb.GetBalanceRequest, caller: Identity
-    ) -> pb.GetBalanceResponse:
-        currency = check_currency(request.currency)
-        answer = await self._wallet.balance(caller.player, currency)
-        return pb.GetBalanceResponse(
-            balance=answer.balance, available=answer.available, held=answer.held
-        )
-
-    async def GetStatement(
-        self, request: pb.GetStatementRequest, caller: Identity
-    ) -> pb.GetStatementResponse:
-        currency = check_currency(request.currency)
-        page_size, page_token = check_page(request.page.page_size, request.page.page_token)
-        answer = await self._wallet.statement(caller.player, currency, page_size, page_token)
-        return pb.GetStatementResponse(lines=answer.lines, next_page_token=answer.next_page_token)
-
-    async def ListCoupons(
-        self, request: pb.ListCouponsRequest, caller: Identity
-    ) -> pb.ListCouponsResponse:
-        answer = await self._wallet.coupons(caller.player)
-        return pb.ListCouponsResponse(coupons=answer.coupons)
 
     # ---- lobby -----------------------------------------------------------------------
 

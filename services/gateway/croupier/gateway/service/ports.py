@@ -83,6 +83,12 @@ class Lobby(Protocol):
         """`player`'s rating at `game` (public: any player's may be read)."""
         ...
 
+    async def limits(self, player: str) -> lobby_pb2.GetAccountLimitsResponse: ...
+
+    async def set_limits(self, request: lobby_pb2.SetAccountLimitsRequest) -> None:
+        """An operator's call: the request names the account it limits."""
+        ...
+
 
 class Tables(Protocol):
     """The table host (`croupier.table.v1.TableEngine`) for one player."""

@@ -200,3 +200,12 @@ class LobbyService(lobby_pb2_grpc.LobbyServicer):
             stakes[money.currency] = money.amount_minor
         await self._accounts.set_limits(request.player_id, stakes, request.self_excluded)
         return pb.SetAccountLimitsResponse()
+
+    async def GetAccountLimits(
+        self, request: pb.GetAccountLimitsRequest, context: Context
+    ) -> pb.GetAccountLimitsResponse:
+        limits = await self._accounts.limits(request.player_id)
+        return pb.GetAccountLimitsResponse(
+            max_stakes=[codec.money(amount, currency) for currency, amount in limits.max_stakes],
+            self_excluded=limits.self_excluded,
+        )

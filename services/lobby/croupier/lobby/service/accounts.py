@@ -28,3 +28,7 @@ class Accounts:
         limits = AccountLimits(tuple(sorted(max_stakes.items())), self_excluded)
         await self._repository.set_limits(player, limits)
         return limits
+
+    async def limits(self, player: str) -> AccountLimits:
+        check_player(player)
+        return await self._repository.limits(player)
