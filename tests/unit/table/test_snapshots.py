@@ -11,8 +11,9 @@ The in-memory log and snapshot store stand in for Kafka here
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping
 from dataclasses import replace
 
 import pytest
@@ -30,6 +31,7 @@ from croupier.table.adapters.snapshot_codec import (
 )
 from croupier.table.core.log_entry import ReplayedTable
 from croupier.table.games import load_engines
+from croupier.table.ports import StoredSnapshots
 from croupier.table.service.host import TableHost
 from croupier.table.service.snapshots import SnapshotPolicy
 from croupier.table.service.tables import TableVoided
@@ -348,3 +350,59 @@ async def test_a_long_rebuild_lets_the_event_loop_run(bus: InMemoryBus) -> None:
     running.cancel()
     await rebuilt.stop()
     assert during >= 4  # every 200 snapshots decoded, and again every 200 tables served
+
+
+async def test_reading_the_snapshots_is_a_bulk_load_and_replaying_the_log_is_not(
+    bus: InMemoryBus,
+) -> None:
+    # `croupier serve table` pauses the garbage collector for it (croupier.kit.collector);
+    # the log's replay leaves reference cycles behind, for a running collector.
+    loading: list[bool] = []  # True when a load begins, False when it ends
+    reads: list[str] = []  # what the rebuild read, and whether inside the load
+
+    @contextlib.contextmanager
+    def bulk_load() -> Iterator[None]:
+        loading.append(True)
+        yield
+        loading.append(False)
+
+    def read(what: str) -> None:
+        reads.append(f"{what} {'inside' if loading[-1:] == [True] else 'outside'}")
+
+    class WatchedStore(InMemorySnapshotStore):
+        async def load(self, partitions: Collection[int]) -> StoredSnapshots:
+            read("snapshots")
+            return await super().load(partitions)
+
+    class WatchedLog(InMemoryCommandLog):
+        async def replay(
+            self,
+            partitions: Collection[int] | None = None,
+            since: Mapping[int, int] | None = None,
+            covered: Mapping[str, int] | None = None,
+        ) -> AsyncIterator[ReplayedTable]:
+            read("log")
+            async for table in super().replay(partitions, since, covered):
+                yield table
+
+    log, store = WatchedLog(), WatchedStore()
+    first = host_on(log, bus, store)
+    await first.start()
+    table_ids = await play_tables(first, GAMES["rummy"], tables=2, actions=30)
+    await first.stop()
+    reads.clear()
+    host = TableHost(
+        engines=load_engines(),
+        command_log=log,
+        publisher=bus,
+        seeds=Seeds("snapshots"),
+        snapshot_store=store,
+        bulk_load=bulk_load,
+    )
+    await host.start()
+    try:
+        assert sorted(host.table_ids()) == sorted(table_ids)
+        assert reads == ["snapshots inside", "log outside"]
+        assert loading == [True, False]
+    finally:
+        await host.stop()

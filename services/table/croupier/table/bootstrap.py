@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from croupier.kit.bus.interface import EventBus
+from croupier.kit.collector import BulkLoad, no_bulk_load, paused_then_frozen
 from croupier.kit.server import Service, StopHook
 from croupier.kit.service_auth import credential_from_environment
 from croupier.kit.settings import choice, env, load, positive_int
@@ -86,6 +87,7 @@ def build_host(
     buyins: Buyins | None = None,
     games: tuple[str, ...] = game_names(ALL_GAMES),
     snapshot_store: SnapshotStore | None = None,
+    bulk_load: BulkLoad = no_bulk_load,
 ) -> TableHost:
     return TableHost(
         engines=load_engines(games),
@@ -94,6 +96,7 @@ def build_host(
         currency=currency,
         buyins=buyins,
         snapshot_store=snapshot_store,
+        bulk_load=bulk_load,
     )
 
 
@@ -155,6 +158,16 @@ async def create_services() -> tuple[list[Service], list[StopHook]]:
         hooks.append(wallet.close)
     plays = [code.strip() for code in settings.play_currencies.split(",") if code.strip()]
     buyins = Buyins(wallet, default_currency=settings.currency, play_currencies=plays)
-    host = build_host(command_log, bus, settings.currency, buyins, settings.games, snapshot_store)
+    # This process is the host's alone: its rebuilds pause the garbage collector and
+    # freeze the tables they build (croupier.kit.collector).
+    host = build_host(
+        command_log,
+        bus,
+        settings.currency,
+        buyins,
+        settings.games,
+        snapshot_store,
+        bulk_load=paused_then_frozen,
+    )
     await host.start()
     return [table_service(host)], [host.stop, *hooks, bus.stop]

@@ -30,6 +30,7 @@ import structlog
 
 from croupier.game import JSON, ClockSettings, GameRules, Malformed, Unknown
 from croupier.game.limits import check_amount, echo
+from croupier.kit.collector import BulkLoad, no_bulk_load
 from croupier.kit.seeds import new_seed
 from croupier.table.adapters import metrics
 from croupier.table.adapters.log_codec import decode, encode
@@ -116,6 +117,7 @@ class TableHost:
         wallet_requests: WalletRequests | None = None,  # default: on `publisher`
         snapshot_store: SnapshotStore | None = None,  # None: rebuilds replay whole logs
         snapshot_policy: SnapshotPolicy = DEFAULT_SNAPSHOT_POLICY,
+        bulk_load: BulkLoad = no_bulk_load,  # around rebuilds: the process owner's choice
     ) -> None:
         self._engines = dict(engines)
         self._log = command_log
@@ -167,6 +169,7 @@ class TableHost:
                 engine_for=self._engine_for,
                 commands=self._commands,
                 money=self._money,
+                bulk_load=bulk_load,
             ),
             commands=self._commands,
             presence=self._presence,

@@ -13,6 +13,12 @@ snapshot and the log's tail, or from the whole log when a snapshot cannot be use
    table it cannot rebuild either (its history expired or was lost, an unreadable entry)
    is voided and its crash refund requested: a table the replica knew (from a snapshot,
    or served before the rebalance) is never dropped.
+
+Reading and decoding the snapshots (step 1) is a `bulk_load` (`croupier.kit.collector`):
+a process that owns its garbage collector pauses it there and freezes the tables built,
+which are most of the rebuild's long-lived objects. Replaying the log is not: the engines'
+steps leave short-lived reference cycles (backgammon's move search, five objects an entry
+on average), which a paused collector would let pile up for a whole full replay.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any
 import structlog
 
 from croupier.game import GameRules, RuleBroken
+from croupier.kit.collector import BulkLoad, no_bulk_load
 from croupier.table.adapters import metrics
 from croupier.table.adapters.log_codec import encode
 from croupier.table.adapters.snapshot_codec import (
@@ -63,8 +70,10 @@ class Rebuilder:
         engine_for: Callable[[str], GameRules[Any]],
         commands: CommandPath,
         money: MoneySender,
+        bulk_load: BulkLoad = no_bulk_load,
     ) -> None:
         self._tables = tables
+        self._bulk_load = bulk_load
         self._log = command_log
         self._store = snapshot_store
         self._engine_for = engine_for
@@ -88,7 +97,8 @@ class Rebuilder:
         one that neither a snapshot nor the log gives back (a broker that lost its data)
         is voided and refunded."""
         asked_again: list[MoneyRequest] = []
-        restored, full_replay, watermarks = await self._restore(partitions)
+        with self._bulk_load():
+            restored, full_replay, watermarks = await self._restore(partitions)
         since = self._since(partitions, restored.values(), watermarks)
         covered = {table_id: table.covered_offset for table_id, table in restored.items()}
         async for replayed in self._log.replay(partitions, since, covered):
