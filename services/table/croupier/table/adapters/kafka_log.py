@@ -42,6 +42,7 @@ from prometheus_client import Counter
 from croupier.kit.kafka_producer import AckedProducer
 from croupier.kit.kafka_security import KafkaSecurity
 from croupier.kit.metrics import KAFKA_REBALANCES
+from croupier.table.adapters.kafka_topics import READ_TO_END_WAIT_MS
 from croupier.table.adapters.log_codec import TOPIC, decode_table, encode
 from croupier.table.adapters.owner_epochs import (
     CLAIM_HEADER,
@@ -218,7 +219,10 @@ class KafkaCommandLog:
         """Whether a record at offsets `start` to `end - 1` shows a newer owner."""
         epoch = self._epochs.epoch(partition)
         consumer = AIOKafkaConsumer(
-            bootstrap_servers=self._bootstrap, **self._security.aiokafka(), enable_auto_commit=False
+            bootstrap_servers=self._bootstrap,
+            **self._security.aiokafka(),
+            enable_auto_commit=False,
+            fetch_max_wait_ms=READ_TO_END_WAIT_MS,
         )
         await consumer.start()
         try:
@@ -300,6 +304,7 @@ class KafkaCommandLog:
             **self._security.aiokafka(),
             enable_auto_commit=False,
             isolation_level="read_committed",
+            fetch_max_wait_ms=READ_TO_END_WAIT_MS,
         )
         await consumer.start()
         try:

@@ -19,7 +19,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from croupier.kit.kafka_producer import AckedProducer
 from croupier.kit.kafka_security import KafkaSecurity
-from croupier.table.adapters.kafka_topics import SNAPSHOTS_TOPIC
+from croupier.table.adapters.kafka_topics import READ_TO_END_WAIT_MS, SNAPSHOTS_TOPIC
 from croupier.table.ports import StoredSnapshots
 
 #: The key of a partition's watermark record (in that partition). No table has it: table
@@ -76,6 +76,7 @@ class KafkaSnapshotStore:
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self._bootstrap,
             enable_auto_commit=False,
+            fetch_max_wait_ms=READ_TO_END_WAIT_MS,
             **self._security.aiokafka(),
         )
         await consumer.start()

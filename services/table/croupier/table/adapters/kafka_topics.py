@@ -46,6 +46,11 @@ SNAPSHOT_TOPIC_CONFIGS = {
     "min.cleanable.dirty.ratio": "0.1",
 }
 TOPIC_ALREADY_EXISTS = 36
+# How long the broker may hold a fetch of a consumer that reads a partition to its end
+# (a rebuild's reads). Kafka's default, 500 ms, made a start-up wait half a second at
+# random: a fetch sent past the last record sits at the broker that long, and the
+# consumer's next request on the connection (its position, its end offsets) queues behind.
+READ_TO_END_WAIT_MS = 20
 
 
 def snapshots_topic_for(commands_topic: str) -> str:
