@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator, Collection, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping
 from dataclasses import replace
 
 import pytest
@@ -21,6 +21,7 @@ import pytest
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game import RuleBroken
 from croupier.kit.bus.memory import InMemoryBus
+from croupier.kit.collector import BulkLoad, no_bulk_load
 from croupier.table.adapters import metrics
 from croupier.table.adapters.memory_log import InMemoryCommandLog, InMemorySnapshotStore
 from croupier.table.adapters.sink import WALLET_REQUESTS_TOPIC
@@ -44,11 +45,12 @@ OFTEN = SnapshotPolicy(every=7, at_hand_end_after=3, sweep_seconds=3600, lag_rec
 
 
 class CountingLog(InMemoryCommandLog):
-    """Counts the entries its replays hand out."""
+    """Counts the entries its replays hand out; calls `on_replay` as each replay begins."""
 
     def __init__(self) -> None:
         super().__init__()
         self.replayed = 0
+        self.on_replay: Callable[[], None] = lambda: None
 
     async def replay(
         self,
@@ -56,6 +58,7 @@ class CountingLog(InMemoryCommandLog):
         since: Mapping[int, int] | None = None,
         covered: Mapping[str, int] | None = None,
     ) -> AsyncIterator[ReplayedTable]:
+        self.on_replay()
         async for table in super().replay(partitions, since, covered):
             self.replayed += len(table.entries)
             yield table
@@ -67,6 +70,7 @@ def host_on(
     store: InMemorySnapshotStore | None,
     policy: SnapshotPolicy = OFTEN,
     clock: FakeClock | None = None,
+    bulk_load: BulkLoad = no_bulk_load,
 ) -> TableHost:
     return TableHost(
         engines=load_engines(),
@@ -76,6 +80,7 @@ def host_on(
         seeds=Seeds("snapshots"),
         snapshot_store=store,
         snapshot_policy=policy,
+        bulk_load=bulk_load,
     )
 
 
@@ -374,31 +379,14 @@ async def test_reading_the_snapshots_is_a_bulk_load_and_replaying_the_log_is_not
             read("snapshots")
             return await super().load(partitions)
 
-    class WatchedLog(InMemoryCommandLog):
-        async def replay(
-            self,
-            partitions: Collection[int] | None = None,
-            since: Mapping[int, int] | None = None,
-            covered: Mapping[str, int] | None = None,
-        ) -> AsyncIterator[ReplayedTable]:
-            read("log")
-            async for table in super().replay(partitions, since, covered):
-                yield table
-
-    log, store = WatchedLog(), WatchedStore()
+    log, store = CountingLog(), WatchedStore()
+    log.on_replay = lambda: read("log")
     first = host_on(log, bus, store)
     await first.start()
     table_ids = await play_tables(first, GAMES["rummy"], tables=2, actions=30)
     await first.stop()
     reads.clear()
-    host = TableHost(
-        engines=load_engines(),
-        command_log=log,
-        publisher=bus,
-        seeds=Seeds("snapshots"),
-        snapshot_store=store,
-        bulk_load=bulk_load,
-    )
+    host = host_on(log, bus, store, bulk_load=bulk_load)
     await host.start()
     try:
         assert sorted(host.table_ids()) == sorted(table_ids)
