@@ -1,11 +1,14 @@
 """The gateway over gRPC: the player comes from the token, only seated players act, every
-bad token is UNAUTHENTICATED, streams end when the token expires."""
+bad token is UNAUTHENTICATED, streams end when the token expires, a seated player's presence
+follows his view streams."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import random
+from collections.abc import Callable
+from typing import Any
 
 import grpc
 import jwt
@@ -186,3 +189,38 @@ async def test_tournament_calls_carry_the_callers_player(world: World) -> None:
     assert world.tournaments.registered == []
     stream = stub.WatchTournament(pb.WatchTournamentRequest(tournament_id="t1"), metadata=metadata)
     assert [message.event.sequence async for message in stream] == [1]
+
+
+async def test_a_seated_players_presence_follows_his_view_streams(world: World) -> None:
+    """Gone (the host's reconnection window) when his last stream of the table ends; back
+    when he opens one again; a spectator's stream changes nobody's presence."""
+
+    def disconnected() -> tuple[str, ...]:
+        return world.host.view(world.table_id, "").disconnected
+
+    async def until(condition: Callable[[], bool]) -> None:
+        async with asyncio.timeout(10):
+            while not condition():  # noqa: ASYNC110 - polling the host is the point
+                await asyncio.sleep(0.01)
+
+    def watch(player: str) -> Any:
+        request = pb.WatchTableRequest(table_id=world.table_id)
+        return world.gateway.stub.WatchTable(request, metadata=bearer(player, now=NOW))
+
+    first, second = watch("p0"), watch("p0")
+    await first.read()
+    await second.read()
+    first.cancel()
+    spectator = watch("eve")
+    await spectator.read()
+    spectator.cancel()
+    await asyncio.sleep(0.3)  # time for a wrong Disconnect to land
+    assert disconnected() == ()  # p0 still has a stream; eve has no seat
+
+    second.cancel()
+    await until(lambda: disconnected() == ("p0",))
+    again = watch("p0")
+    await again.read()
+    await until(lambda: disconnected() == ())
+    again.cancel()
+    await until(lambda: disconnected() == ("p0",))

@@ -83,6 +83,10 @@ class GrpcTables:
         request = table_pb2.UnseatPlayerRequest(table_id=table_id, player_id=player)
         await self._client.call("UnseatPlayer", request)
 
+    async def disconnect(self, table_id: str, player: str) -> None:
+        request = table_pb2.DisconnectRequest(table_id=table_id, player_id=player)
+        await self._client.call("Disconnect", request)
+
     async def hand_history(self, table_id: str, hand_number: int) -> str:
         request = table_pb2.GetHandHistoryRequest(table_id=table_id, hand_number=hand_number)
         response: table_pb2.GetHandHistoryResponse = await self._client.call(

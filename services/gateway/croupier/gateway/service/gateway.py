@@ -29,6 +29,7 @@ from croupier.gateway.core.requests import (
 )
 from croupier.gateway.service.account import AccountMethods
 from croupier.gateway.service.ports import Lobby, Tables, Tournaments, Wallet
+from croupier.gateway.service.presence import StreamPresence
 from croupier.gateway.v1 import gateway_pb2 as pb
 from croupier.kit.auth import Identity
 from croupier.lobby.v1 import lobby_pb2
@@ -58,6 +59,7 @@ class GatewayService(AccountMethods):
         self._tables = tables
         self._wallet = wallet
         self._tournaments = tournaments
+        self._presence = StreamPresence(tables)
 
     # ---- lobby -----------------------------------------------------------------------
 
@@ -201,7 +203,8 @@ class GatewayService(AccountMethods):
     ) -> AsyncIterator[pb.WatchTableResponse]:
         view_format = _view_format(request.view_format)
         table_id = check_id(request.table_id, "table_id")
-        async for view in self._tables.watch(table_id, caller.player, view_format):
+        views = self._tables.watch(table_id, caller.player, view_format)
+        async for view in self._presence.followed(table_id, caller.player, views):
             yield pb.WatchTableResponse(view=view)
 
     async def Act(self, request: pb.ActRequest, caller: Identity) -> pb.ActResponse:

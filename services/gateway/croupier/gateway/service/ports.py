@@ -117,6 +117,11 @@ class Tables(Protocol):
 
     async def leave(self, table_id: str, player: str) -> None: ...
 
+    async def disconnect(self, table_id: str, player: str) -> None:
+        """`player`'s session at the table ended: his seat is kept for its reconnection
+        window."""
+        ...
+
     async def hand_history(self, table_id: str, hand_number: int) -> str:
         """A finished hand's history as JSON."""
         ...
