@@ -1,10 +1,12 @@
 """The gateway over HTTP as browsers call it: Connect with JSON and gRPC-Web, the same
-implementation and the same answers as over gRPC."""
+implementation and the same answers as over gRPC, counted in the same metrics."""
 
 from __future__ import annotations
 
 import json
 import random
+
+from prometheus_client import REGISTRY
 
 from croupier.gateway.v1 import gateway_pb2 as pb
 from tests.support.gateway import connect_call, grpc_web_call, token
@@ -98,3 +100,33 @@ async def test_grpc_web_serves_views_streams_and_refusals(world: World) -> None:
         world.gateway.http, "GetTableView", pb.GetTableViewRequest(table_id=world.table_id), None
     )
     assert trailers["grpc-status"] == UNAUTHENTICATED
+
+
+async def test_calls_over_connect_are_counted_with_the_grpc_calls(world: World) -> None:
+    def handled(code: str) -> float:
+        labels = {
+            "grpc_type": "unary",
+            "grpc_service": "croupier.gateway.v1.Gateway",
+            "grpc_method": "GetBalance",
+            "grpc_code": code,
+        }
+        return REGISTRY.get_sample_value("grpc_server_handled_total", labels) or 0.0
+
+    def timed() -> float:
+        labels = {
+            "grpc_type": "unary",
+            "grpc_service": "croupier.gateway.v1.Gateway",
+            "grpc_method": "GetBalance",
+        }
+        return REGISTRY.get_sample_value("grpc_server_handling_seconds_count", labels) or 0.0
+
+    ok, refused, calls = handled("OK"), handled("Unauthenticated"), timed()
+    request = pb.GetBalanceRequest(currency="CHIP")
+    status, _ = await connect_call(
+        world.gateway.http, "GetBalance", request, "Bearer " + token("p0", now=NOW)
+    )
+    assert status == 200
+    status, _ = await connect_call(world.gateway.http, "GetBalance", request, None)
+    assert status == 401
+    assert (handled("OK"), handled("Unauthenticated")) == (ok + 1, refused + 1)
+    assert timed() == calls + 2

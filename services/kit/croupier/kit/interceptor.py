@@ -89,8 +89,10 @@ _GO_CODE_NAMES = {
 _HEALTH_SERVICE = "grpc.health.v1.Health"
 
 
-class _MethodMetrics:
-    """One method's labelled metric children, looked up once instead of on every call."""
+class MethodMetrics:
+    """One method's labelled metric children, looked up once instead of on every call.
+    Also the gateway's HTTP transport's (Connect, gRPC-Web): one RPC, counted in the same
+    series whichever transport carried it."""
 
     def __init__(self, method: str, grpc_type: str) -> None:
         service, _, name = method.lstrip("/").rpartition("/")
@@ -117,7 +119,7 @@ class _MethodMetrics:
 class _Call:
     """Book-keeping of one call: context binding, metrics, status mapping."""
 
-    def __init__(self, method: str, metrics: _MethodMetrics, context: Context) -> None:
+    def __init__(self, method: str, metrics: MethodMetrics, context: Context) -> None:
         self.method = method
         self.metrics = metrics
         self.context = context
@@ -185,7 +187,7 @@ class _MalformedRequest(Exception):
 def _wrap_unary_response(
     behaviour: Callable[[Any, Context], Awaitable[Any]], method: str
 ) -> Callable[[Any, Context], Awaitable[Any]]:
-    metrics = _MethodMetrics(method, "unary")
+    metrics = MethodMetrics(method, "unary")
 
     async def handle(request: Any, context: Context) -> Any:
         call = _Call(method, metrics, context)
@@ -206,7 +208,7 @@ def _wrap_unary_response(
 def _wrap_stream_response(
     behaviour: Callable[[Any, Context], AsyncIterator[Any]], method: str
 ) -> Callable[[Any, Context], AsyncIterator[Any]]:
-    metrics = _MethodMetrics(method, "server_stream")
+    metrics = MethodMetrics(method, "server_stream")
 
     async def handle(request: Any, context: Context) -> AsyncIterator[Any]:
         call = _Call(method, metrics, context)

@@ -18,10 +18,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
+import grpc
 import structlog
 import uvicorn
 from connectrpc.code import Code
@@ -42,6 +44,7 @@ from croupier.gateway.entrypoints.methods import (
 )
 from croupier.gateway.entrypoints.web_page import App, with_web_page
 from croupier.kit.errors import REASON_HEADER, error_details, status_of
+from croupier.kit.interceptor import MethodMetrics
 from croupier.kit.logs import REQUEST_ID_HEADER
 from croupier.kit.server import CannotListen
 
@@ -51,17 +54,51 @@ log = structlog.get_logger("croupier.gateway.connect")
 STOP_GRACE_SECONDS = 5
 
 
-def _bind_request_id(context: RequestContext[Any, Any], method: str) -> str:
-    """The call's request id, bound to the log context (and so to the outgoing calls)
-    until `_unbind`, as the kit's interceptor does for gRPC calls."""
-    request_id = (context.request_headers.get(REQUEST_ID_HEADER) or uuid.uuid4().hex)[:128]
-    context.response_trailers[REQUEST_ID_HEADER] = request_id
-    structlog.contextvars.bind_contextvars(request_id=request_id, method=method)
-    return request_id
+class _Call:
+    """One HTTP call's book-keeping, as the kit's interceptor keeps a gRPC call's: its
+    request id (the `x-request-id` header, or a new one), bound to the log context (and so
+    to the outgoing calls) until it ends, and its metrics (the same `grpc_server_*` series
+    as the gateway's gRPC calls: one RPC, whichever transport carried it)."""
 
+    def __init__(
+        self, method: GatewayMethod, metrics: MethodMetrics, context: RequestContext[Any, Any]
+    ) -> None:
+        self.method = method.name
+        self.metrics = metrics
+        self.context = context
+        self.code = grpc.StatusCode.OK
+        self.started = time.perf_counter()
+        given = context.request_headers.get(REQUEST_ID_HEADER)
+        self.request_id = (given or uuid.uuid4().hex)[:128]
+        context.response_trailers[REQUEST_ID_HEADER] = self.request_id
+        structlog.contextvars.bind_contextvars(request_id=self.request_id, method=self.method)
+        metrics.started.inc()
+        metrics.received.inc()
 
-def _unbind() -> None:
-    structlog.contextvars.unbind_contextvars("request_id", "method")
+    def cancelled(self) -> None:
+        """The client went away (or the server is stopping)."""
+        self.code = grpc.StatusCode.CANCELLED
+
+    def failed(self, error: Exception) -> ConnectError:
+        """The Connect error to answer for `error`."""
+        status = status_of(error)
+        self.code = status or grpc.StatusCode.INTERNAL
+        if status is not None:
+            reason = str(getattr(error, "reason", ""))
+            self.context.response_trailers[REASON_HEADER] = reason
+            log.info("call rejected", method=self.method, code=status.name, reason=reason)
+            return ConnectError(Code[status.name], str(error), details=_details(error))
+        log.error("call failed", method=self.method, request_id=self.request_id, exc_info=error)
+        return ConnectError(
+            Code.INTERNAL,
+            f"internal error while handling {self.method} (request id {self.request_id})",
+        )
+
+    def end(self) -> None:
+        self.metrics.handled(self.code).inc()
+        if self.metrics.latency is not None:
+            self.metrics.latency.observe(time.perf_counter() - self.started)
+        structlog.contextvars.unbind_contextvars("request_id", "method")
 
 
 def _details(error: Exception) -> list[ErrorDetail]:
@@ -78,21 +115,6 @@ def _details(error: Exception) -> list[ErrorDetail]:
     ]
 
 
-def _connect_error(
-    error: Exception, context: RequestContext[Any, Any], method: str, request_id: str
-) -> ConnectError:
-    status = status_of(error)
-    if status is not None:
-        reason = str(getattr(error, "reason", ""))
-        context.response_trailers[REASON_HEADER] = reason
-        log.info("call rejected", method=method, code=status.name, reason=reason)
-        return ConnectError(Code[status.name], str(error), details=_details(error))
-    log.error("call failed", method=method, request_id=request_id, exc_info=error)
-    return ConnectError(
-        Code.INTERNAL, f"internal error while handling {method} (request id {request_id})"
-    )
-
-
 def _origin(context: RequestContext[Any, Any]) -> Origin:
     headers = context.request_headers
     return Origin(
@@ -105,15 +127,22 @@ def _origin(context: RequestContext[Any, Any]) -> Origin:
 def _unary(
     method: GatewayMethod, call: Callable[[Any, str | None, Origin], Awaitable[Any]]
 ) -> Callable[[Any, RequestContext[Any, Any]], Awaitable[Any]]:
+    metrics = MethodMetrics(f"/{SERVICE_NAME}/{method.name}", "unary")
+
     async def handle(request: Any, context: RequestContext[Any, Any]) -> Any:
         authorization = context.request_headers.get(AUTHORIZATION)
-        request_id = _bind_request_id(context, method.name)
+        http_call = _Call(method, metrics, context)
         try:
-            return await call(request, authorization, _origin(context))
+            response = await call(request, authorization, _origin(context))
+            metrics.sent.inc()
+            return response
+        except (asyncio.CancelledError, GeneratorExit):
+            http_call.cancelled()
+            raise
         except Exception as error:  # noqa: BLE001 - every failure becomes a Connect status
-            raise _connect_error(error, context, method.name, request_id) from None
+            raise http_call.failed(error) from None
         finally:
-            _unbind()
+            http_call.end()
 
     return handle
 
@@ -121,16 +150,22 @@ def _unary(
 def _stream(
     method: GatewayMethod, call: Callable[[Any, str | None, Origin], AsyncIterator[Any]]
 ) -> Callable[[Any, RequestContext[Any, Any]], AsyncIterator[Any]]:
+    metrics = MethodMetrics(f"/{SERVICE_NAME}/{method.name}", "server_stream")
+
     async def handle(request: Any, context: RequestContext[Any, Any]) -> AsyncIterator[Any]:
         authorization = context.request_headers.get(AUTHORIZATION)
-        request_id = _bind_request_id(context, method.name)
+        http_call = _Call(method, metrics, context)
         try:
             async for response in call(request, authorization, _origin(context)):
+                metrics.sent.inc()
                 yield response
+        except (asyncio.CancelledError, GeneratorExit):
+            http_call.cancelled()
+            raise
         except Exception as error:  # noqa: BLE001 - every failure becomes a Connect status
-            raise _connect_error(error, context, method.name, request_id) from None
+            raise http_call.failed(error) from None
         finally:
-            _unbind()
+            http_call.end()
 
     return handle
 
