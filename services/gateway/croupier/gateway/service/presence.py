@@ -29,6 +29,10 @@ __all__ = ["StreamPresence"]
 
 log = structlog.get_logger("croupier.gateway.presence")
 
+# A stream's end waits for its Disconnect at most this long: the stream of a player whose
+# host is gone (the platform stopping) must not hold up the gateway's own stop.
+PRESENCE_CALL_SECONDS = 3.0
+
 
 class StreamPresence:
     def __init__(self, tables: Tables) -> None:
@@ -56,15 +60,15 @@ class StreamPresence:
             if not self._streams[key]:
                 del self._streams[key]
                 if latest is not None and player in latest.seated and not latest.closed:
-                    # Shielded: the stream's end is often its task's cancellation.
-                    gone = self._tell(self._tables.disconnect(table_id, player), "disconnect")
-                    await asyncio.shield(gone)
+                    await self._tell(self._tables.disconnect(table_id, player), "disconnect")
 
     @staticmethod
     async def _tell(call: Awaitable[object], what: str) -> None:
-        """Presence is the host's to keep: a call it refuses or misses changes nothing
-        for the stream (he is back when he acts; gone when his clock runs out)."""
+        """Presence is the host's to keep: a call it refuses, or that does not come back
+        within `PRESENCE_CALL_SECONDS` (a stopping platform), changes nothing for the stream
+        (he is back when he acts; gone when his clock runs out)."""
         try:
-            await call
-        except (RuleBroken, Unavailable) as refusal:
-            log.info("presence not updated", call=what, reason=str(refusal))
+            async with asyncio.timeout(PRESENCE_CALL_SECONDS):
+                await call
+        except (RuleBroken, Unavailable, TimeoutError) as refusal:
+            log.info("presence not updated", call=what, reason=str(refusal) or "timed out")
