@@ -74,11 +74,16 @@ _ID_PREFIX = uuid.uuid4().hex[:16]
 _ID_COUNTER = itertools.count(1)
 
 
+def new_request_id() -> str:
+    """An id for a call that came without one (also the gateway's HTTP calls')."""
+    return f"{_ID_PREFIX}-{next(_ID_COUNTER):x}"
+
+
 def _request_id(context: Context) -> str:
     for key, value in context.invocation_metadata() or ():
         if key == REQUEST_ID_HEADER and isinstance(value, str) and 0 < len(value) <= 128:
             return value
-    return f"{_ID_PREFIX}-{next(_ID_COUNTER):x}"
+    return new_request_id()
 
 
 # grpc_code as Go's `codes.Code.String()` spells it: the values stock dashboards filter on.
@@ -114,6 +119,12 @@ class MethodMetrics:
         if child is None:
             child = self._handled[code] = GRPC_HANDLED.labels(*self._labels, _GO_CODE_NAMES[code])
         return child
+
+    def ended(self, code: grpc.StatusCode, started: float) -> None:
+        """A call begun at `started` (`time.perf_counter()`) ended with `code`."""
+        self.handled(code).inc()
+        if self.latency is not None:
+            self.latency.observe(time.perf_counter() - started)
 
 
 class _Call:
@@ -172,9 +183,7 @@ class _Call:
         )
 
     def end(self) -> None:
-        self.metrics.handled(self.code).inc()
-        if self.metrics.latency is not None:
-            self.metrics.latency.observe(time.perf_counter() - self.started)
+        self.metrics.ended(self.code, self.started)
         structlog.contextvars.unbind_contextvars("request_id", "method")
 
 

@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import socket
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
@@ -44,7 +43,7 @@ from croupier.gateway.entrypoints.methods import (
 )
 from croupier.gateway.entrypoints.web_page import App, with_web_page
 from croupier.kit.errors import REASON_HEADER, error_details, status_of
-from croupier.kit.interceptor import MethodMetrics
+from croupier.kit.interceptor import MethodMetrics, new_request_id
 from croupier.kit.logs import REQUEST_ID_HEADER
 from croupier.kit.server import CannotListen
 
@@ -69,7 +68,7 @@ class _Call:
         self.code = grpc.StatusCode.OK
         self.started = time.perf_counter()
         given = context.request_headers.get(REQUEST_ID_HEADER)
-        self.request_id = (given or uuid.uuid4().hex)[:128]
+        self.request_id = (given or new_request_id())[:128]
         context.response_trailers[REQUEST_ID_HEADER] = self.request_id
         structlog.contextvars.bind_contextvars(request_id=self.request_id, method=self.method)
         metrics.started.inc()
@@ -95,9 +94,7 @@ class _Call:
         )
 
     def end(self) -> None:
-        self.metrics.handled(self.code).inc()
-        if self.metrics.latency is not None:
-            self.metrics.latency.observe(time.perf_counter() - self.started)
+        self.metrics.ended(self.code, self.started)
         structlog.contextvars.unbind_contextvars("request_id", "method")
 
 
