@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mappi
 from dataclasses import replace
 
 import pytest
+from structlog.testing import capture_logs
 
 from croupier.events.v1.envelope_pb2 import Envelope
 from croupier.game import RuleBroken
@@ -223,6 +224,29 @@ async def test_a_corrupt_snapshot_falls_back_to_the_log(bus: InMemoryBus, damage
     rebuilt = host_on(log, bus, store)
     assert await digests(rebuilt) == await full_replay(log, bus)
     assert table_id not in rebuilt.voided
+
+
+async def test_a_rebuild_logs_how_many_tables_came_from_snapshots_and_where_its_time_went(
+    bus: InMemoryBus,
+) -> None:
+    log, store, table_id = await one_table(bus, GAMES["rummy"], actions=30)
+
+    def rebuilt() -> list[tuple[int, int]]:
+        lines = [line for line in captured if line["event"] == "partitions rebuilt"]
+        for line in lines:
+            phases = ("snapshots_seconds", "tails_seconds", "full_replay_seconds")
+            assert all(line[phase] >= 0 for phase in phases), line
+        return [(line["from_snapshots"], line["replayed_fully"]) for line in lines]
+
+    with capture_logs() as captured:
+        await digests(host_on(log, bus, store))
+    assert rebuilt() == [(1, 0)]
+
+    partition, _ = store.snapshots[table_id]
+    store.snapshots[table_id] = (partition, b"damaged")
+    with capture_logs() as captured:
+        await digests(host_on(log, bus, store))
+    assert rebuilt() == [(0, 1)]
 
 
 async def test_a_snapshot_that_would_build_a_foreign_class_is_refused(bus: InMemoryBus) -> None:

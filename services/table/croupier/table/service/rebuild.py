@@ -24,6 +24,7 @@ on average), which a paused collector would let pile up for a whole full replay.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -97,8 +98,11 @@ class Rebuilder:
         one that neither a snapshot nor the log gives back (a broker that lost its data)
         is voided and refunded."""
         asked_again: list[MoneyRequest] = []
+        started = time.perf_counter()
         with self._bulk_load():
             restored, full_replay, watermarks = await self._restore(partitions)
+        from_snapshots = len(restored)
+        restored_at = time.perf_counter()
         since = self._since(partitions, restored.values(), watermarks)
         covered = {table_id: table.covered_offset for table_id, table in restored.items()}
         async for replayed in self._log.replay(partitions, since, covered):
@@ -119,8 +123,19 @@ class Rebuilder:
         for table in restored.values():  # no record after their snapshot
             await self._pace()
             await self._serve(table, asked_again)
+        tails_at = time.perf_counter()
         if full_replay:
             await self._replay_fully(partitions, full_replay, asked_again)
+        # Where a start-up's time went: an SRE's first question when one is slow.
+        log.info(
+            "partitions rebuilt",
+            partitions=sorted(partitions),
+            from_snapshots=from_snapshots,
+            replayed_fully=len(full_replay),
+            snapshots_seconds=round(restored_at - started, 3),
+            tails_seconds=round(tails_at - restored_at, 3),
+            full_replay_seconds=round(time.perf_counter() - tails_at, 3),
+        )
         for table_id, game in (known or {}).items():
             if table_id not in self._tables.serving and table_id not in self._tables.voided:
                 await self._void(table_id, game, "its command log is gone (lost by the broker)")
