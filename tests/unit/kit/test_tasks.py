@@ -1,5 +1,5 @@
 """The kit's background work: a periodic step that outlives its failures, retries until
-an attempt succeeds, and stopping either."""
+an attempt succeeds, stopping either, and a pacer that lets the loop run now and then."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from croupier.kit.tasks import Periodic, cancel, keep_trying, stop_within
+from croupier.kit.tasks import Pacer, Periodic, cancel, keep_trying, stop_within
 
 _log = logging.getLogger("tests.kit.tasks")
 
@@ -121,3 +121,28 @@ async def test_a_part_that_never_stops_is_abandoned_after_its_time_and_logged(
 
     await stop_within(stops(), "a quick part", _log, seconds=1)
     assert stopped == ["yes"]
+
+
+async def test_a_pacer_lets_the_loop_run_once_its_work_adds_up() -> None:
+    ran: list[int] = []
+
+    async def other() -> None:
+        while True:
+            ran.append(len(ran))
+            await asyncio.sleep(0)
+
+    running = asyncio.create_task(other())
+    await asyncio.sleep(0)
+    pace = Pacer(every=10).step
+    await pace(4)
+    await pace(5)
+    assert len(ran) == 1  # 9 units: the loop has not run
+    await pace()
+    assert len(ran) == 2  # 10: it ran once, and the count starts again
+    await pace(9)
+    assert len(ran) == 2
+    await pace(25)
+    assert len(ran) == 3
+    running.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await running

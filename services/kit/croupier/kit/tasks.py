@@ -1,6 +1,6 @@
 """Background work a service runs beside its gRPC server: a step repeated on an interval
-(`Periodic`), an attempt repeated until it succeeds (`keep_trying`), and stopping either
-(`cancel`)."""
+(`Periodic`), an attempt repeated until it succeeds (`keep_trying`), stopping either
+(`cancel`), and a long stretch of work that lets the others run now and then (`Pacer`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-__all__ = ["STOP_SECONDS", "Periodic", "cancel", "keep_trying", "stop_within"]
+__all__ = ["STOP_SECONDS", "Pacer", "Periodic", "cancel", "keep_trying", "stop_within"]
 
 _T = TypeVar("_T")
 
@@ -65,6 +65,25 @@ async def keep_trying(
                 "%s (attempt %d), retrying in %.1f s: %s", failure, number, pause_seconds, error
             )
             await asyncio.sleep(pause_seconds)
+
+
+class Pacer:
+    """Lets the event loop run once `every` units of work were done since it last ran.
+
+    A loop over thousands of tables that never waits (a rebuild decoding snapshots, a
+    sweep snapshotting every table) would otherwise hold the loop for its whole length:
+    every call to the server waits behind it, and a consumer group's heartbeat too. The
+    caller weighs its steps (a step well under a millisecond counts 1)."""
+
+    def __init__(self, every: int) -> None:
+        self._every = every
+        self._done = 0
+
+    async def step(self, work: int = 1) -> None:
+        self._done += work
+        if self._done >= self._every:
+            self._done = 0
+            await asyncio.sleep(0)
 
 
 class Periodic:

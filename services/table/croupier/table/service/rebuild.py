@@ -23,7 +23,6 @@ on average), which a paused collector would let pile up for a whole full replay.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -33,6 +32,7 @@ import structlog
 
 from croupier.game import GameRules, RuleBroken
 from croupier.kit.collector import BulkLoad, no_bulk_load
+from croupier.kit.tasks import Pacer
 from croupier.table.adapters import metrics
 from croupier.table.adapters.log_codec import encode
 from croupier.table.adapters.snapshot_codec import (
@@ -58,7 +58,7 @@ _SKIP_ALL = 2**62
 # consumer group's heartbeat, the gRPC server) after about this much work (a snapshot
 # decoded or a table served counts 1, a replayed table its entries; each well under a
 # millisecond), or a long rebuild would stall both for its whole length.
-_YIELD_AFTER = 200
+YIELD_AFTER = 200
 
 
 class Rebuilder:
@@ -80,14 +80,7 @@ class Rebuilder:
         self._engine_for = engine_for
         self._commands = commands
         self._money = money
-        self._steps = 0
-
-    async def _pace(self, work: int = 1) -> None:
-        """Let the event loop run once `_YIELD_AFTER` work has been done since it last ran."""
-        self._steps += work
-        if self._steps >= _YIELD_AFTER:
-            self._steps = 0
-            await asyncio.sleep(0)
+        self._pace = Pacer(YIELD_AFTER).step
 
     async def rebuild(
         self, partitions: frozenset[int], known: dict[str, str] | None = None
