@@ -13,31 +13,38 @@ group, take the partition, rebuild every table, serve):
 - a host with the Kafka snapshot store seeds the snapshots (a full replay, then one
   snapshot per table, and the deal of a hand whose deal the cut left out; not timed);
 - peer: a host without snapshots replays the whole partition;
-- snapshots: a new host loads the snapshots and reads only the tails (the median of
-  `FAST_STARTS` starts). Every table's digest must equal the full replay's.
+- snapshots: a new host loads the snapshots and reads only the tails, in a process of its
+  own as `croupier serve table` starts (`--start-from`), timed from `TableHost.start` to
+  serving; the median of `FAST_STARTS` starts. Every table's digest must equal the full
+  replay's.
 
 The hosts' clock stands still at the stored logs' end and their timers never fire: a
 rebuilt table's turn clock would otherwise run out at once and log timeouts between runs.
 
 The same is done with a tenth of the entries per table (same tables): a start-up from
 snapshots should cost the same whatever the history (goal: at most 1.2x), the full replay
-ten times less. The issue's sizes are `--tables 10000 --entries 1000000` (goal: at least
-20x faster than the full replay); the defaults keep `make bench` within a few minutes on
-a small machine and report the same ratios.
+ten times less. Both partitions are written first, and the starts from snapshots take
+turns between the two sizes, so a busy spell of a shared machine weighs on both alike. A
+start in this process after the full replays measured the heap they left behind too (a
+new process has none); so did the first version of this script. The issue's sizes are
+`--tables 10000 --entries 1000000` (goal: at least 20x faster than the full replay); the
+defaults keep `make bench` within a few minutes on a small machine and report the same
+ratios.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
+import contextlib
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 import uuid
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from aiokafka.admin import AIOKafkaAdminClient
@@ -47,7 +54,7 @@ from croupier.kit.collector import paused_then_frozen
 from croupier.kit.kafka_producer import AckedProducer
 from croupier.table.adapters.kafka_log import KafkaCommandLog
 from croupier.table.adapters.kafka_snapshots import KafkaSnapshotStore
-from croupier.table.adapters.kafka_topics import create_topics
+from croupier.table.adapters.kafka_topics import create_topics, snapshots_topic_for
 from croupier.table.adapters.log_codec import encode
 from croupier.table.core.history import _entry_from_json
 from croupier.table.core.log_entry import LogEntry
@@ -110,11 +117,7 @@ async def write_partition(topic: str, tables: int, per_table: int) -> None:
 
 async def start_host(topic: str, snapshots: str | None) -> tuple[float, dict[str, str]]:
     """Seconds from start to serving, and every table's digest. As in `croupier serve
-    table`, the rebuild pauses the garbage collector and freezes what it built; the
-    previous host's objects are released and collected first, untimed, as a new process
-    would not have them."""
-    gc.unfreeze()
-    gc.collect()
+    table`, the rebuild pauses the garbage collector and freezes what it built."""
     bus = InMemoryBus()
     await bus.start()
     host = TableHost(
@@ -141,49 +144,94 @@ async def start_host(topic: str, snapshots: str | None) -> tuple[float, dict[str
         await bus.stop()
 
 
-async def measure(tables: int, entries: int) -> dict[str, float]:
+@dataclass
+class Partition:
+    """A partition written and seeded, its full replay timed (the peer)."""
+
+    topic: str
+    entries: int
+    written: float
+    seeding: float
+    full: float
+    replayed: dict[str, str]
+    starts: list[float] = field(default_factory=list)
+
+    @property
+    def snapshots(self) -> str:
+        return snapshots_topic_for(self.topic)
+
+
+async def prepare(topic: str, tables: int, entries: int) -> Partition:
     per_table = entries // tables
-    run = uuid.uuid4().hex[:8]
-    topic, snapshots = f"bench_snap_commands_{run}", f"bench_snap_commands_{run}.snapshots"
-    await create_topics(bootstrap(), topic, snapshots, partitions=1)
-    try:
-        started = time.perf_counter()
-        await write_partition(topic, tables, per_table)
-        written = time.perf_counter() - started
-        seeding, _ = await start_host(topic, snapshots)
-        full, replayed = await start_host(topic, None)
-        # The median of a few starts: joining the group alone varies by 0.1-0.7 s from
-        # one start to the next on a shared machine, more than the history's weight.
-        starts = [await start_host(topic, snapshots) for _ in range(FAST_STARTS)]
-        fast, restored = statistics.median(seconds for seconds, _ in starts), starts[-1][1]
-    finally:
-        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap())
-        await admin.start()
-        try:
-            await admin.delete_topics([topic, snapshots])
-        finally:
-            await admin.close()
-    if restored != replayed or len(restored) != tables:
+    await create_topics(bootstrap(), topic, snapshots_topic_for(topic), partitions=1)
+    started = time.perf_counter()
+    await write_partition(topic, tables, per_table)
+    written = time.perf_counter() - started
+    seeding, _ = await start_host(topic, snapshots_topic_for(topic))
+    full, replayed = await start_host(topic, None)
+    return Partition(topic, tables * per_table, written, seeding, full, replayed)
+
+
+def start_from_snapshots(partition: Partition) -> None:
+    """One start from snapshots in a new process; its seconds appended to the partition's
+    starts, its digests checked against the full replay's."""
+    child = subprocess.run(
+        [sys.executable, "-m", "benchmarks.snapshots", "--start-from", partition.topic],
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    seconds, restored = json.loads(child.stdout)
+    if restored != partition.replayed:
+        differ = sum(restored.get(t) != d for t, d in partition.replayed.items())
         raise SystemExit(
-            f"{entries} entries: the tables from snapshots differ from the full replay's "
-            f"({sum(restored.get(t) != d for t, d in replayed.items())} of {len(replayed)})"
+            f"{partition.entries} entries: the tables from snapshots differ from the full "
+            f"replay's ({differ} of {len(partition.replayed)})"
         )
-    return {
-        "entries": tables * per_table,
-        "written": written,
-        "full": full,
-        "seeding": seeding,
-        "snapshots": fast,
-    }
+    partition.starts.append(seconds)
+
+
+async def delete(topics: list[str]) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap())
+    await admin.start()
+    try:
+        await admin.delete_topics(
+            [t for topic in topics for t in (topic, snapshots_topic_for(topic))]
+        )
+    finally:
+        await admin.close()
+
+
+def measure(tables: int, entries: int) -> tuple[Partition, Partition]:
+    """The partition of `entries` and the one of a tenth as many, both started
+    `FAST_STARTS` times from snapshots, taking turns."""
+    topics = [f"bench_snap_commands_{uuid.uuid4().hex[:8]}" for _ in range(2)]
+    try:
+        big, small = (
+            asyncio.run(prepare(topic, tables, size))
+            for topic, size in zip(topics, (entries, entries // 10), strict=True)
+        )
+        for _ in range(FAST_STARTS):
+            for partition in (big, small):
+                start_from_snapshots(partition)
+    finally:
+        asyncio.run(delete(topics))
+    return big, small
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=1_000)
     parser.add_argument("--entries", type=int, default=100_000)
+    parser.add_argument("--start-from", help="(internal) one start from this topic's snapshots")
     args, _ = parser.parse_known_args(argv)  # `make bench` passes its arguments to all
-    big = asyncio.run(measure(args.tables, args.entries))
-    small = asyncio.run(measure(args.tables, args.entries // 10))
+    if args.start_from:
+        topic = args.start_from
+        with contextlib.redirect_stdout(sys.stderr):  # the host's log lines, if any
+            started = asyncio.run(start_host(topic, snapshots_topic_for(topic)))
+        print(json.dumps(started))
+        return 0
+    big, small = measure(args.tables, args.entries)
     print(
         f"## Table host start-up, one partition of {args.tables:,} tables "
         "(Kafka log, Kafka snapshot store)\n"
@@ -191,16 +239,19 @@ def main(argv: list[str]) -> int:
     print("| log entries | full replay (peer) s | from snapshots s | vs full replay |")
     print("|---:|---:|---:|---:|")
     for row in (small, big):
+        fast = statistics.median(row.starts)
         print(
-            f"| {row['entries']:,.0f} | {row['full']:.2f} | {row['snapshots']:.2f} | "
-            f"{row['full'] / row['snapshots']:.1f}x faster |"
+            f"| {row.entries:,.0f} | {row.full:.2f} | {fast:.2f} | {row.full / fast:.1f}x faster |"
         )
     print(
-        f"\nFrom snapshots, {big['entries']:,.0f} entries vs {small['entries']:,.0f}: "
-        f"{big['snapshots'] / small['snapshots']:.2f}x the time (goal <= 1.2x); the full "
-        f"replay {big['full'] / small['full']:.1f}x. Every table's digest equals the full "
-        f"replay's. (Writing the log: {big['written']:.1f} s; seeding the snapshots, a full "
-        f"replay that writes one snapshot per table: {big['seeding']:.1f} s.)"
+        f"\nFrom snapshots, {big.entries:,.0f} entries vs {small.entries:,.0f}: "
+        f"{statistics.median(big.starts) / statistics.median(small.starts):.2f}x the time "
+        f"(goal <= 1.2x); the full replay {big.full / small.full:.1f}x. Every table's digest "
+        f"equals the full replay's. Starts (s), {big.entries:,.0f}: "
+        f"{', '.join(f'{s:.2f}' for s in big.starts)}; {small.entries:,.0f}: "
+        f"{', '.join(f'{s:.2f}' for s in small.starts)}. (Writing the log: {big.written:.1f} "
+        f"s; seeding the snapshots, a full replay that writes one snapshot per table: "
+        f"{big.seeding:.1f} s.)"
     )
     return 0
 

@@ -46,9 +46,11 @@ import sys
 import time
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 from confluent_kafka.admin import AdminClient
 
+from croupier.bots.service.policies import stack_for
 from croupier.joker.v1 import joker_pb2
 from croupier.kit.auth import new_key_set
 from croupier.kit.channels import ServiceChannel
@@ -72,7 +74,6 @@ def delete_topic(topic: str) -> None:
         deleted.result()
 
 
-PLAYERS = ["p1", "p2", "p3", "p4"]
 PROTO = table_pb2.VIEW_FORMAT_PROTO
 JOKER_USES = {
     joker_pb2.JOKER_USE_HIGH: "high",
@@ -132,15 +133,42 @@ def start_server(mode: str, topic: str) -> tuple[subprocess.Popen[str], int]:
     raise RuntimeError(f"croupier serve table ({mode}) exited with {process.wait()}")
 
 
+TURN_SECONDS = 3600  # the bots' pace is the load; no clock plays for them
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    options: dict[str, object]
+    players: int
+
+
+GAMES = {
+    "poker": Game("poker", {"variant": "nlhe", "blinds": [5, 10]}, 3),
+    "backgammon": Game("backgammon", {}, 2),
+    "rummy": Game("rummy", {"variant": "gin", "players": 2}, 2),
+    "joker": Game("joker", {}, 4),
+}
+
+
+async def open_seated(stub: table_pb2_grpc.TableEngineAsyncStub, game: Game) -> str:
+    """A table of `game` with its bots seated (the game starts): its id."""
+    request = table_pb2.OpenTableRequest(game=game.name, options_json=json.dumps(game.options))
+    request.clock.turn_seconds = TURN_SECONDS
+    table_id: str = (await stub.OpenTable(request)).table_id
+    stack = stack_for(game.name, game.options)
+    for seat in range(game.players):
+        await stub.SeatPlayer(
+            table_pb2.SeatPlayerRequest(
+                table_id=table_id, player_id=f"p{seat}", seat=seat, stack=stack, is_bot=True
+            )
+        )
+    return table_id
+
+
 async def open_table(stub: table_pb2_grpc.TableEngineAsyncStub) -> tuple[str, str]:
     """A Joker table with its four bots seated (the game starts): its id and who acts."""
-    table_id = (
-        await stub.OpenTable(table_pb2.OpenTableRequest(game="joker", options_json="{}"))
-    ).table_id
-    for seat, player in enumerate(PLAYERS):
-        await stub.SeatPlayer(
-            table_pb2.SeatPlayerRequest(table_id=table_id, player_id=player, seat=seat)
-        )
+    table_id = await open_seated(stub, GAMES["joker"])
     public = await stub.GetView(table_pb2.GetViewRequest(table_id=table_id, view_format=PROTO))
     return table_id, public.view.game.joker.to_act
 

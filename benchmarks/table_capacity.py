@@ -36,11 +36,10 @@ import json
 import os
 import random
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.table import round_trips, served
-from croupier.bots.service.policies import Policy, policy_for, stack_for
+from benchmarks.table import GAMES, Game, open_seated, round_trips, served
+from croupier.bots.service.policies import Policy, policy_for
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 
 P99_LIMIT_MS = 50.0
@@ -52,37 +51,6 @@ PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
 
 JSON_VIEW = table_pb2.VIEW_FORMAT_JSON
-TURN_SECONDS = 3600  # the bots' pace is the load; no clock plays for them
-
-
-@dataclass(frozen=True)
-class Game:
-    name: str
-    options: dict[str, object]
-    players: int
-
-
-GAMES = {
-    "poker": Game("poker", {"variant": "nlhe", "blinds": [5, 10]}, 3),
-    "backgammon": Game("backgammon", {}, 2),
-    "rummy": Game("rummy", {"variant": "gin", "players": 2}, 2),
-    "joker": Game("joker", {}, 4),
-}
-
-
-async def open_table(stub: table_pb2_grpc.TableEngineAsyncStub, game: Game) -> str:
-    """A table of `game` with its bots seated (the game starts): its id."""
-    request = table_pb2.OpenTableRequest(game=game.name, options_json=json.dumps(game.options))
-    request.clock.turn_seconds = TURN_SECONDS
-    table_id: str = (await stub.OpenTable(request)).table_id
-    stack = stack_for(game.name, game.options)
-    for seat in range(game.players):
-        await stub.SeatPlayer(
-            table_pb2.SeatPlayerRequest(
-                table_id=table_id, player_id=f"p{seat}", seat=seat, stack=stack, is_bot=True
-            )
-        )
-    return table_id
 
 
 async def drive_table(
@@ -148,7 +116,7 @@ async def step(game: Game, mode: str, tables: int, actions: int, think_ms: int) 
         opened = []
         for first in range(0, tables, 250):  # in bursts: the opening is not the load
             batch = range(first, min(first + 250, tables))
-            opened += await asyncio.gather(*(open_table(stub, game) for _ in batch))
+            opened += await asyncio.gather(*(open_seated(stub, game) for _ in batch))
         latencies: list[float] = []
         cpu_before, started = cpu_seconds(process.pid), time.perf_counter()
         ended = await asyncio.gather(

@@ -352,6 +352,28 @@ async def test_a_partition_whose_tables_all_retired_is_not_read_again(
     assert log.replayed == 0 and rebuilt.voided == {}
 
 
+class LoopTurns:
+    """Counts the turns another task gets on the event loop while `with` runs."""
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    async def _other_work(self) -> None:
+        while True:
+            self.turns += 1
+            await asyncio.sleep(0)
+
+    @contextlib.asynccontextmanager
+    async def counting(self) -> AsyncIterator[None]:
+        running = asyncio.create_task(self._other_work())
+        await asyncio.sleep(0)
+        self.turns = 0
+        try:
+            yield
+        finally:
+            running.cancel()
+
+
 async def test_a_long_rebuild_lets_the_event_loop_run(bus: InMemoryBus) -> None:
     # A rebuild runs inside the consumer group's assignment callback: a loop it starved
     # would miss the group's heartbeats.
@@ -363,23 +385,11 @@ async def test_a_long_rebuild_lets_the_event_loop_run(bus: InMemoryBus) -> None:
         await first.open_table(game.name, game.options, LONG_TURN, request_key=f"t{n}")
     await first.stop()
 
-    turns = 0
-
-    async def other_work() -> None:
-        nonlocal turns
-        while True:
-            turns += 1
-            await asyncio.sleep(0)
-
-    rebuilt = host_on(log, bus, store)
-    running = asyncio.create_task(other_work())
-    await asyncio.sleep(0)
-    before = turns
-    await rebuilt.start()  # a rebuild from 500 snapshots
-    during = turns - before
-    running.cancel()
+    rebuilt, loop = host_on(log, bus, store), LoopTurns()
+    async with loop.counting():
+        await rebuilt.start()  # a rebuild from 500 snapshots
     await rebuilt.stop()
-    assert during >= 4  # every 200 snapshots decoded, and again every 200 tables served
+    assert loop.turns >= 4  # every 200 snapshots decoded, and again every 200 tables served
 
 
 async def test_a_sweep_spreads_its_snapshots_and_lets_the_event_loop_run(bus: InMemoryBus) -> None:
@@ -393,29 +403,19 @@ async def test_a_sweep_spreads_its_snapshots_and_lets_the_event_loop_run(bus: In
         table_id = await host.open_table(game.name, game.options, LONG_TURN, request_key=f"t{n}")
         await host.seat(table_id, game.players[0], 0, game.stack)  # not snapshotted yet
     await host._snapshots.stop()  # its periodic sweep: this test sweeps itself
-    turns = 0
-
-    async def other_work() -> None:
-        nonlocal turns
-        while True:
-            turns += 1
-            await asyncio.sleep(0)
-
     lagging = sum(host._snapshots._lags(table) for table in host._tables.serving.values())
-    running = asyncio.create_task(other_work())
-    await asyncio.sleep(0)
-    before, saved = turns, metrics.SNAPSHOTS_STORED.labels(game.name)._value.get()
+    saved, loop = metrics.SNAPSHOTS_STORED.labels(game.name)._value.get(), LoopTurns()
     started = time.perf_counter()
-    await host._snapshots.sweep()
-    took, during = time.perf_counter() - started, turns - before
-    running.cancel()
+    async with loop.counting():
+        await host._snapshots.sweep()
+    took = time.perf_counter() - started
     await host.stop()
     assert lagging >= 100
     assert metrics.SNAPSHOTS_STORED.labels(game.name)._value.get() - saved == lagging
     # At 1,000 snapshots a second, 20 at a time; half of that, for the event loop's timers
     # (uvloop's are coarse).
     assert took >= 0.5 * (lagging // 20) * 20 / 1000
-    assert during >= lagging // 20  # at least once per batch of 20
+    assert loop.turns >= lagging // 20  # at least once per batch of 20
 
 
 async def test_reading_the_snapshots_is_a_bulk_load_and_replaying_the_log_is_not(
