@@ -10,6 +10,7 @@ and can be used as dictionary keys. Pure: no I/O, no randomness.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -60,6 +61,11 @@ class Card:
 
     def __repr__(self) -> str:
         return f"Card({self.code})"
+
+    def __reduce__(self) -> tuple[Callable[[str], Card], tuple[str]]:
+        # Pickled by name, unpickled as the deck's own card: a snapshot of a table deep in
+        # its game holds a few dozen cards, and rebuilding each one was most of decoding it.
+        return card, (self.code,)
 
 
 def _build_deck() -> tuple[Card, ...]:

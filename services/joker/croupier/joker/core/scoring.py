@@ -15,11 +15,13 @@ the shortest exact form (rule 16, OQ 3).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from croupier.joker.core.options import Khishti, TookAll
 
-__all__ = ["HandOutcome", "format_adjustment", "format_points", "hand_score"]
+__all__ = ["HandOutcome", "format_adjustment", "format_points", "hand_score", "shared_outcome"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,17 @@ class HandOutcome:
     def khishti(self) -> bool:
         """Bid at least one trick and took none (BG 9)."""
         return self.bid >= 1 and self.took == 0
+
+    def __reduce__(self) -> tuple[Callable[[int, int, int], HandOutcome], tuple[int, int, int]]:
+        # Unpickled as a shared value (`shared_outcome`): a snapshot late in a game holds a
+        # few dozen outcomes, and building each one again was a third of decoding it.
+        return shared_outcome, (self.bid, self.took, self.cards)
+
+
+@functools.lru_cache(maxsize=1024)  # bids, tricks and hand sizes of 0-9: 1,000 at most
+def shared_outcome(bid: int, took: int, cards: int) -> HandOutcome:
+    """The outcome of these numbers, one object for all who ask (outcomes are values)."""
+    return HandOutcome(bid, took, cards)
 
 
 def hand_score(
