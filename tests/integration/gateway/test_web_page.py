@@ -5,7 +5,8 @@ poker table a bot opened in the lobby, sits, plays the hand to its end against t
 (the poker RuleBot acting through the host), and the page shows the hand's history with
 the deal checked in the browser; the in-browser check accepts the real history and
 rejects it with two dealt cards swapped; a backgammon game played to its end on the page
-against a random bot, its dice checked in the browser; no console errors."""
+against a random bot, its dice checked in the browser; a player opens a table from the
+page, seated in it with a bot asked for the other seat; no console errors."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from playwright.async_api import Page, async_playwright
 
 from croupier.backgammon.v1 import backgammon_pb2
 from croupier.gateway.entrypoints.web_page import BUILT_PAGE
+from croupier.gateway.v1 import gateway_pb2
 from croupier.lobby import codec
 from croupier.lobby.service.ports import TableClock
 from croupier.poker.tools.bots import RuleBot
@@ -30,7 +32,7 @@ from croupier.poker.v1 import poker_pb2
 from croupier.table.service.host import TableHost
 from croupier.table.v1 import table_pb2
 from tests.support.games import GAMES
-from tests.support.gateway import token
+from tests.support.gateway import bearer, token
 from tests.support.lobby_gateway import LobbyPlatform, lobby_gateway
 
 # deploy/local/chromium.sh's browser (`make test` installs it): Debian's, or your own.
@@ -188,3 +190,41 @@ async def test_a_player_plays_a_backgammon_game_on_the_page_and_checks_its_dice(
             await page.wait_for_timeout(50)
         verdict = await page.text_content('.hand[data-hand="1"] .verdict')
         assert verdict is not None and verdict.startswith("deal verified"), verdict
+
+
+@pytest.mark.parametrize("game", ["poker", "backgammon"])
+async def test_a_player_opens_a_table_from_the_page_with_a_bot_asked_for(
+    platform: LobbyPlatform, game: str
+) -> None:
+    errors: list[str] = []
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--headless=new"]
+        )
+        try:
+            page = await browser.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.goto(platform.gateway.http + "/")
+            await page.fill("#token", token(PLAYER, now=time.time()))
+            await page.click("#login-button")
+            await page.click(f"#open-{game}")
+            row = page.locator(f'.table-row[data-game="{game}"]')
+            await row.wait_for()
+            table_id = await row.get_attribute("data-table")
+            await page.wait_for_selector(f'#table[data-table="{table_id}"]:not([hidden])')
+            await page.wait_for_selector("#seats .seat.mine")  # the live view, rendered
+            title = await page.text_content("#table-title")
+            message = await page.text_content("#message")
+        finally:
+            await browser.close()
+    assert errors == [], errors
+    assert title == f"{game} table {table_id}"
+    assert message == "a bot will take the other seat in a moment"
+
+    listed = await platform.gateway.stub.ListTables(
+        gateway_pb2.ListTablesRequest(), metadata=bearer(PLAYER, now=time.time())
+    )
+    (table,) = [t for t in listed.tables if t.table_id == table_id]
+    assert (list(table.seated), table.owner_id, table.bots_wanted) == ([PLAYER], PLAYER, 1)
+    assert (table.seats, table.stake.currency) == (2, "CHIP")  # play chips: bots may sit

@@ -105,6 +105,14 @@ export function decodePosition(id: string): number[][] {
 }
 
 export function renderBackgammon(view: JSON, me: string): Rendered {
+  if (typeof view.position_id !== "string") {
+    // No game yet: the table waits for its second player (a bot asked for, or a person).
+    const seats = el("div", { class: "seats" });
+    for (const player of (view.players ?? []) as string[]) {
+      seats.append(el("div", { class: `seat${player === me ? " mine" : ""}`, "data-player": player }, el("span", { class: "name" }, player)));
+    }
+    return { board: el("div", { class: "backgammon" }), seats, offers: [], status: "waiting for the other player", chips: null };
+  }
   const [waiting, mover] = decodePosition(view.position_id);
   const mine = view.on_roll === me ? mover : waiting;
   const theirs = view.on_roll === me ? waiting : mover;

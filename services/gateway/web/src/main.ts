@@ -1,5 +1,6 @@
-// The page: log in with a token, list the lobby's tables live, sit at one, play from the
-// table's live view, and after each hand check its deal in this browser (fairness.ts).
+// The page: log in with a token, list the lobby's tables live, sit at one or open one with
+// a bot, play from the table's live view, and after each hand check its deal in this
+// browser (fairness.ts).
 import { ConnectError } from "@connectrpc/connect";
 import { gatewayClient, playerOf, type GatewayClient } from "./api";
 import { $, el, show } from "./dom";
@@ -7,11 +8,22 @@ import { verifyHistory, type Seen, type Verdict } from "./fairness";
 import { RollsSeen, pokerSeen, renderBackgammon, renderPoker, type Rendered } from "./games";
 import { Game } from "./gen/croupier/common/v1/common_pb";
 import type { TableListing } from "./gen/croupier/lobby/v1/lobby_pb";
+import { Mode } from "./gen/croupier/backgammon/v1/backgammon_pb";
+import { Variant } from "./gen/croupier/poker/v1/poker_pb";
 import { ViewFormat } from "./gen/croupier/table/v1/table_pb";
 
 type JSON = Record<string, any>;
 
 const STACK = 100n; // the chips brought to a poker table
+const TURN_SECONDS = 120; // a table opened here: a person's time to think
+
+// What "open" opens: heads-up NLHE 1/2 or a single backgammon game, for play chips (no
+// currency: bots sit only at play-chip tables, and nothing moves in the wallet).
+function openedOptions(game: "poker" | "backgammon") {
+  return game === "poker"
+    ? { game: { case: "poker" as const, value: { variant: Variant.NLHE, smallBlind: 1n, bigBlind: 2n, seats: 2 } } }
+    : { game: { case: "backgammon" as const, value: { mode: Mode.SINGLE } } };
+}
 
 let client: GatewayClient | null = null;
 let me = "";
@@ -110,6 +122,28 @@ async function sit(table: TableListing, alreadySeated: boolean): Promise<void> {
   void playAt(table.tableId, table.game);
 }
 
+async function openWithBot(game: "poker" | "backgammon"): Promise<void> {
+  let table: TableListing | undefined;
+  try {
+    const opened = await client!.openTable({
+      requestKey: crypto.randomUUID(),
+      options: openedOptions(game),
+      clock: { turnSeconds: TURN_SECONDS },
+      stack: game === "poker" ? STACK : 0n,
+    });
+    table = opened.table;
+    if (!table) throw new Error("the gateway answered no table");
+    listings.set(table.tableId, table);
+    renderTables();
+    await client!.addBots({ tableId: table.tableId, count: 1 });
+  } catch (error) {
+    say(table ? `the table opened, but no bot was asked: ${explain(error)}` : `not opened: ${explain(error)}`);
+    if (!table) return;
+  }
+  say("a bot will take the other seat in a moment");
+  void playAt(table.tableId, table.game);
+}
+
 // ---- the table --------------------------------------------------------------------------
 
 async function playAt(tableId: string, game: Game): Promise<void> {
@@ -200,3 +234,5 @@ window.croupierVerify = verifyHistory;
 
 $("login-form").addEventListener("submit", (event) => void logIn(event));
 $("refresh").addEventListener("click", () => void refreshTables().catch((error) => say(explain(error))));
+$("open-poker").addEventListener("click", () => void openWithBot("poker"));
+$("open-backgammon").addEventListener("click", () => void openWithBot("backgammon"));
