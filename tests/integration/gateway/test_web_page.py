@@ -99,12 +99,9 @@ async def play_bot(host: TableHost, table_id: str, stop: asyncio.Event) -> None:
 
 
 @asynccontextmanager
-async def page_with_bot(platform: LobbyPlatform, table_id: str) -> AsyncIterator[Page]:
-    """The page in Chromium, logged in as the player, the lobby showing `table_id`, while
-    the bot plays its seat; on leaving, the browser and the bot stop and the page must have
-    logged no console error."""
-    stop = asyncio.Event()
-    bot = asyncio.create_task(play_bot(platform.host, table_id, stop))
+async def logged_in_page(platform: LobbyPlatform) -> AsyncIterator[Page]:
+    """The page in Chromium, logged in as the player; on leaving, the browser stops and the
+    page must have logged no console error."""
     errors: list[str] = []
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
@@ -117,13 +114,24 @@ async def page_with_bot(platform: LobbyPlatform, table_id: str) -> AsyncIterator
             await page.goto(platform.gateway.http + "/")
             await page.fill("#token", token(PLAYER, now=time.time()))
             await page.click("#login-button")
-            await page.wait_for_selector(f'.table-row[data-table="{table_id}"]')
             yield page
         finally:
             await browser.close()
-            stop.set()
-            await bot
     assert errors == [], errors
+
+
+@asynccontextmanager
+async def page_with_bot(platform: LobbyPlatform, table_id: str) -> AsyncIterator[Page]:
+    """The logged-in page showing `table_id` in the lobby, while the bot plays its seat."""
+    stop = asyncio.Event()
+    bot = asyncio.create_task(play_bot(platform.host, table_id, stop))
+    try:
+        async with logged_in_page(platform) as page:
+            await page.wait_for_selector(f'.table-row[data-table="{table_id}"]')
+            yield page
+    finally:
+        stop.set()
+        await bot
 
 
 async def play_until_hand_over(page: Page) -> None:
@@ -196,29 +204,15 @@ async def test_a_player_plays_a_backgammon_game_on_the_page_and_checks_its_dice(
 async def test_a_player_opens_a_table_from_the_page_with_a_bot_asked_for(
     platform: LobbyPlatform, game: str
 ) -> None:
-    errors: list[str] = []
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--headless=new"]
-        )
-        try:
-            page = await browser.new_page()
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(platform.gateway.http + "/")
-            await page.fill("#token", token(PLAYER, now=time.time()))
-            await page.click("#login-button")
-            await page.click(f"#open-{game}")
-            row = page.locator(f'.table-row[data-game="{game}"]')
-            await row.wait_for()
-            table_id = await row.get_attribute("data-table")
-            await page.wait_for_selector(f'#table[data-table="{table_id}"]:not([hidden])')
-            await page.wait_for_selector("#seats .seat.mine")  # the live view, rendered
-            title = await page.text_content("#table-title")
-            message = await page.text_content("#message")
-        finally:
-            await browser.close()
-    assert errors == [], errors
+    async with logged_in_page(platform) as page:
+        await page.click(f"#open-{game}")
+        row = page.locator(f'.table-row[data-game="{game}"]')
+        await row.wait_for()
+        table_id = await row.get_attribute("data-table")
+        await page.wait_for_selector(f'#table[data-table="{table_id}"]:not([hidden])')
+        await page.wait_for_selector("#seats .seat.mine")  # the live view, rendered
+        title = await page.text_content("#table-title")
+        message = await page.text_content("#message")
     assert title == f"{game} table {table_id}"
     assert message == "a bot will take the other seat in a moment"
 
