@@ -132,15 +132,19 @@ async function openWithBot(game: "poker" | "backgammon"): Promise<void> {
       stack: game === "poker" ? STACK : 0n,
     });
     table = opened.table;
-    if (!table) throw new Error("the gateway answered no table");
-    listings.set(table.tableId, table);
-    renderTables();
-    await client!.addBots({ tableId: table.tableId, count: 1 });
   } catch (error) {
-    say(table ? `the table opened, but no bot was asked: ${explain(error)}` : `not opened: ${explain(error)}`);
-    if (!table) return;
+    say(`not opened: ${explain(error)}`);
+    return;
   }
-  say("a bot will take the other seat in a moment");
+  if (!table) return;
+  listings.set(table.tableId, table);
+  renderTables();
+  try {
+    await client!.addBots({ tableId: table.tableId, count: 1 });
+    say("a bot will take the other seat in a moment");
+  } catch (error) {
+    say(`the table is open, but no bot was asked for: ${explain(error)}`);
+  }
   void playAt(table.tableId, table.game);
 }
 

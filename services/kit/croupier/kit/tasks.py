@@ -73,17 +73,20 @@ class Pacer:
     A loop over thousands of tables that never waits (a rebuild decoding snapshots, a
     sweep snapshotting every table) would otherwise hold the loop for its whole length:
     every call to the server waits behind it, and a consumer group's heartbeat too. The
-    caller weighs its steps (a step well under a millisecond counts 1)."""
+    caller weighs its steps (a step well under a millisecond counts 1). With
+    `pause_seconds`, it also waits that long each time: a rate (`every` steps per pause)
+    for work that must not come in one burst."""
 
-    def __init__(self, every: int) -> None:
+    def __init__(self, every: int, pause_seconds: float = 0.0) -> None:
         self._every = every
+        self._pause = pause_seconds
         self._done = 0
 
     async def step(self, work: int = 1) -> None:
         self._done += work
         if self._done >= self._every:
             self._done = 0
-            await asyncio.sleep(0)
+            await asyncio.sleep(self._pause)
 
 
 class Periodic:

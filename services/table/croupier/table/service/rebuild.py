@@ -58,7 +58,7 @@ _SKIP_ALL = 2**62
 # consumer group's heartbeat, the gRPC server) after about this much work (a snapshot
 # decoded or a table served counts 1, a replayed table its entries; each well under a
 # millisecond), or a long rebuild would stall both for its whole length.
-YIELD_AFTER = 200
+_YIELD_AFTER = 200
 
 
 class Rebuilder:
@@ -80,7 +80,7 @@ class Rebuilder:
         self._engine_for = engine_for
         self._commands = commands
         self._money = money
-        self._pace = Pacer(YIELD_AFTER).step
+        self._pace = Pacer(_YIELD_AFTER).step
 
     async def rebuild(
         self, partitions: frozenset[int], known: dict[str, str] | None = None

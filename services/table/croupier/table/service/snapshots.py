@@ -168,23 +168,21 @@ class Snapshots:
     async def sweep(self) -> None:
         """Snapshot again the open tables a rebuild would otherwise read far back for, then
         save the partitions' watermarks and retire the closed tables kept long enough."""
-        pace = Pacer(SWEEP_YIELD_AFTER).step
-        taken = 0
+        looked_at = Pacer(SWEEP_YIELD_AFTER).step
+        taken = Pacer(SWEEP_BATCH, SWEEP_BATCH / self.policy.sweep_per_second).step
         for table in list(self._tables.serving.values()):
-            await pace()
+            await looked_at()
             if not self._lags(table):
                 continue
             async with table.lock:
-                if self._lags(table):
-                    # Every entry of the table is at or below `last_offset` (none is in
-                    # flight: its lock is held), so its state holds the partition up to the
-                    # end this replica knows.
-                    end = self._log.end_offset(self._log.partition_of(table.state.table_id))
-                    self.take(table, max(end - 1, table.last_offset))
-                    taken += 1
-            if taken == SWEEP_BATCH:
-                taken = 0
-                await asyncio.sleep(SWEEP_BATCH / self.policy.sweep_per_second)
+                if not self._lags(table):
+                    continue
+                # Every entry of the table is at or below `last_offset` (none is in flight:
+                # its lock is held), so its state holds the partition up to the end this
+                # replica knows.
+                end = self._log.end_offset(self._log.partition_of(table.state.table_id))
+                self.take(table, max(end - 1, table.last_offset))
+            await taken()
 
         if self._store is None:
             return
