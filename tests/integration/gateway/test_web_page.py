@@ -18,11 +18,13 @@ import shutil
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 from playwright.async_api import Page, async_playwright
 
 from croupier.backgammon.v1 import backgammon_pb2
+from croupier.game.fairness import commitment
 from croupier.gateway.entrypoints.web_page import BUILT_PAGE
 from croupier.gateway.v1 import gateway_pb2
 from croupier.lobby import codec
@@ -150,6 +152,21 @@ async def play_until_hand_over(page: Page) -> None:
     raise AssertionError("the hand did not end on the page")
 
 
+def another_seed(platform: LobbyPlatform, table_id: str, history: dict[str, Any]) -> dict[str, Any]:
+    """`history` re-dealt from a new seed: its commitment, deal and first command agree."""
+    seed = os.urandom(32)
+    commands = [dict(command) for command in history["commands"]]
+    start = next(c for c in commands if c["kind"] == "start_hand")
+    start["body"] = dict(start["body"], seed=seed.hex())
+    return dict(
+        history,
+        seed=seed.hex(),
+        seed_sha256=commitment(seed),
+        dealt=platform.host.engine_of(table_id).randomness(seed),
+        commands=commands,
+    )
+
+
 async def test_a_player_logs_in_sits_plays_a_hand_and_checks_its_deal_in_the_browser(
     platform: LobbyPlatform, tmp_path: pathlib.Path
 ) -> None:
@@ -178,6 +195,17 @@ async def test_a_player_logs_in_sits_plays_a_hand_and_checks_its_deal_in_the_bro
         swapped = dict(history, dealt=list(history["dealt"]))
         swapped["dealt"][0], swapped["dealt"][5] = swapped["dealt"][5], swapped["dealt"][0]
         assert await page.evaluate(check, swapped) is False
+
+        # The page kept the commitment the live view showed at the deal, before the seed
+        # was revealed; a history consistent in itself but from another seed (what a
+        # server choosing the seed afterwards would send) is rejected against it.
+        shown = await page.get_attribute('.hand[data-hand="1"] .commitment', "data-commitment")
+        assert shown == history["seed_sha256"]
+        forged = another_seed(platform, table_id, history)
+        against = "async ([h, c]) => (await window.croupierVerify(h, {commitment: c})).ok"
+        assert await page.evaluate(check, forged) is True  # alone, it checks out
+        assert await page.evaluate(against, [forged, shown]) is False
+        assert await page.evaluate(against, [history, shown]) is True
 
 
 async def test_a_player_plays_a_backgammon_game_on_the_page_and_checks_its_dice(

@@ -55,6 +55,24 @@ async def test_first_hand_is_dealt_with_a_published_commitment(bus: InMemoryBus)
     assert host.view(table_id, "").view["hand"] is not None
 
 
+async def test_every_viewer_is_shown_the_dealt_hands_commitment_but_never_its_seed(
+    bus: InMemoryBus,
+) -> None:
+    host = make_host(InMemoryCommandLog(), bus, FakeClock())
+    await host.start()
+    table_id = await host.open_table("joker", JOKER.options, LONG_TURN)
+    waiting = host.view(table_id, "")
+    assert (waiting.hand_number, waiting.hand_seed_sha256) == (0, "")
+    for seat, player in enumerate(JOKER.players):
+        await host.seat(table_id, player, seat, JOKER.stack)
+    seed = Seeds("t")()
+    for viewer in ("", *JOKER.players):  # a spectator and each player
+        view = host.view(table_id, viewer)
+        assert (view.hand_number, view.hand_seed_sha256) == (1, commitment(seed))
+        assert seed.hex() not in repr(view)
+    await host.stop()
+
+
 async def test_table_with_unreadable_log_is_voided_and_refunded(bus: InMemoryBus) -> None:
     log = InMemoryCommandLog()
     host = make_host(log, bus, FakeClock())

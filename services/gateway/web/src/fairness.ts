@@ -116,6 +116,9 @@ export interface Seen {
   board?: string[];
   /** Backgammon: every pair of dice rolled, in order. */
   rolls?: number[][];
+  /** The hand's commitment as the live view showed it from the deal on, before any seed
+   * was revealed: the history must reveal a seed that hashes to this one. */
+  commitment?: string;
 }
 
 export interface Verdict {
@@ -149,6 +152,9 @@ export async function verifyHistory(history: History, seen: Seen = {}): Promise<
     return { ok: false, problems: ["not a hand history: game, dealt and commands are required"] };
   }
   const seed = fromHex(seedHex);
+  if (seen.commitment !== undefined && seen.commitment !== history.seed_sha256) {
+    problems.push("the history's commitment is not the one shown when the hand was dealt");
+  }
   if ((await commitment(seed)) !== history.seed_sha256) {
     problems.push("the seed does not match the commitment published when the hand began");
   }

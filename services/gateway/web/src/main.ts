@@ -169,6 +169,11 @@ async function playAt(tableId: string, game: Game): Promise<void> {
       const body = JSON.parse(view.viewJson) as JSON;
       const noted = game === Game.POKER ? pokerSeen(body, me) : rolls.note(body);
       if (noted) seen.set(noted[0], { ...seen.get(noted[0]), ...noted[1] });
+      if (view.handNumber > 0n) {
+        // The first commitment shown for a hand is the one its history must honour.
+        const hand = Number(view.handNumber);
+        seen.set(hand, { commitment: view.handSeedSha256, ...seen.get(hand) });
+      }
       render(tableId, game === Game.POKER ? renderPoker(body, me) : renderBackgammon(body, me));
       if (view.lastFinishedHand > checked) {
         checked = view.lastFinishedHand;
@@ -215,17 +220,22 @@ async function showHistory(tableId: string, hand: bigint, seen: Seen): Promise<v
     "div",
     { class: `hand ${verdict.ok ? "verified" : "rejected"}`, "data-hand": String(hand) },
     el("h3", {}, `hand ${hand}: ${deltas}`),
-    el("p", { class: "verdict" }, verdictText(verdict)),
+    el("p", { class: "verdict" }, verdictText(verdict, seen)),
     el("p", { class: "seed" }, `seed ${history.seed} · sha256 ${history.seed_sha256}`),
+    el(
+      "p",
+      { class: "commitment", "data-commitment": seen.commitment ?? "" },
+      seen.commitment ? `committed at the deal: sha256 ${seen.commitment}` : "the deal's commitment was not seen here",
+    ),
     el("p", { class: "commands" }, `${(history.commands as unknown[]).length} commands`),
   );
   $("history").prepend(entry);
 }
 
-function verdictText(verdict: Verdict): string {
-  return verdict.ok
-    ? "deal verified in this browser: the seed matches its commitment and gives these cards"
-    : `deal REJECTED: ${verdict.problems.join("; ")}`;
+function verdictText(verdict: Verdict, seen: Seen): string {
+  if (!verdict.ok) return `deal REJECTED: ${verdict.problems.join("; ")}`;
+  const against = seen.commitment ? "the commitment shown at the deal" : "its commitment";
+  return `deal verified in this browser: the seed matches ${against} and gives these cards`;
 }
 
 // For a history fetched elsewhere (and the page's test): check one in this browser.

@@ -11,6 +11,7 @@ test's clock (`FakeClock`: no clock runs out unless the test moves it).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 
@@ -255,3 +256,27 @@ async def test_close_table_lets_the_hand_in_play_end_and_deals_no_other(
         assert code == grpc.StatusCode.FAILED_PRECONDITION and "closed" in details
         table.clock.advance(60_000)
         assert await get_view(stub, table_id) == view
+
+
+async def test_the_commitment_shown_at_the_deal_is_the_one_the_history_reveals(
+    game: GameAtTable,
+) -> None:
+    async with served_table(game) as table:
+        stub, table_id = table.stub, table.table_id
+        shown: dict[int, str] = {}  # hand number -> the commitment shown while it was played
+        n = 0
+        while (view := await get_view(stub, table_id, game.players[0])).last_finished_hand < 1:
+            assert view.hand_number >= 1 and len(view.hand_seed_sha256) == 64
+            assert shown.setdefault(view.hand_number, view.hand_seed_sha256) == (
+                view.hand_seed_sha256
+            ), "a hand's commitment never changes"
+            await act_at_random(table, game, n)
+            n += 1
+            assert n < 5_000, f"the {game.name} hand never ended"
+        finished = view.last_finished_hand  # Joker: the game's last deal settles it
+        answer = await stub.GetHandHistory(
+            table_pb2.GetHandHistoryRequest(table_id=table_id, hand_number=finished)
+        )
+        history = json.loads(answer.history_json)
+        assert history["seed_sha256"] == shown[finished]
+        assert hashlib.sha256(bytes.fromhex(history["seed"])).hexdigest() == shown[finished]

@@ -113,6 +113,8 @@ class TableEngineService(table_pb2_grpc.TableEngineServicer):
             last_finished_hand=snapshot.last_finished_hand,
             disconnected=list(snapshot.disconnected),
             auto_players=list(snapshot.auto_players),
+            hand_number=snapshot.hand_number,
+            hand_seed_sha256=snapshot.hand_seed_sha256,
         )
         typed = implements(engine, ProtoCodec)
         if typed and view_format != table_pb2.VIEW_FORMAT_JSON:

@@ -39,6 +39,8 @@ class ViewSnapshot:
     last_finished_hand: int
     disconnected: tuple[str, ...]
     auto_players: tuple[str, ...]
+    hand_number: int  # the latest hand dealt, 0 = none yet
+    hand_seed_sha256: str  # its commitment ("" = none yet): public from the deal on
 
 
 @dataclass
