@@ -3,9 +3,13 @@ implementation and the same answers as over gRPC, counted in the same metrics.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
+import re
+import socket
 
+import pytest
 from prometheus_client import REGISTRY
 
 from croupier.gateway.v1 import gateway_pb2 as pb
@@ -130,3 +134,63 @@ async def test_calls_over_connect_are_counted_with_the_grpc_calls(world: World) 
     assert status == 401
     assert (handled("OK"), handled("Unauthenticated")) == (ok + 1, refused + 1)
     assert timed() == calls + 2
+
+
+def _raw_connect_call(address: str, method: str, body: bytes, headers: list[bytes]) -> bytes:
+    """An HTTP/1.1 Connect call to `address` (http://host:port) whose headers may hold any bytes (HTTP allows them; an
+    HTTP client library would refuse to send them); the whole answer."""
+    host, _, port = address.removeprefix("http://").rpartition(":")
+    request = b"\r\n".join(
+        [
+            f"POST /croupier.gateway.v1.Gateway/{method} HTTP/1.1".encode(),
+            b"Host: gateway",
+            b"Content-Type: application/json",
+            b"Connect-Protocol-Version: 1",
+            f"Content-Length: {len(body)}".encode(),
+            b"Connection: close",
+            *headers,
+            b"",
+            body,
+        ]
+    )
+    with socket.create_connection((host, int(port)), timeout=20) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize(
+    "request_id",
+    [b"tab\there", "caf\u00e9".encode(), b"\xff\xfe", b"x" * 129],
+    ids=["a tab", "utf-8 letters", "not utf-8", "too long"],
+)
+async def test_a_request_id_that_cannot_travel_on_is_replaced_not_a_failed_call(
+    world: World, request_id: bytes
+) -> None:
+    bearer = f"Authorization: Bearer {token(world.to_act(), now=NOW)}".encode()
+    body = json.dumps({"tableId": world.table_id}).encode()
+    answer = await asyncio.to_thread(
+        _raw_connect_call,
+        world.gateway.http,
+        "GetTableView",
+        body,
+        [bearer, b"x-request-id: " + request_id, b"User-Agent: \xff\xfe"],
+    )
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:400]
+    given = re.search(rb"trailer-x-request-id: (\S+)\r\n", answer)
+    assert given is not None and given[1] != request_id and given[1].isascii()
+
+
+async def test_a_token_that_is_not_text_is_unauthenticated_over_connect(world: World) -> None:
+    body = json.dumps({"tableId": world.table_id}).encode()
+    answer = await asyncio.to_thread(
+        _raw_connect_call,
+        world.gateway.http,
+        "GetTableView",
+        body,
+        [b"Authorization: Bearer \xff\xfe\x80"],
+    )
+    assert answer.startswith(b"HTTP/1.1 401 "), answer[:400]
+    assert b'"unauthenticated"' in answer and b"token_malformed" in answer

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -79,10 +80,22 @@ def new_request_id() -> str:
     return f"{_ID_PREFIX}-{next(_ID_COUNTER):x}"
 
 
+_VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")
+
+
+def accepted_request_id(given: object) -> str:
+    """The client's request id if it can travel on (1-128 visible ASCII characters, what
+    gRPC metadata carries to the services behind and a log line shows as it is), else a
+    new one: an id with a tab or a non-ASCII letter used to fail the call behind."""
+    if isinstance(given, str) and 0 < len(given) <= 128 and _VISIBLE_ASCII.fullmatch(given):
+        return given
+    return new_request_id()
+
+
 def _request_id(context: Context) -> str:
     for key, value in context.invocation_metadata() or ():
-        if key == REQUEST_ID_HEADER and isinstance(value, str) and 0 < len(value) <= 128:
-            return value
+        if key == REQUEST_ID_HEADER:
+            return accepted_request_id(value)
     return new_request_id()
 
 

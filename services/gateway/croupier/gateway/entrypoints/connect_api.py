@@ -41,9 +41,9 @@ from croupier.gateway.entrypoints.methods import (
     GatewayMethod,
     Origin,
 )
-from croupier.gateway.entrypoints.web_page import App, with_web_page
+from croupier.gateway.entrypoints.web_page import App, Receive, Scope, Send, with_web_page
 from croupier.kit.errors import REASON_HEADER, error_details, status_of
-from croupier.kit.interceptor import MethodMetrics, new_request_id
+from croupier.kit.interceptor import MethodMetrics, accepted_request_id
 from croupier.kit.logs import REQUEST_ID_HEADER
 from croupier.kit.server import CannotListen
 
@@ -67,8 +67,7 @@ class _Call:
         self.context = context
         self.code = grpc.StatusCode.OK
         self.started = time.perf_counter()
-        given = context.request_headers.get(REQUEST_ID_HEADER)
-        self.request_id = (given or new_request_id())[:128]
+        self.request_id = accepted_request_id(context.request_headers.get(REQUEST_ID_HEADER))
         context.response_trailers[REQUEST_ID_HEADER] = self.request_id
         structlog.contextvars.bind_contextvars(request_id=self.request_id, method=self.method)
         metrics.started.inc()
@@ -194,10 +193,34 @@ def _endpoints(methods: list[GatewayMethod]) -> dict[str, Any]:
     return {f"/{SERVICE_NAME}/{method.name}": _endpoint(method) for method in methods}
 
 
+def _with_text_headers(api: App) -> App:
+    """`api`, given every header's value as UTF-8 text. HTTP lets a value hold any byte,
+    and connectrpc decodes them as UTF-8 before any code of ours runs, failing the call
+    `unknown` on the first that is not; such bytes become U+FFFD instead, so the header
+    gets the answer its content deserves (an unreadable token is `token_malformed`, an
+    unusable request id is replaced)."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            scope = dict(scope, headers=[_as_text(h) for h in scope.get("headers", ())])
+        await api(scope, receive, send)
+
+    return app
+
+
+def _as_text(header: tuple[bytes, bytes]) -> tuple[bytes, bytes]:
+    name, value = header
+    try:
+        name.decode(), value.decode()
+    except UnicodeDecodeError:
+        return name.decode(errors="replace").encode(), value.decode(errors="replace").encode()
+    return header
+
+
 def connect_app(methods: list[GatewayMethod]) -> App:
     """The API under its service path, the web page (`web_page`) at `/`."""
     api = GatewayApp(service=methods, endpoints=_endpoints, codecs=google_protobuf_codecs())
-    return with_web_page(api, f"/{SERVICE_NAME}")
+    return with_web_page(_with_text_headers(api), f"/{SERVICE_NAME}")
 
 
 class _Server(uvicorn.Server):
