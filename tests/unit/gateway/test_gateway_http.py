@@ -137,8 +137,9 @@ async def test_calls_over_connect_are_counted_with_the_grpc_calls(world: World) 
 
 
 def _raw_connect_call(address: str, method: str, body: bytes, headers: list[bytes]) -> bytes:
-    """An HTTP/1.1 Connect call to `address` (http://host:port) whose headers may hold any bytes (HTTP allows them; an
-    HTTP client library would refuse to send them); the whole answer."""
+    """An HTTP/1.1 Connect call to `address` (http://host:port) whose headers may hold
+    any bytes (HTTP allows them; a client library would refuse to send them); the whole
+    answer."""
     host, _, port = address.removeprefix("http://").rpartition(":")
     request = b"\r\n".join(
         [
