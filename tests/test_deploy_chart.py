@@ -422,3 +422,25 @@ def test_the_charts_kafka_topics_are_the_codes_list() -> None:
         for topic in topics_for(GAMES)
     }
     assert rendered == expected
+
+
+def test_table_callers_are_given_each_games_pods_by_name_one_per_replica() -> None:
+    from croupier.table.client import table_services
+
+    callers = ("gateway", "lobby", "tournament", "bots")
+    for replicas in (1, 3):
+        objects = render("values.yaml", "1.30.0", f"services.table.replicas={replicas}")
+        for obj in objects:
+            if obj["kind"] not in WORKLOADS or obj["metadata"]["name"] not in callers:
+                continue
+            (container,) = obj["spec"]["template"]["spec"]["containers"]
+            env = {item["name"]: item.get("value") for item in container["env"]}
+            services = table_services(env["CROUPIER_TABLE_ADDRESS"])
+            assert services == {
+                game: [f"table-{game}-{n}.table-{game}:50051" for n in range(replicas)]
+                for game in GAMES
+            }, obj["metadata"]["name"]
+        stateful = {o["metadata"]["name"]: o for o in objects if o["kind"] == "StatefulSet"}
+        for game in GAMES:  # the names above are these pods' under their headless Service
+            assert stateful[f"table-{game}"]["spec"]["serviceName"] == f"table-{game}"
+            assert stateful[f"table-{game}"]["spec"]["replicas"] == replicas

@@ -125,9 +125,10 @@ def test_each_game_has_its_own_stateful_table_service(game: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["lobby", "tournament", "gateway", "bots"])
-def test_every_caller_names_each_games_table_service(name: str) -> None:
+def test_every_caller_names_each_games_table_pod(name: str) -> None:
+    # One replica per game by default: its pod under the game's headless Service.
     targets = game_targets(env_of(name)["CROUPIER_TABLE_ADDRESS"]["value"])
-    assert targets == {game: f"table-{game}:{GRPC_PORT}" for game in GAMES}
+    assert targets == {game: f"table-{game}-0.table-{game}:{GRPC_PORT}" for game in GAMES}
 
 
 @pytest.mark.parametrize("name", SERVICES)
