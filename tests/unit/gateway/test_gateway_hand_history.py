@@ -1,8 +1,8 @@
 """`GetHandHistory` through the gateway (in process: the `world` fixture's poker table on
 an in-memory table host): once a hand has finished, its history comes back as the table
 host holds it, the seed revealed against the commitment the caller's view showed while
-the hand was played; a hand that has not finished, or a table that does not exist, is
-NOT_FOUND with the host's words."""
+the hand was played, for the hand's players only; a hand that has not finished, or a
+table that does not exist, is NOT_FOUND with the host's words."""
 
 from __future__ import annotations
 
@@ -108,15 +108,20 @@ async def test_both_players_of_the_hand_get_the_same_history(world: World) -> No
     assert await _history(world, "p0", 1) == await _history(world, "p1", 1)
 
 
-async def test_a_caller_without_a_seat_gets_the_finished_hands_history_too(
-    world: World,
-) -> None:
-    """As the gateway is written (no seat check on GetHandHistory; docs/gateway.md lists
-    only Act, Reconnect and LeaveTable as seated players' calls): a spectator gets the
-    same history, seed and every dealt card included."""
+async def test_nobody_but_the_hands_players_gets_its_history(world: World) -> None:
+    """The seed re-derives every card dealt, folded hands included: a spectator, or a
+    player who sits down after the hand, is refused it, and learns nothing of it."""
     await _finish_hand_one(world)
     assert "eve" not in world.host.view(world.table_id, "").seated
-    assert await _history(world, "eve", 1) == await _history(world, "p0", 1)
+    request = pb.GetHandHistoryRequest(table_id=world.table_id, hand_number=1)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await world.gateway.stub.GetHandHistory(request, metadata=bearer("eve", now=NOW))
+    assert caught.value.code() is grpc.StatusCode.PERMISSION_DENIED
+    trailers = dict(caught.value.trailing_metadata() or ())
+    assert trailers.get("x-error-reason") == "not_in_hand"
+    details = caught.value.details() or ""
+    seed = world.host.hand_history(world.table_id, 1)["seed"]
+    assert "players only" in details and seed not in details
 
 
 async def test_the_hand_being_played_has_no_history_yet_and_is_not_found(world: World) -> None:

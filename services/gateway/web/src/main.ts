@@ -210,7 +210,13 @@ async function act(tableId: string, action: JSON): Promise<void> {
 }
 
 async function showHistory(tableId: string, hand: bigint, seen: Seen): Promise<void> {
-  const answer = await client!.getHandHistory({ tableId, handNumber: hand });
+  let answer;
+  try {
+    answer = await client!.getHandHistory({ tableId, handNumber: hand });
+  } catch (error) {
+    say(`no history of hand ${hand}: ${explain(error)}`); // a hand he did not play
+    return;
+  }
   const history = JSON.parse(answer.historyJson) as JSON;
   const verdict = await verifyHistory(history, seen);
   const deltas = Object.entries((history.result?.deltas ?? {}) as Record<string, number>)

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
 from croupier.game.errors import Malformed, Unknown
-from croupier.gateway.core.access import require_seat
+from croupier.gateway.core.access import require_hand_player, require_seat
 from croupier.gateway.core.requests import (
     MAX_INVITED,
     check_action,
@@ -244,6 +244,7 @@ class GatewayService(AccountMethods):
     ) -> pb.GetHandHistoryResponse:
         table_id = check_id(request.table_id, "table_id")
         history = await self._tables.hand_history(table_id, request.hand_number)
+        require_hand_player(history, caller.player, table_id, request.hand_number)
         return pb.GetHandHistoryResponse(history_json=history)
 
     async def _seated(self, table_id: str, caller: Identity, call: Callable[[], Awaitable[T]]) -> T:
