@@ -1,30 +1,25 @@
 """Gateway: an action through the gateway vs the same action straight to the table host.
 
-500 bot players (250 heads-up poker tables) act over gRPC. Direct: each bot calls the
-table host's `Act` naming its player, with a service credential, as the lobby's bots do.
-Through the gateway: the same bot calls the gateway's `Act` with its own token; the
-gateway checks the token and the rate limits and forwards to the host with its own
-service credential. Both run in one script against one table host served in this process
-(in-memory command log, so the figure is the gateway's cost, not Kafka's), the gateway and
-the host on one gRPC port as in the embedded platform. The bots read whose turn it is and
-the legal actions from the host in process (not timed): the figure is `Act` alone.
-Goal (issue #20): p99 through the gateway at most 1.5x direct, throughput at least 0.8x.
-Measured on the 2-core machine (2026-12-05, shared): before, direct 868 actions/s, p50 281
-ms, p99 380 ms; gateway 514 actions/s, p50 458 ms, p99 702 ms: 1.85x and 0.59x. Profiled,
-the gateway's own largest cost per call was verifying the player's JWT (HMAC, PyJWT): it is
-now verified once and remembered until it expires. After, three runs of 500 x 20 actions:
-p99 1.38x, 1.72x, 1.32x; throughput 0.57x, 0.59x, 0.66x (direct ~935 actions/s, gateway
-530-620). The p99 goal is met in two runs of three; throughput is not: what remains is the
-second gRPC hop itself. Profiled again (py-spy, cProfile): the gateway's own Python (token
-lookup, limits, checks, forwarding) is about 6% of its phase; the rest is grpc.aio's
-client and server work, ~0.4 ms a side on this machine (a trivial unary call in one
-process: 1,000-1,200 calls/s with or without the channel's interceptors). So a third row
-measures the gateway as deployed, `croupier serve gateway` in a process of its own in front
-of the same host: 2026-12-05 on the shared machine (load 6-10), p99 1.05x and throughput
-0.88x in a quiet run, 2.77x / 0.57x in a run loaded by others; in-process rows in the same
-runs 1.49-2.19x / 0.64-0.68x. The goals are not shown met reliably on this machine.
+500 bot players (250 heads-up poker tables) act over gRPC. Direct (the peer): each bot
+calls the table host's `Act` naming its player, with a service credential, as the lobby's
+bots do. Through the gateway: the same bot calls the gateway's `Act` with its own token;
+the gateway checks the token and the rate limits and forwards to the host with its own
+service credential. The host is served in this process (in-memory command log, so the
+figure is the gateway's cost, not Kafka's). Two gateway rows: in the host's process on one
+gRPC port (the embedded platform, `croupier run`), and `croupier serve gateway` in a
+process of its own (as deployed). The bots read whose turn it is and the legal actions
+from the host in process (not timed): the figure is `Act` alone. The three paths take
+turns, round after round, so none is always measured on the oldest heap.
 
-    python -m benchmarks.gateway [--players 500] [--actions 20]
+Goal (issue #20): p99 through the gateway at most 1.5x direct, throughput at least 0.8x.
+Measured (2-core machine, 2026-12-07, quiet; three runs of 3 rounds x 20 actions per
+table): the gateway as deployed 0.83x, 0.85x, 0.89x throughput and 1.23x, 1.08x, 1.05x
+p99 (direct 963-1,118 actions/s): both goals met. In the host's process 0.62-0.66x and
+1.19-1.53x: one Python process then does the bots', the host's and the gateway's gRPC
+work, and the gateway's own Python is ~6-8% of it (py-spy); the rest is grpc.aio's second
+hop. docs/gateway.md has the history of these figures.
+
+    python -m benchmarks.gateway [--players 500] [--actions 20] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -73,6 +68,7 @@ UNLIMITED = GatewayLimits(
 )
 Act = Callable[[str, str, str, str], Awaitable[Any]]  # table, player, command id, action
 CROUPIER = Path(sys.executable).parent / "croupier"
+PATHS = ("direct", "gateway", "gateway, own process")
 
 
 def _bot_action(host: TableHost, table_id: str, rng: random.Random) -> tuple[str, str] | None:
@@ -87,7 +83,13 @@ def _bot_action(host: TableHost, table_id: str, rng: random.Random) -> tuple[str
 
 
 async def _drive(
-    host: TableHost, table_id: str, act: Act, actions: int, latencies: list[float], seed: int
+    host: TableHost,
+    table_id: str,
+    act: Act,
+    actions: int,
+    latencies: list[float],
+    seed: int,
+    tag: str,
 ) -> None:
     rng = random.Random(seed)
     for number in range(actions):
@@ -96,7 +98,7 @@ async def _drive(
             await asyncio.sleep(0.001)  # between hands
             continue
         started = time.perf_counter()
-        await act(table_id, move[0], f"{seed}-{number}", move[1])
+        await act(table_id, move[0], f"{tag}{seed}-{number}", move[1])
         latencies.append(time.perf_counter() - started)
 
 
@@ -154,7 +156,7 @@ def _figures(latencies: list[float], elapsed: float) -> dict[str, float]:
     }
 
 
-async def measure(players: int, actions: int) -> dict[str, dict[str, float]]:
+async def measure(players: int, actions: int, rounds: int) -> dict[str, dict[str, float]]:
     bus = InMemoryBus()
     await bus.start()
     host = TableHost(engines=load_engines(), command_log=InMemoryCommandLog(), publisher=bus)
@@ -211,39 +213,45 @@ async def measure(players: int, actions: int) -> dict[str, dict[str, float]]:
                 )
             )
 
-        def through(stub: Any, prefix: str) -> Act:
+        def through(stub: Any) -> Act:
             async def act(table_id: str, player: str, command_id: str, action: str) -> Any:
                 request = gateway_pb2.ActRequest(
-                    table_id=table_id, command_id=f"{prefix}{command_id}", action_json=action
+                    table_id=table_id, command_id=command_id, action_json=action
                 )
                 metadata = (("authorization", tokens[player]),)
                 return await stub.Act(request, metadata=metadata)
 
             return act
 
-        async def phase(act: Act) -> dict[str, float]:
-            latencies: list[float] = []
+        latencies: dict[str, list[float]] = {path: [] for path in PATHS}
+        elapsed = dict.fromkeys(PATHS, 0.0)
+
+        async def phase(path: str, act: Act, tag: str) -> None:
             started = time.perf_counter()
             await asyncio.gather(
                 *(
-                    _drive(host, table_id, act, actions, latencies, seed)
+                    _drive(host, table_id, act, actions, latencies[path], seed, tag)
                     for seed, table_id in enumerate(table_ids)
                 )
             )
-            return _figures(latencies, time.perf_counter() - started)
+            elapsed[path] += time.perf_counter() - started
 
-        results = {
-            "direct": await phase(act_direct),
-            "gateway": await phase(through(gateway_stub, "g")),
-        }
         async with gateway_process(own()) as address:
             own_channel = ServiceChannel(address, None)
             try:
                 own_stub = own_channel.stub(gateway_pb2_grpc.GatewayStub)
-                results["gateway, own process"] = await phase(through(own_stub, "o"))
+                acts = dict(
+                    zip(PATHS, (act_direct, through(gateway_stub), through(own_stub)), strict=True)
+                )
+                # The paths take turns, round after round: the host's heap and its tables'
+                # logs grow as the run goes on, and a path measured always last would pay
+                # for it alone.
+                for turn in range(rounds):
+                    for number, path in enumerate(PATHS):
+                        await phase(path, acts[path], f"r{turn}p{number}-")
             finally:
                 await own_channel.close()
-        return results
+        return {path: _figures(latencies[path], elapsed[path]) for path in PATHS}
     finally:
         await direct.close()
         await players_channel.close()
@@ -257,12 +265,14 @@ async def measure(players: int, actions: int) -> dict[str, dict[str, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--players", type=int, default=500)
-    parser.add_argument("--actions", type=int, default=20, help="actions per table")
+    parser.add_argument("--actions", type=int, default=20, help="actions per table a turn")
+    parser.add_argument("--rounds", type=int, default=3, help="turns each path takes")
     args, _ = parser.parse_known_args()
-    results = asyncio.run(measure(args.players, args.actions))
+    results = asyncio.run(measure(args.players, args.actions, args.rounds))
     print(f"Act round trip, {args.players} bot players at {args.players // 2} heads-up poker")
-    print("tables, closed loop (in-memory command log); the gateway in the host's process, then")
-    print("in a process of its own (`croupier serve gateway`, as deployed)")
+    print("tables, closed loop (in-memory command log); direct, the gateway in the host's")
+    print("process and in a process of its own (`croupier serve gateway`, as deployed), taking")
+    print(f"turns for {args.rounds} rounds of {args.actions} actions per table")
     print()
     print("| path | actions | actions/s | p50 ms | p99 ms |")
     print("|---|---:|---:|---:|---:|")
