@@ -63,6 +63,7 @@ def test_a_poker_hand_is_played_to_its_end_against_a_bot(platform: tuple[Path, s
     deltas = dict(part.rsplit(" ", 1) for part in finished[17:-1].split(", "))
     assert "ana" in deltas and sum(int(d) for d in deltas.values()) == 0
     assert "committed as sha256 " in out
+    assert "the seed hashes to the commitment shown when the hand was dealt" in out
 
 
 def test_a_backgammon_turn_is_played_against_a_bot_then_the_player_leaves(

@@ -139,12 +139,35 @@ def test_rule_16_oq_3_a_rebuy_in_a_round_is_credited_when_the_round_ends() -> No
     assert state.eliminated == ()
 
 
-def test_rule_16_a_second_rebuy_in_one_round_ignores_the_first_not_yet_credited() -> None:
-    state = tournament(("a", "b", "c"), start=100, rebuys=(2, 3), levels=[(50, 1)])
-    state = run(state, begin("r1", "a", "b"), rebuy("a"), rebuy("a"))
+def test_rule_16_oq_3_a_rebuy_not_yet_credited_counts_as_chips_he_will_hold() -> None:
+    # Start 1500, fee 10 paid, 1490 in hand: 1490 + 10 ≤ 1500, the first rebuy is allowed.
+    # The second would be 1490 + 10 + the 1500 owed when the round ends = 3000 > 1500:
+    # refused by rule 16 although the count (3) would allow it.
+    state = tournament(("a", "b", "c"), start=1500, rebuys=(3, 3), levels=[(10, 1)])
+    state = run(state, begin("r1", "a", "b"), rebuy("a"))
+    assert chips(state)["a"] == 1490 and state.entrants["a"].pending == 1
+    assert _refused(state, "a") == "stack_above_start"
+    with pytest.raises(NotAllowed) as refusal:
+        apply(state, rebuy("a"))
+    assert "1490 + 10 + 1500" in refusal.value.message
+    assert (state.entrants["a"].rebuys, state.entrants["a"].pending) == (1, 1)  # unchanged
+    # The one rebuy is credited once, and he never holds more than a rebuy's top-up.
     state, events = apply(state, cancel("r1"))
-    assert RebuyCredited("a", 200) in events
-    assert chips(state)["a"] == 300
+    assert RebuyCredited("a", 1500) in events
+    assert chips(state)["a"] == 3000
+    assert _refused(state, "a") == "stack_above_start"  # between rounds: 3000 > 1500
+
+
+def test_rule_16_a_rebuy_not_yet_credited_is_counted_in_every_later_round_check() -> None:
+    """The short stack that rebought during a round still may not rebuy again in it, even
+    after losing everything he had in hand: the owed starting stack is his."""
+    state = tournament(("a", "b", "c"), start=100, rebuys=(2, 3), levels=[(50, 1)])
+    state = run(state, begin("r1", "a", "b"), rebuy("a"))
+    assert chips(state)["a"] == 50
+    assert _refused(state, "a") == "stack_above_start"  # 50 + 50 + 100 > 100
+    state, events = apply(state, finish("r1", "b", a=1000))
+    assert RebuyCredited("a", 100) in events
+    assert chips(state)["a"] == 100 and state.entrants["a"].rebuys == 1
 
 
 def test_rule_16_a_player_between_rounds_may_rebuy_while_his_chips_are_at_most_start() -> None:

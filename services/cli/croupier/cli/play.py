@@ -143,7 +143,10 @@ def _take_seat(stub: Any, metadata: Any, args: argparse.Namespace, out: TextIO) 
     return table_id
 
 
-def _result(session: _Session, hand: int) -> None:
+def _result(session: _Session, hand: int, shown_at_deal: str | None) -> None:
+    """Hand `hand`'s result and its seed, checked against the commitment the table showed
+    when it dealt (`shown_at_deal`, None if the stream began after the deal)."""
+    from croupier.game.fairness import commitment
     from croupier.gateway.v1 import gateway_pb2 as pb
 
     answer = session.stub.GetHandHistory(
@@ -157,7 +160,18 @@ def _result(session: _Session, hand: int) -> None:
     session.say(f"{what} {hand} finished: {deltas or 'no chips moved'}.")
     for player, cards in sorted(result.get("details", {}).get("shown", {}).items()):
         session.say(f"  {player} showed {' '.join(card(c) for c in cards)}")
-    session.say(f"  seed {history.get('seed')} (committed as sha256 {history.get('seed_sha256')})")
+    seed = str(history.get("seed", ""))
+    session.say(f"  seed {seed} (committed as sha256 {history.get('seed_sha256')})")
+    if shown_at_deal is not None:
+        try:
+            honest = commitment(bytes.fromhex(seed)) == shown_at_deal
+        except ValueError:  # not hexadecimal: no seed at all
+            honest = False
+        session.say(
+            "  the seed hashes to the commitment shown when the hand was dealt"
+            if honest
+            else f"  WARNING: the seed does not hash to {shown_at_deal}, shown at the deal"
+        )
 
 
 def _decide(session: _Session, offers: Any) -> dict[str, Any] | None:
@@ -193,13 +207,16 @@ def _play(session: _Session, hands: int) -> int:
     # may offer the next choice (a backgammon roll, then its move).
     acted_version = 0
     shown = ""
+    dealt: dict[int, str] = {}  # hand number -> the commitment the view showed from its deal
     try:
         for response in stream:
             view = response.view
+            if view.hand_number:
+                dealt.setdefault(view.hand_number, view.hand_seed_sha256)
             if finished_before is None:
                 finished_before = reported = view.last_finished_hand
             for hand in range(reported + 1, view.last_finished_hand + 1):
-                _result(session, hand)
+                _result(session, hand, dealt.get(hand))
             reported = view.last_finished_hand
             if hands and view.last_finished_hand - finished_before >= hands:
                 return 0
