@@ -186,5 +186,19 @@ async def test_a_malformed_field_is_named_in_a_bad_request_detail(
     assert answer.field_violations[0].field == "currency"
 
 
+async def test_an_unknown_view_format_is_named_in_a_bad_request_detail(
+    tight: tuple[ServedGateway, MemoryWallet],
+) -> None:
+    gateway, _ = tight
+    request = pb.GetTableViewRequest(table_id="t1", view_format=7)  # type: ignore[arg-type]
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await gateway.stub.GetTableView(request, metadata=bearer("p0", now=NOW))
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    info, bad_request = _details(refused.value.trailing_metadata())
+    assert info.reason == "invalid_request"  # type: ignore[attr-defined]
+    assert isinstance(bad_request, error_details_pb2.BadRequest)
+    assert bad_request.field_violations[0].field == "view_format"
+
+
 def _b64(text: str) -> bytes:
     return base64.b64decode(text + "=" * (-len(text) % 4))

@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
-from croupier.game.errors import Malformed, Unknown
+from croupier.game.errors import Unknown
 from croupier.gateway.core.access import require_hand_player, require_seat
 from croupier.gateway.core.requests import (
     MAX_INVITED,
+    InvalidRequest,
     check_action,
     check_id,
     check_ids,
@@ -45,7 +46,7 @@ _VIEW_FORMATS = frozenset(table_pb2.ViewFormat.values())
 def _view_format(value: int) -> table_pb2.ViewFormat.ValueType:
     if value not in _VIEW_FORMATS:
         known = ", ".join(table_pb2.ViewFormat.keys())
-        raise Malformed(f"view_format {value} is not one of {known}")
+        raise InvalidRequest(f"view_format {value} is not one of {known}", "view_format")
     return table_pb2.ViewFormat.ValueType(value)
 
 
