@@ -5,6 +5,7 @@ service; refusals carry `google.rpc` details a frontend reads (ErrorInfo, BadReq
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from collections.abc import AsyncIterator
 
@@ -18,8 +19,9 @@ from croupier.gateway.service.limits import GatewayLimits, host_of
 from croupier.gateway.v1 import gateway_pb2 as pb
 from croupier.kit.errors import DETAILS_HEADER
 from croupier.kit.settings import SettingsError, load
+from croupier.table.bootstrap import table_service
 from tests.support.gateway import ServedGateway, bearer, connect_call, served_gateway, token
-from tests.unit.gateway.conftest import NOW
+from tests.unit.gateway.conftest import NOW, World
 from tests.unit.gateway.memory import MemoryTournaments, MemoryWallet
 
 BALANCE = pb.GetBalanceRequest(currency="CHIP")
@@ -198,6 +200,48 @@ async def test_an_unknown_view_format_is_named_in_a_bad_request_detail(
     assert info.reason == "invalid_request"  # type: ignore[attr-defined]
     assert isinstance(bad_request, error_details_pb2.BadRequest)
     assert bad_request.field_violations[0].field == "view_format"
+
+
+async def test_a_player_holds_at_most_his_streams_and_gets_one_back_when_one_ends(
+    world: World,
+) -> None:
+    limits = GatewayLimits(
+        per_player=RateLimit(rate=1000, burst=1000),
+        per_address=RateLimit(rate=1000, burst=1000),
+        streams_per_player=2,
+    )
+    watch = pb.WatchTableRequest(table_id=world.table_id)
+    async with served_gateway(
+        beside=[table_service(world.host)],
+        wallet=world.wallet,
+        tournaments=world.tournaments,
+        clock=world.clock,
+        limits=limits,
+    ) as gateway:
+        held = [gateway.stub.WatchTable(watch, metadata=bearer("p0", now=NOW)) for _ in "ab"]
+        for stream in held:
+            await stream.read()  # both open, each with its first view
+        third = gateway.stub.WatchTable(watch, metadata=bearer("p0", now=NOW))
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await third.read()
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert dict(refused.value.trailing_metadata() or ())["x-error-reason"] == (
+            "too_many_streams"
+        )
+        another = gateway.stub.WatchTable(watch, metadata=bearer("p1", now=NOW))
+        await another.read()  # another player's count is his own
+        held[0].cancel()
+        for _ in range(100):  # the gateway sees the cancelled stream end
+            reopened = gateway.stub.WatchTable(watch, metadata=bearer("p0", now=NOW))
+            try:
+                await reopened.read()
+                break
+            except grpc.aio.AioRpcError:
+                await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("the ended stream's place was never given back")
+        for stream in (held[1], another, reopened):
+            stream.cancel()
 
 
 def _b64(text: str) -> bytes:

@@ -1,8 +1,9 @@
 """The gateway's RPCs as both transports see them: read from the contract's descriptor, so
 a method added to `gateway.proto` and to `GatewayService` is served by both at once. Each
 call is admitted by the rate limits of its address, authenticated, then admitted by its
-player's (`CallLimits`). A transport hands over the call's `Origin`: the TCP peer and the
-forwarding headers (believed only from trusted proxies)."""
+player's (`CallLimits`; a stream also by his count of open streams). A transport hands
+over the call's `Origin`: the TCP peer and the forwarding headers (believed only from
+trusted proxies)."""
 
 from __future__ import annotations
 
@@ -85,9 +86,10 @@ def _stream(
 ) -> Callable[[Any, str | None, Origin], AsyncIterator[Any]]:
     async def call(request: Any, authorization: str | None, origin: Origin) -> AsyncIterator[Any]:
         caller = admission.caller(authorization, origin)
-        stream = behaviour(request, caller)
-        async for response in admission.authenticator.until_expiry(stream, caller):
-            yield response
+        with admission.limits.open_stream(caller.player):
+            stream = behaviour(request, caller)
+            async for response in admission.authenticator.until_expiry(stream, caller):
+                yield response
 
     return call
 

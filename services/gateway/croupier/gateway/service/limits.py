@@ -3,22 +3,31 @@ at (a flood of forged tokens costs its sender, not the gateway), per player afte
 
 A call over a limit is refused `RESOURCE_EXHAUSTED` (`croupier.kit.errors.RateLimited`)
 with the seconds to wait, which both transports send as a `google.rpc.RetryInfo`. A
-stream counts as one call when it is opened. The address is the TCP peer's or, when the
+stream counts as one call when it is opened, and a player has at most
+`streams_per_player` open at once (each holds a stream to a service behind: a player
+opening streams without end would hold the gateway's and the services' resources). The
+address is the TCP peer's or, when the
 peer is one of the `trusted_proxies`, the client's as the proxies' `Forwarded` /
 `X-Forwarded-For` headers name it (`core.client_address`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from croupier.gateway.core.client_address import Network, client_address
 from croupier.gateway.core.rate_limits import RateLimit, RateLimiter
 from croupier.kit.errors import RateLimited
 
-__all__ = ["DEFAULT_LIMITS", "CallLimits", "GatewayLimits", "host_of"]
+__all__ = ["DEFAULT_LIMITS", "MAX_STREAMS_PER_PLAYER", "CallLimits", "GatewayLimits", "host_of"]
+
+# A page watches the lobby, a table and a tournament: ten tabs' worth.
+MAX_STREAMS_PER_PLAYER = 32
+# What a refused stream is told to wait: a stream of his must end first.
+_STREAM_RETRY_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -26,6 +35,7 @@ class GatewayLimits:
     per_player: RateLimit
     per_address: RateLimit
     trusted_proxies: tuple[Network, ...] = ()  # whose forwarding headers are believed
+    streams_per_player: int = MAX_STREAMS_PER_PLAYER
 
 
 DEFAULT_LIMITS = GatewayLimits(
@@ -52,6 +62,8 @@ class CallLimits:
         self._addresses = RateLimiter(limits.per_address)
         self._trusted = limits.trusted_proxies
         self._clock = clock
+        self._max_streams = limits.streams_per_player
+        self._streams: dict[str, int] = {}  # player -> streams open now
 
     def admit_address(self, peer: str | None, forwarded: Sequence[str] = ()) -> None:
         """A call from `peer` (the TCP peer) on behalf of the client at the end of the
@@ -75,3 +87,24 @@ class CallLimits:
                 wait,
                 "rate_limited_player",
             )
+
+    @contextlib.contextmanager
+    def open_stream(self, player: str) -> Iterator[None]:
+        """One of `player`'s streams, open until the block ends; `RateLimited` when he
+        has `streams_per_player` open already."""
+        open_now = self._streams.get(player, 0)
+        if open_now >= self._max_streams:
+            raise RateLimited(
+                f"you have {open_now} streams open, the most a player may: close one first",
+                _STREAM_RETRY_SECONDS,
+                "too_many_streams",
+            )
+        self._streams[player] = open_now + 1
+        try:
+            yield
+        finally:
+            left = self._streams[player] - 1
+            if left:
+                self._streams[player] = left
+            else:
+                del self._streams[player]
