@@ -411,6 +411,29 @@ async def test_rebuys_and_unregistering_refused_over_grpc_move_nothing(platform:
     assert await platform.balance("a") == DEPOSIT - BUY_IN - FEE
 
 
+async def test_rule_16_a_second_rebuy_in_one_round_is_refused_over_grpc_and_moves_nothing(
+    platform: Platform,
+) -> None:
+    """Rule 16, OQ 3: "a" at a running round (1,490 in hand + 10 paid = the starting 1,500)
+    rebuys once; the starting stack he is owed when the round ends counts as chips he
+    holds, so a second rebuy in the same round is refused before the wallet is asked
+    (the sample allows two rebuys: the count is not the reason)."""
+    stub = await platform.start_director()
+    tid = await _create(stub)
+    for player in "abcde":
+        await _register(stub, tid, player)
+    assert platform.wired is not None
+    platform.clock.now = START
+    await platform.wired.director.start_due()
+    request = pb.RebuyRequest(tournament_id=tid, player_id="a", accept=True)
+    assert (await stub.Rebuy(request)).chips == STARTING_CHIPS
+    assert await platform.balance("a") == DEPOSIT - 2 * (BUY_IN + FEE)
+    await _refused(stub.Rebuy(request), grpc.StatusCode.FAILED_PRECONDITION, "stack_above_start")
+    assert await platform.balance("a") == DEPOSIT - 2 * (BUY_IN + FEE)
+    lobby = await stub.GetLobbyView(pb.GetLobbyViewRequest(tournament_id=tid))
+    assert lobby.prize_pool.amount_minor == 6 * BUY_IN  # five buy-ins and one rebuy
+
+
 async def test_rule_49_an_operator_disqualifies_a_player_over_grpc(platform: Platform) -> None:
     stub = await platform.start_director()
     tid = await _create(stub)

@@ -158,9 +158,8 @@ def test_rule_16_oq_3_a_rebuy_not_yet_credited_counts_as_chips_he_will_hold() ->
     assert _refused(state, "a") == "stack_above_start"  # between rounds: 3000 > 1500
 
 
-def test_rule_16_a_rebuy_not_yet_credited_is_counted_in_every_later_round_check() -> None:
-    """The short stack that rebought during a round still may not rebuy again in it, even
-    after losing everything he had in hand: the owed starting stack is his."""
+def test_rule_16_a_short_stack_rebuys_once_in_a_round_not_twice() -> None:
+    """50 in hand + 50 paid: one rebuy; a second would count the 100 owed to him."""
     state = tournament(("a", "b", "c"), start=100, rebuys=(2, 3), levels=[(50, 1)])
     state = run(state, begin("r1", "a", "b"), rebuy("a"))
     assert chips(state)["a"] == 50

@@ -502,6 +502,23 @@ async def test_rule_16_a_player_in_a_round_rebuys_and_gets_the_chips_when_it_end
     assert refusal.value.reason in {"stack_above_start", "rebuy_limit"}
 
 
+async def test_rule_16_oq_3_a_second_rebuy_in_one_round_counts_the_first_owed(
+    game: Game,
+) -> None:
+    """The sample (two rebuys each): a player at a running round whose chips in hand + the
+    fee he paid make the starting stack rebuys once; a second rebuy in the same round
+    would take him to twice the starting stack when the round ends, so rule 16 refuses it
+    (not the count), and nothing moves."""
+    await game.start("abcde")  # 1,500 each, 10 paid into the first round: 1,490 + 10
+    player = game.hosted.table(game.tables()[0]).seats[0]
+    assert await game.director.answer_rebuy(game.tid, player, accept=True) == 1_500
+    assert game.wallet.balances[player] == FUNDS - 2 * 1_100
+    assert await _refused_rebuy(game, player) == ("failed_precondition", "stack_above_start")
+    entrant = game.state.entrants[player]
+    assert (entrant.chips, entrant.rebuys, entrant.pending) == (1_490, 1, 1)
+    assert f"{game.tid}:{player}:rebuy-2" not in game.wallet.entries
+
+
 async def _until(game: Game, reached: Callable[[], bool]) -> None:
     """Bots play the first table's rounds, every rebuy offer declined, until `reached()`."""
     for _ in range(200):

@@ -127,7 +127,10 @@ def idle_players(state: Tournament) -> tuple[str, ...]:
 def rebuy_refusal(state: Tournament, name: str) -> Refused | None:
     """Why `name` may not rebuy now, or None when he may (rules 11, 13-17, OQ 3, OQ 6).
 
-    Raises `NotFound` for a player who is not registered.
+    A player still in may rebuy only while chips in hand + the fee he paid into his
+    running round + the starting stacks of the rebuys he bought during it (not credited
+    until it ends) are at most the starting stack (rule 16); an eliminated player only
+    inside his window (rule 17). Raises `NotFound` for a player who is not registered.
     """
     if state.finished:
         return NotAllowed("tournament_over", "the tournament is over")
@@ -156,13 +159,19 @@ def rebuy_refusal(state: Tournament, name: str) -> Refused | None:
                 f"{echo(name)} could rebuy only before the next round started",
             )
         return None
+    # Rule 16, OQ 3: the chips he will hold once his round ends count, so the fee he paid
+    # into it and the rebuys bought during it (credited at its end) count with his chips
+    # in hand; a second rebuy in one round cannot take him above a top-up to the start.
     running = round_of(state, name)
     paid = 0 if running is None else running.paid[running.table.index(name)]
-    if player.chips + paid > start:
+    owed = player.pending * start
+    held = player.chips + paid + owed
+    if held > start:
         return NotAllowed(
             "stack_above_start",
             f"{echo(name)} may rebuy only while chips in hand + the fee paid into the running "
-            f"round ({player.chips + paid}) are at most the starting {start}",
+            f"round + rebuys not yet credited ({player.chips} + {paid} + {owed} = {held}) are "
+            f"at most the starting {start}",
         )
     return None
 
