@@ -8,6 +8,7 @@ import functools
 from collections.abc import Collection
 from typing import Any
 
+import grpc
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 from hypothesis import strategies as st
@@ -75,3 +76,23 @@ def gateway_request(name: str, values: dict[str, Any], table_id: str) -> Message
     method = pb.DESCRIPTOR.services_by_name["Gateway"].methods_by_name[name]
     request_class = getattr(pb, method.input_type.name)
     return fill(request_class(), _with_table(values, table_id))
+
+
+async def call_over_grpc(
+    stub: Any, name: str, streaming: bool, request: Message, metadata: Any
+) -> grpc.StatusCode:
+    """Call method `name` of the gateway's `stub` (a stream: until its first message, then
+    cancelled); the status it ended with (OK when it answered)."""
+    method = getattr(stub, name)
+    try:
+        if streaming:
+            stream = method(request, metadata=metadata, timeout=10)
+            try:
+                await stream.read()
+            finally:
+                stream.cancel()
+        else:
+            await method(request, metadata=metadata, timeout=10)
+    except grpc.aio.AioRpcError as error:
+        return error.code()
+    return grpc.StatusCode.OK

@@ -10,7 +10,7 @@ import grpc
 from hypothesis import HealthCheck, given, settings
 
 from tests.support.gateway import bearer, connect_call, token
-from tests.support.gateway_hostile import Call, gateway_calls, gateway_request
+from tests.support.gateway_hostile import Call, call_over_grpc, gateway_calls, gateway_request
 from tests.unit.gateway.conftest import NOW, World
 
 
@@ -41,24 +41,14 @@ async def test_no_grpc_request_gets_internal_or_changes_anything_when_refused(
     name, streaming, values = call
     request = _request(world, name, values)
     before = _state(world)
-    method = getattr(world.gateway.stub, name)
-    try:
-        if streaming:
-            # A spectator's: a seated player's stream ending marks him gone a moment later
-            # (the gateway's presence), which would land in the next example's state.
-            stream = method(request, metadata=bearer("p9", now=NOW), timeout=10)
-            try:
-                await stream.read()
-            finally:
-                stream.cancel()
-        else:
-            await method(request, metadata=bearer("p0", now=NOW), timeout=10)
-    except grpc.aio.AioRpcError as error:
-        assert error.code() not in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN), (
-            name,
-            error.code(),
-            error.details(),
-        )
+    # A stream is a spectator's: a seated player's stream ending marks him gone a moment
+    # later (the gateway's presence), which would land in the next example's state.
+    caller = "p9" if streaming else "p0"
+    code = await call_over_grpc(
+        world.gateway.stub, name, streaming, request, bearer(caller, now=NOW)
+    )
+    assert code not in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN), (name, code)
+    if code != grpc.StatusCode.OK:
         assert _state(world) == before, f"{name} refused but changed something"
 
 

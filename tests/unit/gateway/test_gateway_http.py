@@ -136,10 +136,14 @@ async def test_calls_over_connect_are_counted_with_the_grpc_calls(world: World) 
     assert timed() == calls + 2
 
 
-def _raw_connect_call(address: str, method: str, body: bytes, headers: list[bytes]) -> bytes:
-    """An HTTP/1.1 Connect call to `address` (http://host:port) whose headers may hold
-    any bytes (HTTP allows them; a client library would refuse to send them); the whole
-    answer."""
+async def _raw_table_view(world: World, headers: list[bytes]) -> bytes:
+    """A Connect `GetTableView` of the world's table whose headers may hold any bytes
+    (HTTP allows them; a client library would refuse to send them); the whole answer."""
+    body = json.dumps({"tableId": world.table_id}).encode()
+    return await asyncio.to_thread(_raw_call, world.gateway.http, "GetTableView", body, headers)
+
+
+def _raw_call(address: str, method: str, body: bytes, headers: list[bytes]) -> bytes:
     host, _, port = address.removeprefix("http://").rpartition(":")
     request = b"\r\n".join(
         [
@@ -171,13 +175,8 @@ async def test_a_request_id_that_cannot_travel_on_is_replaced_not_a_failed_call(
     world: World, request_id: bytes
 ) -> None:
     bearer = f"Authorization: Bearer {token(world.to_act(), now=NOW)}".encode()
-    body = json.dumps({"tableId": world.table_id}).encode()
-    answer = await asyncio.to_thread(
-        _raw_connect_call,
-        world.gateway.http,
-        "GetTableView",
-        body,
-        [bearer, b"x-request-id: " + request_id, b"User-Agent: \xff\xfe"],
+    answer = await _raw_table_view(
+        world, [bearer, b"x-request-id: " + request_id, b"User-Agent: \xff\xfe"]
     )
     assert answer.startswith(b"HTTP/1.1 200 "), answer[:400]
     given = re.search(rb"trailer-x-request-id: (\S+)\r\n", answer)
@@ -185,13 +184,6 @@ async def test_a_request_id_that_cannot_travel_on_is_replaced_not_a_failed_call(
 
 
 async def test_a_token_that_is_not_text_is_unauthenticated_over_connect(world: World) -> None:
-    body = json.dumps({"tableId": world.table_id}).encode()
-    answer = await asyncio.to_thread(
-        _raw_connect_call,
-        world.gateway.http,
-        "GetTableView",
-        body,
-        [b"Authorization: Bearer \xff\xfe\x80"],
-    )
+    answer = await _raw_table_view(world, [b"Authorization: Bearer \xff\xfe\x80"])
     assert answer.startswith(b"HTTP/1.1 401 "), answer[:400]
     assert b'"unauthenticated"' in answer and b"token_malformed" in answer
