@@ -6,9 +6,8 @@ with the seconds to wait, which both transports send as a `google.rpc.RetryInfo`
 stream counts as one call when it is opened, and a player has at most
 `streams_per_player` open at once (each holds a stream to a service behind: a player
 opening streams without end would hold the gateway's and the services' resources). The
-address is the TCP peer's or, when the
-peer is one of the `trusted_proxies`, the client's as the proxies' `Forwarded` /
-`X-Forwarded-For` headers name it (`core.client_address`).
+address is the TCP peer's or, when the peer is one of the `trusted_proxies`, the client's
+as the proxies' `Forwarded` / `X-Forwarded-For` headers name it (`core.client_address`).
 """
 
 from __future__ import annotations
