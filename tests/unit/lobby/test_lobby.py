@@ -264,6 +264,14 @@ async def test_an_opener_whose_seat_is_refused_leaves_no_table_behind() -> None:
         assert record.table.closed and record.table.holds == ()
         assert setup.host.view(record.table.table_id, "").closed
         assert await setup.tables.listed("", TableFilter()) == []
+        # The same request again, with a stack the table takes: the key's table is closed,
+        # so it is refused, not answered as if a table had been opened.
+        with pytest.raises(RuleBroken) as again:
+            await setup.tables.open(
+                player="ann", request_key="k", game="poker", options=options, stack=100
+            )
+        assert again.value.reason == "table_closed" and "new request_key" in str(again.value)
+        assert len(setup.repository.tables) == 1
 
 
 async def test_a_retried_open_seats_an_opener_a_dead_lobby_never_seated() -> None:

@@ -123,6 +123,14 @@ class Tables:
             bots_allowed=bots_allowed,
         )
         table_id = record.table.table_id
+        if not created and record.table.closed:
+            # The key's table is over (its opener's buy-in was refused, or it was played
+            # and closed): answering it again would look like a new table opened.
+            raise NotAllowed(
+                "table_closed",
+                f"the table request_key {echo(request_key)} opened ({table_id}) is closed: "
+                "open another with a new request_key",
+            )
         # A retry after a lobby died between opening and seating seats the opener then.
         unfinished = not (record.table.seated or record.table.holds or record.table.closed)
         if created or unfinished:
