@@ -7,8 +7,10 @@ from datetime import timedelta
 
 from croupier.backgammon.v1 import backgammon_pb2
 from croupier.common.v1 import common_pb2
+from croupier.joker.v1 import joker_pb2
 from croupier.lobby import codec
 from croupier.lobby.adapters import rows
+from croupier.lobby.core.errors import InvalidInput
 from croupier.lobby.core.policy import AccountLimits
 from croupier.lobby.service.ports import TableClock
 from croupier.lobby.service.records import TicketStatus
@@ -63,3 +65,18 @@ async def test_a_ticket_is_stored_whole() -> None:
 def test_account_limits_are_stored_whole() -> None:
     limits = AccountLimits((("EUR", 100), ("USD", 500)), self_excluded=True)
     assert rows.limits_from_json(rows.limits_to_json(limits)) == limits
+
+
+def test_options_text_with_a_control_character_is_refused_naming_the_field() -> None:
+    # PostgreSQL's jsonb refuses a NUL outright: the lobby answered INTERNAL (lobby fuzz).
+    for text in ("a\x00b", "line\nbreak"):
+        options = table_pb2.GameOptions(joker=joker_pb2.Options(multi_premia=text))
+        try:
+            codec.options_from_proto(options)
+        except InvalidInput as refused:
+            assert refused.reason == "invalid_options"
+            assert "options.joker.multi_premia" in str(refused)
+        else:
+            raise AssertionError(f"{text!r} was accepted")
+    kept = table_pb2.GameOptions(joker=joker_pb2.Options(multi_premia="all"))
+    assert codec.options_from_proto(kept) == ("joker", {"multi_premia": "all"})

@@ -5,6 +5,7 @@ tickets, filters, and the envelopes of `croupier.lobby.events`."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from typing import Any
 
@@ -68,7 +69,24 @@ def options_from_proto(options: table_pb2.GameOptions) -> tuple[str, dict[str, o
     if member is None:
         raise InvalidInput("unknown_game", "options must set one game (poker, backgammon, ...)")
     raw = json_format.MessageToDict(getattr(options, member), preserving_proto_field_name=True)
+    _check_text(raw, f"options.{member}")
     return member, raw
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _check_text(value: object, path: str) -> None:
+    """No text in the options holds a control character: they are stored (PostgreSQL's
+    jsonb refuses a NUL outright) and logged, and no game's option needs one."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_text(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for item in value:
+            _check_text(item, path)
+    elif isinstance(value, str) and _CONTROL.search(value):
+        raise InvalidInput("invalid_options", f"{path} contains a control character")
 
 
 def _options_to_proto(game: str, options_json: str) -> table_pb2.GameOptions:
