@@ -44,6 +44,16 @@ WATCH_POLL_SECONDS = 1.0
 _TAKEN = frozenset({"table_full", "table_closed", "already_seated"})
 
 
+def _key_used_up(request_key: str, table_id: str) -> NotAllowed:
+    """An open retried after its table closed (its opener's buy-in was refused, or it was
+    played and closed): answering that table again would look like a new one opened."""
+    return NotAllowed(
+        "table_closed",
+        f"the table request_key {echo(request_key)} opened ({table_id}) is closed: "
+        "open another with a new request_key",
+    )
+
+
 class Tables:
     def __init__(
         self,
@@ -124,13 +134,7 @@ class Tables:
         )
         table_id = record.table.table_id
         if not created and record.table.closed:
-            # The key's table is over (its opener's buy-in was refused, or it was played
-            # and closed): answering it again would look like a new table opened.
-            raise NotAllowed(
-                "table_closed",
-                f"the table request_key {echo(request_key)} opened ({table_id}) is closed: "
-                "open another with a new request_key",
-            )
+            raise _key_used_up(request_key, table_id)
         # A retry after a lobby died between opening and seating seats the opener then.
         unfinished = not (record.table.seated or record.table.holds or record.table.closed)
         if created or unfinished:
