@@ -14,6 +14,8 @@ lets one escape answers INVALID_ARGUMENT (`croupier.kit.errors`).
 
 from __future__ import annotations
 
+import re
+
 from croupier.game.errors import Malformed
 
 # Any single amount of money or chips: a stake, a stack, a blind, a top-up, a deposit.
@@ -24,6 +26,15 @@ MAX_CLOCK_SECONDS = 86_400
 MAX_MATCH_POINTS = 10_000
 # The longest echo of a caller's value in an error message.
 MAX_ECHO = 64
+
+
+# Control characters (C0 and DEL): no id or text a caller sends needs one, and they end up
+# in log lines, in other ids and in stored JSON (PostgreSQL's jsonb refuses a NUL outright).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def has_control_character(text: str) -> bool:
+    return _CONTROL.search(text) is not None
 
 
 class OutOfBounds(Malformed):

@@ -5,7 +5,6 @@ tickets, filters, and the envelopes of `croupier.lobby.events`."""
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from typing import Any
 
@@ -13,7 +12,7 @@ from google.protobuf import json_format
 
 from croupier.common.v1 import common_pb2
 from croupier.events.v1.envelope_pb2 import Envelope
-from croupier.game.limits import echo
+from croupier.game.limits import echo, has_control_character
 from croupier.kit.bus.envelope import make_envelope
 from croupier.lobby.core.errors import InvalidInput
 from croupier.lobby.service.listing import TableFilter
@@ -73,19 +72,15 @@ def options_from_proto(options: table_pb2.GameOptions) -> tuple[str, dict[str, o
     return member, raw
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
 def _check_text(value: object, path: str) -> None:
-    """No text in the options holds a control character: they are stored (PostgreSQL's
-    jsonb refuses a NUL outright) and logged, and no game's option needs one."""
+    """No text in the options holds a control character (they are stored and logged)."""
     if isinstance(value, dict):
         for key, item in value.items():
             _check_text(item, f"{path}.{key}")
     elif isinstance(value, list):
         for item in value:
             _check_text(item, path)
-    elif isinstance(value, str) and _CONTROL.search(value):
+    elif isinstance(value, str) and has_control_character(value):
         raise InvalidInput("invalid_options", f"{path} contains a control character")
 
 

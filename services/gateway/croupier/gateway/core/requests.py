@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from croupier.game.errors import Malformed
-from croupier.game.limits import MAX_AMOUNT, echo
+from croupier.game.limits import MAX_AMOUNT, echo, has_control_character
 
 __all__ = [
     "MAX_ACTION_JSON",
@@ -38,8 +38,6 @@ MAX_PAGE_TOKEN = 1024
 MAX_INVITED = 50
 MAX_LIMITED_CURRENCIES = 16
 _CURRENCY = re.compile(r"[A-Z0-9]{1,16}")
-# No control characters (NUL, newlines...): ids end up in log lines and other ids.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class InvalidRequest(Malformed):
@@ -57,7 +55,7 @@ def check_optional_id(value: str, what: str) -> str:
     """An id that may be empty: at most `MAX_ID` characters, no control characters."""
     if len(value) > MAX_ID:
         raise InvalidRequest(f"{what} is limited to {MAX_ID} characters, got {len(value)}", what)
-    if _CONTROL.search(value):
+    if has_control_character(value):
         raise InvalidRequest(f"{what} {echo(value)} contains a control character", what)
     return value
 
@@ -114,7 +112,7 @@ def check_page(page_size: int, page_token: str) -> tuple[int, str]:
         raise InvalidRequest(
             f"page_size is at most {MAX_PAGE_SIZE}, got {page_size}", "page.page_size"
         )
-    if len(page_token) > MAX_PAGE_TOKEN or _CONTROL.search(page_token):
+    if len(page_token) > MAX_PAGE_TOKEN or has_control_character(page_token):
         raise InvalidRequest("page_token is not one the service returned", "page.page_token")
     return page_size, page_token
 

@@ -136,7 +136,7 @@ class Tables:
         if not created and record.table.closed:
             raise _key_used_up(request_key, table_id)
         # A retry after a lobby died between opening and seating seats the opener then.
-        unfinished = not (record.table.seated or record.table.holds or record.table.closed)
+        unfinished = not (record.table.seated or record.table.holds)
         if created or unfinished:
             try:
                 await self.join(table_id, player, stack)

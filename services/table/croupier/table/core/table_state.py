@@ -58,6 +58,11 @@ class TableState:
     disconnected: tuple[tuple[str, int], ...] = ()
 
     @property
+    def hand_seed_sha256(self) -> str:
+        """The latest hand's commitment ("" before any hand): public from its deal on."""
+        return commitment(bytes.fromhex(self.hand_seed_hex)) if self.hand_seed_hex else ""
+
+    @property
     def hand_open(self) -> bool:
         """A hand was dealt and has not been settled yet."""
         return self.hand_number > self.settled_hand
@@ -227,7 +232,7 @@ def step(engine: GameRules[Any], state: TableState, entry: LogEntry) -> StepOutc
                 # history (GetHandHistory, for the hand's players), never on the bus.
                 {
                     "hand_number": hand_number,
-                    "seed_sha256": commitment(bytes.fromhex(seed_hex)),
+                    "seed_sha256": new_state.hand_seed_sha256,
                     "result": dict(result.details),
                 },
             )

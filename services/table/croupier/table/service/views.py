@@ -5,13 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 
-from croupier.game.fairness import commitment
 from croupier.table.service.tables import HostedTable, Tables, ViewSnapshot
-
-
-def hand_commitment(seed_hex: str) -> str:
-    """The commitment of the hand dealt from `seed_hex` ("" before any hand)."""
-    return commitment(bytes.fromhex(seed_hex)) if seed_hex else ""
 
 
 class ViewHub:
@@ -36,7 +30,7 @@ class ViewHub:
             tuple(sorted(table.disconnected_at_ms)),
             tuple(sorted(state.clocks.auto_players)),
             state.hand_number,
-            hand_commitment(state.hand_seed_hex),
+            state.hand_seed_sha256,
         )
 
     async def watch(self, table_id: str, player: str) -> AsyncIterator[ViewSnapshot]:
